@@ -1,0 +1,25 @@
+# Helpers shared by the layer CMakeLists: a library per layer whose headers live beside its
+# sources (included as "ir/Graph.h" from the repository root, or <fp8c/ir/Graph.h> once installed).
+function(fp8c_add_layer name)
+  cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*/*.cpp)
+  file(GLOB hdrs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.h ${CMAKE_CURRENT_SOURCE_DIR}/*.def)
+  add_library(fp8c_${name} ${srcs} ${hdrs})
+  set_target_properties(fp8c_${name} PROPERTIES LINKER_LANGUAGE CXX)
+  add_library(fp8c::${name} ALIAS fp8c_${name})
+  set_target_properties(fp8c_${name} PROPERTIES EXPORT_NAME ${name} POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(fp8c_${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/fp8c>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_options(fp8c_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(ARG_DEPS)
+    target_link_libraries(fp8c_${name} PUBLIC ${ARG_DEPS})
+  endif()
+  if(ARG_PRIVATE_DEPS)
+    target_link_libraries(fp8c_${name} PRIVATE ${ARG_PRIVATE_DEPS})
+  endif()
+  install(TARGETS fp8c_${name} EXPORT fp8cTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${hdrs} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fp8c/${name})
+endfunction()

@@ -1,0 +1,143 @@
+// Parsing of fp8c's command line. Options take `--name=value` or `--name value`.
+#include "Options.h"
+
+#include <charconv>
+#include <string_view>
+
+namespace fp8c::cli {
+namespace {
+
+bool parseInt(std::string_view s, int64_t &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool parseU64(std::string_view s, uint64_t &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+} // namespace
+
+const char *usageText() {
+  return R"(usage: fp8c FILE [options]
+       fp8c --dtype-info
+
+Reads an fp8c graph (MLIR syntax; FILE '-' reads stdin), verifies it, and emits or runs it.
+
+options:
+  --emit=ir                 print the (verified) IR; the default when nothing else is asked
+  -o OUT                    write the emitted IR to OUT instead of stdout
+  --run=cpu                 run the graph on the CPU interpreter
+  --input NAME=FILE.npy     value of input NAME (repeatable); .npy of <f4, or <f2 / raw bits
+                            (<u2 for bf16, |u1 for FP8) matching the input's dtype
+  --random-inputs=SEED      seeded random values for every input not given with --input
+  --dynamic-dim=M           size of dynamic (?) dims for random inputs (default 4)
+  --output-dir DIR          write each output as DIR/NAME.npy (<f4)
+  --print-outputs           print every output value (default: statistics per output)
+  --func NAME               the function to run when the file holds several
+  --split-input-file        treat each `// -----` chunk as a separate file
+  --dtype-info              print bits, max, min, smallest normal and eps of each dtype
+  --help                    this text
+
+exit status: 0 success, 1 error in the input or its use, 2 internal error
+)";
+}
+
+std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg, value;
+    bool hasValue = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        hasValue = true;
+      }
+    }
+    auto needValue = [&]() -> std::optional<std::string> {
+      if (hasValue)
+        return std::nullopt;
+      if (i + 1 >= argc)
+        return name + " needs a value";
+      value = argv[++i];
+      hasValue = true;
+      return std::nullopt;
+    };
+    auto noValue = [&]() -> std::optional<std::string> {
+      if (hasValue)
+        return name + " takes no value";
+      return std::nullopt;
+    };
+
+    if (name == "--help" || name == "-h") {
+      o.help = true;
+    } else if (name == "--dtype-info") {
+      if (auto e = noValue())
+        return e;
+      o.dtypeInfo = true;
+    } else if (name == "--emit") {
+      if (auto e = needValue())
+        return e;
+      if (value != "ir")
+        return "--emit=" + value + " is not supported here; supported: ir";
+      o.emit = value;
+    } else if (name == "-o") {
+      if (i + 1 >= argc)
+        return std::string("-o needs a file name");
+      o.outputFile = argv[++i];
+    } else if (name == "--run") {
+      if (auto e = needValue())
+        return e;
+      if (value != "cpu")
+        return "--run=" + value + " is not supported here; supported: cpu";
+      o.run = value;
+    } else if (name == "--input") {
+      if (auto e = needValue())
+        return e;
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+        return "--input expects NAME=FILE.npy, got '" + value + "'";
+      o.inputs.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    } else if (name == "--random-inputs") {
+      if (auto e = needValue())
+        return e;
+      uint64_t seed = 0;
+      if (!parseU64(value, seed))
+        return "--random-inputs expects a non-negative integer seed, got '" + value + "'";
+      o.randomSeed = seed;
+    } else if (name == "--dynamic-dim") {
+      if (auto e = needValue())
+        return e;
+      if (!parseInt(value, o.dynamicDim) || o.dynamicDim < 1 || o.dynamicDim > (1 << 20))
+        return "--dynamic-dim expects an integer in [1, 1048576], got '" + value + "'";
+    } else if (name == "--output-dir") {
+      if (auto e = needValue())
+        return e;
+      o.outputDir = value;
+    } else if (name == "--func") {
+      if (auto e = needValue())
+        return e;
+      o.funcName = value;
+    } else if (name == "--print-outputs") {
+      if (auto e = noValue())
+        return e;
+      o.printOutputs = true;
+    } else if (name == "--split-input-file") {
+      if (auto e = noValue())
+        return e;
+      o.splitInputFile = true;
+    } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+      return "unknown option '" + arg + "' (see --help)";
+    } else {
+      if (!o.inputFile.empty())
+        return "more than one input file: '" + o.inputFile + "' and '" + arg + "'";
+      o.inputFile = arg;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace fp8c::cli

@@ -1,0 +1,34 @@
+// Command-line options of the fp8c driver and their parser.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fp8c::cli {
+
+struct Options {
+  std::string inputFile;               ///< FILE, or "-" for stdin
+  std::optional<std::string> emit;     ///< "ir"
+  std::string outputFile;              ///< -o; "" = stdout
+  std::optional<std::string> run;      ///< "cpu"
+  std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
+  std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED
+  int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs
+  std::string outputDir;               ///< --output-dir
+  std::string funcName;                ///< --func
+  bool printOutputs = false;
+  bool splitInputFile = false;
+  bool dtypeInfo = false;
+  bool help = false;
+};
+
+/// Parses argv; on a bad option returns an error message (the caller prints usage).
+std::optional<std::string> parseOptions(int argc, char **argv, Options &out);
+
+/// The --help text.
+const char *usageText();
+
+} // namespace fp8c::cli

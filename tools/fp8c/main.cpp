@@ -1,0 +1,124 @@
+// fp8c: the command-line driver. Parses a graph file, verifies it, prints the IR and runs it on
+// the CPU interpreter. Only this file decides exit codes: 0 success, 1 user error (located
+// diagnostics on stderr), 2 internal error.
+#include "Options.h"
+#include "RunCommand.h"
+
+#include "ir/DType.h"
+#include "ir/Parser.h"
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace fp8c::cli {
+namespace {
+
+constexpr int kExitOk = 0, kExitUserError = 1, kExitInternalError = 2;
+
+void printDTypeInfo(std::ostream &os) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %4s %14s %14s %14s %14s %12s\n", "dtype", "bits", "max",
+                "min", "min normal", "min subnormal", "eps");
+  os << line;
+  for (DType t : kAllDTypes) {
+    const DTypeInfo &i = dtypeInfo(t);
+    std::snprintf(line, sizeof line, "%-10s %4d %14.8g %14.8g %14.8g %14.8g %12.8g\n",
+                  std::string(i.name).c_str(), i.bits, i.max, i.lowest, i.minNormal,
+                  i.minSubnormal, i.eps);
+    os << line;
+  }
+}
+
+// Parses and verifies one buffer; prints diagnostics. Null on error.
+std::unique_ptr<Module> load(std::string_view text, const std::string &name, uint32_t firstLine) {
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> m = parseModule(text, name, diag, firstLine);
+  if (m && !verifyModule(*m, diag))
+    m.reset();
+  std::cerr << diag.str();
+  return m;
+}
+
+// Handles one file or chunk: emit and/or run. Returns an exit status.
+int processModule(const Options &o, Module &m, std::ostream &irOut) {
+  bool emit = o.emit.has_value() || !o.run.has_value();
+  if (emit)
+    printModule(m, irOut);
+  if (o.run)
+    return runOnCpu(o, m, std::cout) ? kExitOk : kExitUserError;
+  return kExitOk;
+}
+
+int realMain(int argc, char **argv) {
+  Options o;
+  if (std::optional<std::string> err = parseOptions(argc, argv, o)) {
+    std::cerr << "fp8c: error: " << *err << "\n";
+    return kExitUserError;
+  }
+  if (o.help) {
+    std::cout << usageText();
+    return kExitOk;
+  }
+  if (o.dtypeInfo) {
+    printDTypeInfo(std::cout);
+    if (o.inputFile.empty())
+      return kExitOk;
+  }
+  if (o.inputFile.empty()) {
+    std::cerr << "fp8c: error: no input file (see --help)\n";
+    return kExitUserError;
+  }
+  Expected<std::string> text = readSource(o.inputFile);
+  if (!text) {
+    std::cerr << "fp8c: error: " << text.error() << "\n";
+    return kExitUserError;
+  }
+  std::string displayName = o.inputFile == "-" ? "<stdin>" : o.inputFile;
+
+  std::ofstream file;
+  std::ostream *irOut = &std::cout;
+  if (!o.outputFile.empty()) {
+    file.open(o.outputFile);
+    if (!file) {
+      std::cerr << "fp8c: error: cannot write '" << o.outputFile << "'\n";
+      return kExitUserError;
+    }
+    irOut = &file;
+  }
+
+  std::vector<SourceChunk> chunks;
+  if (o.splitInputFile)
+    chunks = splitInputFile(*text);
+  else
+    chunks.push_back({*text, 1});
+  int status = kExitOk;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (i > 0 && (o.emit || !o.run))
+      *irOut << "// -----\n";
+    std::unique_ptr<Module> m = load(chunks[i].text, displayName, chunks[i].firstLine);
+    int s = m ? processModule(o, *m, *irOut) : kExitUserError;
+    if (s > status)
+      status = s;
+  }
+  irOut->flush();
+  return status;
+}
+
+} // namespace
+} // namespace fp8c::cli
+
+int main(int argc, char **argv) {
+  try {
+    return fp8c::cli::realMain(argc, argv);
+  } catch (const std::exception &e) {
+    std::cerr << "fp8c: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "fp8c: internal error: unknown exception\n";
+  }
+  return fp8c::cli::kExitInternalError;
+}
