@@ -57,7 +57,7 @@ Expected<TensorType> inferLinear(std::span<const TensorType> ops) {
   if (std::string e = needHighPrecision(ops, 0, "input"); !e.empty())
     return err(e);
   if (x.rank() < 1)
-    return err("input must have rank >= 1");
+    return err("input must have rank >= 1, got rank 0");
   if (w.rank() != 2)
     return err(fmt::format("weight must be 2-D [N, K], got rank {}", w.rank()));
   if (w.dtype() != x.dtype())
@@ -124,7 +124,8 @@ Expected<TensorType> inferScaledMatmul(std::span<const TensorType> ops, const At
   if (!dimsCompatible(a.dim(1), b.dim(1)))
     return err(fmt::format("K mismatch: a has {}, b has {}", dimStr(a.dim(1)), dimStr(b.dim(1))));
   if (sa.dtype() != DType::F32 || sb.dtype() != DType::F32)
-    return err("scales must be f32");
+    return err(fmt::format("scales must be f32, got {} and {}", dtypeName(sa.dtype()),
+                           dtypeName(sb.dtype())));
   int64_t m = a.dim(0), n = b.dim(0), k = a.dim(1);
   bool tensorwise = sa.isScalar() && sb.isScalar();
   bool rowwise = sa.rank() == 1 && sb.rank() == 1 && dimsCompatible(sa.dim(0), m) &&
@@ -221,6 +222,15 @@ std::vector<int64_t> scaleShape(Granularity g, const std::vector<int64_t> &s) {
   return {};
 }
 
+std::string operandCountStr(const OpInfo &info) {
+  int lo = info.minOperands, hi = info.maxOperands;
+  if (hi < 0)
+    return fmt::format("at least {} operand{}", lo, lo == 1 ? "" : "s");
+  if (lo == hi)
+    return fmt::format("{} operand{}", lo, lo == 1 ? "" : "s");
+  return fmt::format("{} to {} operands", lo, hi);
+}
+
 std::string checkAttributes(OpKind kind, const AttrDict &attrs) {
   const OpInfo &info = opInfo(kind);
   for (const auto &[name, value] : attrs) {
@@ -229,12 +239,12 @@ std::string checkAttributes(OpKind kind, const AttrDict &attrs) {
       std::string known;
       for (const AttrSpec &a : info.attrs)
         known += (known.empty() ? "" : ", ") + std::string(a.name);
-      return fmt::format("unknown attribute '{}' on {}{}", name, info.name,
-                         known.empty() ? std::string(" (it takes none)")
-                                       : " (known: " + known + ")");
+      return fmt::format("unknown attribute '{}' ({})", name,
+                         known.empty() ? std::string("the op takes none") : "known: " + known);
     }
     if (value.kind() != spec->kind)
-      return fmt::format("attribute '{}' must be a {}, got {}", name, attrKindName(spec->kind),
+      return fmt::format("attribute '{}' must be {} {}, got {}", name,
+                         spec->kind == AttrKind::Int ? "an" : "a", attrKindName(spec->kind),
                          value.str());
     if (!spec->allows(value))
       return fmt::format("attribute '{}' has value {}; expected one of: {}", name, value.str(),
@@ -244,7 +254,7 @@ std::string checkAttributes(OpKind kind, const AttrDict &attrs) {
   }
   for (const AttrSpec &spec : info.attrs)
     if (spec.required && !attrs.has(spec.name))
-      return fmt::format("{} needs attribute '{}'", info.name, spec.name);
+      return fmt::format("requires attribute '{}'", spec.name);
   return "";
 }
 
@@ -253,11 +263,7 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
   const OpInfo &info = opInfo(kind);
   if (static_cast<int>(ops.size()) < info.minOperands ||
       (info.maxOperands >= 0 && static_cast<int>(ops.size()) > info.maxOperands))
-    return err(fmt::format("{} takes {} operands, got {}", info.name,
-                           info.minOperands == info.maxOperands
-                               ? std::to_string(info.minOperands)
-                               : fmt::format("{} to {}", info.minOperands, info.maxOperands),
-                           ops.size()));
+    return err(fmt::format("takes {}, got {}", operandCountStr(info), ops.size()));
   switch (kind) {
   case OpKind::Linear:
     return inferLinear(ops);
@@ -277,13 +283,13 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
     if (!isFloat(ops[0].dtype()))
       return err(fmt::format("input must be a float type, got {}", dtypeName(ops[0].dtype())));
     if (!resultDType)
-      return err("convert needs a result dtype");
+      return err("result dtype is not known: give a result type");
     if (!isFloat(*resultDType))
       return err(fmt::format("result must be a float type, got {}", dtypeName(*resultDType)));
     return ops[0].withDType(*resultDType);
   case OpKind::Transpose:
     if (ops[0].rank() != 2)
-      return err(fmt::format("transpose needs a 2-D input, got rank {}", ops[0].rank()));
+      return err(fmt::format("input must be 2-D, got rank {}", ops[0].rank()));
     return TensorType({ops[0].dim(1), ops[0].dim(0)}, ops[0].dtype());
   case OpKind::Amax: {
     Granularity g = granularityOf(attrs);
@@ -305,22 +311,22 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
         !e.empty())
       return err(e);
     if (!resultDType)
-      return err("cast needs a result dtype");
+      return err("result dtype is not known: give a result type");
     if (!isFloat8(*resultDType))
-      return err(fmt::format("cast result must be f8E4M3FN or f8E5M2, got {}",
+      return err(fmt::format("result must be f8E4M3FN or f8E5M2, got {}",
                              dtypeName(*resultDType)));
     return ops[0].withDType(*resultDType);
   }
   case OpKind::Dequant: {
     if (!isFloat8(ops[0].dtype()))
-      return err(fmt::format("dequant input must be FP8, got {}", dtypeName(ops[0].dtype())));
+      return err(fmt::format("input must be FP8, got {}", dtypeName(ops[0].dtype())));
     if (std::string e = checkScaleOperand(ops[0], ops[1], granularityOf(attrs), "input");
         !e.empty())
       return err(e);
     if (!resultDType)
-      return err("dequant needs a result dtype");
+      return err("result dtype is not known: give a result type");
     if (!isHighPrecision(*resultDType))
-      return err(fmt::format("dequant result must be f32, f16 or bf16, got {}",
+      return err(fmt::format("result must be f32, f16 or bf16, got {}",
                              dtypeName(*resultDType)));
     return ops[0].withDType(*resultDType);
   }

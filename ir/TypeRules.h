@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +39,10 @@ bool shapesCompatible(const std::vector<int64_t> &a, const std::vector<int64_t> 
 Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> operands,
                                      const AttrDict &attrs,
                                      std::optional<DType> resultDType = std::nullopt);
+
+/// The operand count Ops.def allows `info`'s op: "1 operand", "2 operands", "2 to 3 operands",
+/// "at least 0 operands". Used in `takes 2 to 3 operands, got 1`.
+std::string operandCountStr(const OpInfo &info);
 
 /// Checks attribute names, kinds and values of a non-region op against Ops.def and the
 /// op-specific ranges (e.g. margin). Returns an error message or "".

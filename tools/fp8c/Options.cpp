@@ -34,6 +34,15 @@ options:
   --random-inputs=SEED      seeded random values for every input not given with --input
   --dynamic-dim=M           size of dynamic (?) dims for random inputs (default 4)
   --output-dir DIR          write each output as DIR/NAME.npy (<f4)
+  --passes=PIPELINE         run a pass pipeline, e.g. 'canonicalize,quantize{recipe=tensorwise},fuse,cse,dce'
+  --recipe=NAME             the default pipeline with a recipe: tensorwise, delayed, rowwise, blockwise
+  --print-ir-after-all      print the IR after every pass (to stderr)
+  --print-ir-after=PASS     print the IR after each run of PASS (repeatable; to stderr)
+  --verify-each             verify the IR after every pass
+  --print-fusion-plan       print each kernel of `fuse`: its ops, backend, and what was not fused and why
+  --compare                 with --run: also run the graph as written (before the passes) and print
+                            the relative Frobenius error of each output against it
+  --list-passes             list the passes and their options
   --print-outputs           print every output value (default: statistics per output)
   --func NAME               the function to run when the file holds several
   --split-input-file        treat each `// -----` chunk as a separate file
@@ -121,6 +130,40 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (auto e = needValue())
         return e;
       o.funcName = value;
+    } else if (name == "--passes") {
+      if (auto e = needValue())
+        return e;
+      o.passes = value;
+    } else if (name == "--recipe") {
+      if (auto e = needValue())
+        return e;
+      if (value != "tensorwise" && value != "delayed" && value != "rowwise" && value != "blockwise")
+        return "--recipe=" + value + ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise";
+      o.recipe = value;
+    } else if (name == "--print-ir-after-all") {
+      if (auto e = noValue())
+        return e;
+      o.printIrAfterAll = true;
+    } else if (name == "--print-ir-after") {
+      if (auto e = needValue())
+        return e;
+      o.printIrAfter.push_back(value);
+    } else if (name == "--verify-each") {
+      if (auto e = noValue())
+        return e;
+      o.verifyEach = true;
+    } else if (name == "--print-fusion-plan") {
+      if (auto e = noValue())
+        return e;
+      o.printFusionPlan = true;
+    } else if (name == "--compare") {
+      if (auto e = noValue())
+        return e;
+      o.compareUnquantized = true;
+    } else if (name == "--list-passes") {
+      if (auto e = noValue())
+        return e;
+      o.listPasses = true;
     } else if (name == "--print-outputs") {
       if (auto e = noValue())
         return e;
@@ -137,6 +180,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       o.inputFile = arg;
     }
   }
+  if (!o.passes.empty() && !o.recipe.empty())
+    return std::string("give --passes or --recipe, not both");
+  if (o.compareUnquantized && !o.run)
+    return std::string("--compare needs --run");
   return std::nullopt;
 }
 

@@ -19,6 +19,14 @@ struct Options {
   int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs
   std::string outputDir;               ///< --output-dir
   std::string funcName;                ///< --func
+  std::string passes;                  ///< --passes=PIPELINE
+  std::string recipe;                  ///< --recipe=NAME (the default pipeline)
+  bool printIrAfterAll = false;
+  std::vector<std::string> printIrAfter; ///< --print-ir-after=PASS
+  bool verifyEach = false;
+  bool printFusionPlan = false;
+  bool compareUnquantized = false;     ///< --compare: run the input graph too and report error
+  bool listPasses = false;
   bool printOutputs = false;
   bool splitInputFile = false;
   bool dtypeInfo = false;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -81,10 +82,18 @@ std::vector<std::string> outputNames(const Graph &g) {
 
 } // namespace
 
-bool runOnCpu(const Options &o, const Module &m, std::ostream &out) {
+bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::ostream &out) {
   const Graph *g = selectGraph(o, m);
   if (!g)
     return false;
+  const Graph *ref = nullptr;
+  if (reference) {
+    ref = reference->lookup(g->name());
+    if (!ref) {
+      std::cerr << "fp8c: error: --compare: no function '@" << g->name() << "' before the passes\n";
+      return false;
+    }
+  }
 
   std::map<std::string, std::string> files(o.inputs.begin(), o.inputs.end());
   for (const auto &[name, path] : files) {
@@ -127,6 +136,29 @@ bool runOnCpu(const Options &o, const Module &m, std::ostream &out) {
     std::cerr << "fp8c: error: " << results.error() << "\n";
     return false;
   }
+  std::optional<std::vector<HostTensor>> refResults;
+  if (ref) {
+    std::vector<HostTensor> refInputs;
+    for (unsigned i = 0; i < ref->numInputs(); ++i) {
+      const std::string &n = ref->input(i)->name();
+      bool found = false;
+      for (unsigned j = 0; j < g->numInputs() && !found; ++j)
+        if (g->input(j)->name() == n) {
+          refInputs.push_back(inputs[j]);
+          found = true;
+        }
+      if (!found) {
+        std::cerr << "fp8c: error: --compare: input '" << n << "' disappeared in the passes\n";
+        return false;
+      }
+    }
+    Expected<std::vector<HostTensor>> r = interpret(*ref, refInputs);
+    if (!r) {
+      std::cerr << "fp8c: error: --compare: " << r.error() << "\n";
+      return false;
+    }
+    refResults = r.take();
+  }
 
   std::vector<std::string> names = outputNames(*g);
   if (!o.outputDir.empty()) {
@@ -157,6 +189,9 @@ bool runOnCpu(const Options &o, const Module &m, std::ostream &out) {
                     static_cast<long long>(s.infCount));
       out << buf;
     }
+    if (refResults && i < refResults->size())
+      out << "  vs the graph before the passes: relative Frobenius error "
+          << relativeFrobeniusError(t, (*refResults)[i]) << "\n";
     if (!o.outputDir.empty()) {
       std::string path = (std::filesystem::path(o.outputDir) / (names[i] + ".npy")).string();
       Status st = writeNpy(path, t);

@@ -11,6 +11,8 @@
 namespace fp8c::cli {
 
 /// Runs the selected function of `m`; prints errors to stderr. Returns false on a user error.
-bool runOnCpu(const Options &o, const Module &m, std::ostream &out);
+/// With `reference` (the graph as written, before the passes), runs it on the same inputs
+/// (bound by name) and prints each output's relative Frobenius error against it.
+bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::ostream &out);
 
 } // namespace fp8c::cli

@@ -1,9 +1,11 @@
-// fp8c: the command-line driver. Parses a graph file, verifies it, prints the IR and runs it on
-// the CPU interpreter. Only this file decides exit codes: 0 success, 1 user error (located
+// fp8c: the command-line driver. Parses a graph file, verifies it, runs a pass pipeline
+// (--passes / --recipe), prints the IR or the fusion plan, and runs it on the CPU interpreter. Only this file decides exit codes: 0 success, 1 user error (located
 // diagnostics on stderr), 2 internal error.
 #include "Options.h"
 #include "RunCommand.h"
 
+#include "passes/PassManager.h"
+#include "passes/PassRegistry.h"
 #include "ir/DType.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
@@ -44,13 +46,54 @@ std::unique_ptr<Module> load(std::string_view text, const std::string &name, uin
   return m;
 }
 
-// Handles one file or chunk: emit and/or run. Returns an exit status.
-int processModule(const Options &o, Module &m, std::ostream &irOut) {
-  bool emit = o.emit.has_value() || !o.run.has_value();
+void printPassList(std::ostream &os) {
+  for (const PassInfo &p : allPasses()) {
+    os << p.name << ": " << p.description << "\n";
+    for (const PassOptionInfo &opt : p.options)
+      os << "    " << opt.name << "=" << opt.values
+         << (opt.defaultValue.empty() ? "" : " (default " + opt.defaultValue + ")") << ": "
+         << opt.description << "\n";
+  }
+}
+
+// Handles one file or chunk: passes, then emit and/or run. Returns an exit status.
+int processModule(const Options &o, Module &m, std::string_view text, const std::string &name,
+                  uint32_t firstLine, std::ostream &irOut) {
+  std::unique_ptr<Module> reference;
+  std::string pipeline = !o.passes.empty() ? o.passes
+                         : !o.recipe.empty() ? defaultPipeline(o.recipe)
+                                             : std::string();
+  if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
+    std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
+                 "--passes=...,fuse)\n";
+    return kExitUserError;
+  }
+  if (!pipeline.empty()) {
+    if (o.compareUnquantized)
+      reference = load(text, name, firstLine);
+    PassManager pm;
+    if (Status s = pm.parsePipeline(pipeline); !s) {
+      std::cerr << "fp8c: error: " << s.message() << "\n";
+      return kExitUserError;
+    }
+    pm.setVerifyEach(o.verifyEach);
+    pm.setPrintIrAfterAll(o.printIrAfterAll);
+    for (const std::string &p : o.printIrAfter)
+      pm.addPrintIrAfter(p);
+    pm.setDumpStream(&std::cerr);
+    if (o.printFusionPlan)
+      pm.setAnalysisStream(&std::cout);
+    DiagnosticEngine diag;
+    bool ok = pm.run(m, diag) && verifyModule(m, diag);
+    std::cerr << diag.str();
+    if (!ok)
+      return kExitUserError;
+  }
+  bool emit = o.emit.has_value() || (!o.run.has_value() && !o.printFusionPlan);
   if (emit)
     printModule(m, irOut);
   if (o.run)
-    return runOnCpu(o, m, std::cout) ? kExitOk : kExitUserError;
+    return runOnCpu(o, m, reference.get(), std::cout) ? kExitOk : kExitUserError;
   return kExitOk;
 }
 
@@ -64,8 +107,11 @@ int realMain(int argc, char **argv) {
     std::cout << usageText();
     return kExitOk;
   }
-  if (o.dtypeInfo) {
-    printDTypeInfo(std::cout);
+  if (o.dtypeInfo || o.listPasses) {
+    if (o.dtypeInfo)
+      printDTypeInfo(std::cout);
+    if (o.listPasses)
+      printPassList(std::cout);
     if (o.inputFile.empty())
       return kExitOk;
   }
@@ -101,7 +147,8 @@ int realMain(int argc, char **argv) {
     if (i > 0 && (o.emit || !o.run))
       *irOut << "// -----\n";
     std::unique_ptr<Module> m = load(chunks[i].text, displayName, chunks[i].firstLine);
-    int s = m ? processModule(o, *m, *irOut) : kExitUserError;
+    int s = m ? processModule(o, *m, chunks[i].text, displayName, chunks[i].firstLine, *irOut)
+              : kExitUserError;
     if (s > status)
       status = s;
   }

@@ -1,0 +1,110 @@
+// `canonicalize`: local rewrites that leave the graph's meaning bit-for-bit unchanged.
+//   convert(convert(x: A -> B) -> C)  ==> convert(x: A -> C)   when A -> B is exact (B holds
+//                                                               every A value)
+//   convert(x: A -> A)                ==> x
+//   cast(dequant(q, s), s)            ==> q  when both use the same scale value and
+//        granularity, the FP8 dtypes agree, and the dequantized dtype is f32 or bf16: q / s
+//        rounded to T and multiplied back by s lands within 2^-8 relative of q, which rounds
+//        back to q at FP8's 3 (or 2) mantissa bits. (Not folded through f16, whose narrow
+//        range could overflow q / s.)
+//   transpose(transpose(x))           ==> x
+//   relu(relu(x))                     ==> relu(x)
+// Rewrites repeat until none applies; dead producers are left for `dce`.
+#include "passes/Passes.h"
+
+namespace fp8c {
+namespace {
+
+// True when every value of `from` is exactly representable in `to`.
+bool isExactWidening(DType from, DType to) {
+  if (from == to || to == DType::F32)
+    return from != DType::I32;
+  if (isFloat8(from))
+    return to == DType::F16 || to == DType::BF16;
+  return false;
+}
+
+Op *producer(Value *v, OpKind kind) {
+  Op *d = v->definingOp();
+  return d && d->kind() == kind ? d : nullptr;
+}
+
+// Returns the value `op` folds to, or null.
+Value *foldToExisting(Op *op) {
+  switch (op->kind()) {
+  case OpKind::Convert:
+    if (op->operand(0)->type() == op->result()->type())
+      return op->operand(0);
+    return nullptr;
+  case OpKind::Transpose:
+    if (Op *inner = producer(op->operand(0), OpKind::Transpose))
+      return inner->operand(0);
+    return nullptr;
+  case OpKind::Relu:
+    if (producer(op->operand(0), OpKind::Relu))
+      return op->operand(0);
+    return nullptr;
+  case OpKind::Cast: {
+    Op *dq = producer(op->operand(0), OpKind::Dequant);
+    if (!dq || dq->operand(1) != op->operand(1))
+      return nullptr;
+    DType mid = dq->result()->type().dtype();
+    if (mid != DType::F32 && mid != DType::BF16)
+      return nullptr;
+    if (dq->strAttr("granularity") != op->strAttr("granularity"))
+      return nullptr;
+    if (dq->operand(0)->type() != op->result()->type())
+      return nullptr;
+    return dq->operand(0);
+  }
+  default:
+    return nullptr;
+  }
+}
+
+// convert(convert(x)) through an exact widening: rewire to convert x directly.
+bool foldConvertChain(Op *op) {
+  if (op->kind() != OpKind::Convert)
+    return false;
+  Op *inner = producer(op->operand(0), OpKind::Convert);
+  if (!inner)
+    return false;
+  DType a = inner->operand(0)->type().dtype(), b = inner->result()->type().dtype();
+  if (!isExactWidening(a, b))
+    return false;
+  op->setOperand(0, inner->operand(0));
+  return true;
+}
+
+bool canonicalizeBlock(Block &b) {
+  bool changed = false;
+  for (Op *op : b.opList()) {
+    if (op->body()) {
+      changed |= canonicalizeBlock(*op->body());
+      continue;
+    }
+    if (foldConvertChain(op))
+      changed = true;
+    if (Value *v = foldToExisting(op)) {
+      op->result()->replaceAllUsesWith(v);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+class CanonicalizePass : public Pass {
+public:
+  std::string_view name() const override { return "canonicalize"; }
+  bool run(Graph &g, PassContext &) override {
+    for (int i = 0; i < 16 && canonicalizeBlock(g.body()); ++i) {
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createCanonicalizePass() { return std::make_unique<CanonicalizePass>(); }
+
+} // namespace fp8c

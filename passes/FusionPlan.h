@@ -1,0 +1,55 @@
+// The fusion plan: which ops each kernel takes, in which role, which backend it would go to,
+// and why ops were not fused where they might have been (DESIGN.md section 6). `fuse` computes
+// the plan and applies it; `--print-fusion-plan` prints it.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace fp8c {
+
+enum class KernelKind { Gemm, Pointwise, Reduce };
+std::string_view kernelKindName(KernelKind k);
+
+/// Where an op sits in its kernel.
+enum class OpRole { Prologue, Main, Epilogue, Body };
+std::string_view opRoleName(OpRole r);
+
+struct PlannedKernel {
+  KernelKind kind;
+  std::vector<Op *> ops;          ///< in block order
+  std::map<Op *, OpRole> roles;
+  std::string backend;            ///< "generated" or "cublaslt"
+  std::string backendReason;      ///< why that backend
+  bool loadTime = false;          ///< depends only on parameters (weights=static): run at load
+  Op *existing = nullptr;         ///< an fp8.kernel already in the graph, kept as it is
+};
+
+/// An op that stayed out of a kernel it could have joined, and why.
+struct FusionRejection {
+  Op *op;
+  size_t kernel;     ///< the kernel it did not join
+  std::string where; ///< "epilogue", "prologue", "chain"
+  std::string reason;
+};
+
+struct FusionPlan {
+  std::vector<PlannedKernel> kernels; ///< in a valid execution order
+  std::vector<FusionRejection> rejections;
+  /// Kernel index of each planned op.
+  std::map<Op *, size_t> kernelOf;
+  /// Non-empty when planning failed (an internal error: the plan would have a cycle).
+  std::string error;
+};
+
+/// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
+FusionPlan planFusion(const Graph &g);
+
+/// Human-readable plan, pinned by the lit tests.
+void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os);
+
+} // namespace fp8c

@@ -1,0 +1,562 @@
+// The fusion planner (DESIGN.md section 6). Kernels are grown around GEMMs first:
+//   1. every GEMM (scaled_matmul, linear, matmul) anchors a gemm kernel; two scaled_matmuls
+//      that share A and feed only one swiglu become one dual GEMM (gate and up together);
+//   2. epilogue: from the GEMM's result, amax observers join at any granularity (atomics where
+//      a reduction spans tiles); an FP8 cast joins when its scale is known when the tile is
+//      written (computed before the kernel, e.g. from an amax history, or from a 1x128 block
+//      amax the tile itself holds); the single pointwise user joins and the walk continues;
+//   3. prologue: the FP8 cast of A joins when its scale is tensor or row granular and known
+//      before the kernel starts, with the scale computation itself and, where it does not feed
+//      the kernel, the amax of A taken while loading it;
+//   4. what is left: cheap scale ops go to the start of their first consumer kernel, amax +
+//      scale + cast of one tensor form one reduce kernel, pointwise chains one kernel each,
+//      history updates one trailing kernel.
+// Legality is checked, not assumed; each refusal that is not a plain boundary is recorded
+// with its reason for --print-fusion-plan.
+#include "passes/FusionPlan.h"
+
+#include "ir/TypeRules.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fp8c {
+namespace {
+
+bool isGemm(const Op *op) {
+  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
+         op->kind() == OpKind::Matmul;
+}
+
+bool isEpiloguePointwise(const Op *op) {
+  switch (op->kind()) {
+  case OpKind::Relu:
+  case OpKind::Gelu:
+  case OpKind::Silu:
+  case OpKind::Add:
+  case OpKind::Mul:
+  case OpKind::Swiglu:
+  case OpKind::Convert:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isPointwise(const Op *op) { return isEpiloguePointwise(op) || op->kind() == OpKind::Dequant; }
+
+bool isScaleOp(const Op *op) {
+  return op->kind() == OpKind::Scale || op->kind() == OpKind::HistoryScale;
+}
+
+std::string nameOf(const Value *v) { return "%" + (v->name().empty() ? "<unnamed>" : v->name()); }
+
+class Planner {
+public:
+  explicit Planner(const Graph &g) : g_(g) {
+    for (const auto &op : g.body().ops())
+      if (!op->info().has(kTerminator))
+        order_[op.get()] = order_.size();
+  }
+
+  FusionPlan run() {
+    for (const auto &op : g_.body().ops())
+      if (op->kind() == OpKind::Kernel) {
+        size_t k = newKernel(kindFromAttr(op.get()));
+        plan_.kernels[k].existing = op.get();
+        add(k, op.get(), OpRole::Body);
+      }
+    std::vector<size_t> gemms;
+    for (const auto &op : g_.body().ops())
+      if (isGemm(op.get()) && !planned(op.get()))
+        gemms.push_back(anchorGemm(op.get()));
+    for (size_t k : gemms)
+      growEpilogue(k);
+    for (size_t k : gemms)
+      growPrologue(k);
+    planLeftovers();
+    markLoadTime();
+    sortKernels();
+    chooseBackends();
+    return std::move(plan_);
+  }
+
+private:
+  // --- bookkeeping -------------------------------------------------------------------------
+  static KernelKind kindFromAttr(const Op *op) {
+    std::string k = op->strAttr("kind");
+    return k == "gemm" ? KernelKind::Gemm : k == "reduce" ? KernelKind::Reduce : KernelKind::Pointwise;
+  }
+  bool planned(const Op *op) const { return plan_.kernelOf.count(const_cast<Op *>(op)) != 0; }
+  bool inKernel(const Op *op, size_t k) const {
+    auto it = plan_.kernelOf.find(const_cast<Op *>(op));
+    return it != plan_.kernelOf.end() && it->second == k;
+  }
+  bool topLevel(const Op *op) const { return op && order_.count(const_cast<Op *>(op)); }
+  size_t newKernel(KernelKind kind) {
+    plan_.kernels.push_back(PlannedKernel{kind, {}, {}, "", "", false, nullptr});
+    return plan_.kernels.size() - 1;
+  }
+  void add(size_t k, Op *op, OpRole role) {
+    plan_.kernels[k].ops.push_back(op);
+    plan_.kernels[k].roles[op] = role;
+    plan_.kernelOf[op] = k;
+  }
+  void reject(Op *op, size_t k, std::string where, std::string reason) {
+    plan_.rejections.push_back({op, k, std::move(where), std::move(reason)});
+  }
+  bool allUsersIn(const Value *v, size_t k) const {
+    for (Op *u : v->users())
+      if (!inKernel(u, k))
+        return false;
+    return true;
+  }
+  // True when `v` is computed (transitively) from an op of kernel k.
+  bool dependsOn(const Value *v, size_t k) const {
+    std::set<const Op *> seen;
+    std::vector<const Value *> work = {v};
+    while (!work.empty()) {
+      const Value *cur = work.back();
+      work.pop_back();
+      const Op *def = cur->definingOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (inKernel(def, k))
+        return true;
+      for (Value *o : def->operands())
+        work.push_back(o);
+    }
+    return false;
+  }
+  bool otherOperandsIndependent(const Op *op, const Value *tail, size_t k) const {
+    for (Value *o : op->operands())
+      if (o != tail && dependsOn(o, k))
+        return false;
+    return true;
+  }
+
+  // --- 1. anchors ----------------------------------------------------------------------------
+  // The swiglu that makes `m` half of a dual GEMM with another scaled_matmul, if any.
+  Op *dualPartner(Op *m, Op **partner) {
+    if (m->kind() != OpKind::ScaledMatmul || m->result()->numUses() != 1)
+      return nullptr;
+    Op *s = m->result()->users()[0];
+    if (s->kind() != OpKind::Swiglu || s->operand(0) == s->operand(1))
+      return nullptr;
+    Value *other = s->operand(0) == m->result() ? s->operand(1) : s->operand(0);
+    Op *m2 = other->definingOp();
+    if (!topLevel(m2) || planned(m2) || m2->kind() != OpKind::ScaledMatmul ||
+        other->numUses() != 1 || m2->operand(0) != m->operand(0) ||
+        m2->operand(2) != m->operand(2) || m2->attrs() != m->attrs())
+      return nullptr;
+    *partner = m2;
+    return s;
+  }
+
+  size_t anchorGemm(Op *op) {
+    size_t k = newKernel(KernelKind::Gemm);
+    add(k, op, OpRole::Main);
+    Op *partner = nullptr;
+    if (Op *swiglu = dualPartner(op, &partner)) {
+      add(k, partner, OpRole::Main);
+      add(k, swiglu, OpRole::Epilogue);
+      tails_[k] = swiglu->result();
+    } else {
+      tails_[k] = op->result();
+    }
+    return k;
+  }
+
+  // --- 2. epilogue ---------------------------------------------------------------------------
+  bool tryEpilogueCast(size_t k, Op *cast, Value *tail) {
+    Value *s = cast->operand(1);
+    Granularity gran = parseGranularity(cast->strAttr("granularity")).value_or(Granularity::Tensor);
+    Op *sdef = s->definingOp();
+    if (!dependsOn(s, k)) {
+      // Known before the kernel starts (e.g. history_scale): computed at its start.
+      if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef) && !dependsOn(s, k))
+        add(k, sdef, OpRole::Prologue);
+      add(k, cast, OpRole::Epilogue);
+      return true;
+    }
+    Op *amax = sdef && sdef->kind() == OpKind::Scale ? sdef->operand(0)->definingOp() : nullptr;
+    if (gran == Granularity::Block1x128 && amax && inKernel(amax, k) &&
+        amax->operand(0) == tail && amax->strAttr("granularity") == "block_1x128" &&
+        !planned(sdef)) {
+      add(k, sdef, OpRole::Epilogue);
+      add(k, cast, OpRole::Epilogue);
+      return true;
+    }
+    std::string why;
+    if (gran == Granularity::Tensor)
+      why = "its scale needs the whole-tensor amax of " + nameOf(tail) +
+            ", known only after the kernel finishes";
+    else if (gran == Granularity::Row)
+      why = "its scale needs the amax of whole rows of " + nameOf(tail) +
+            ", which span several output tiles";
+    else
+      why = "its scale depends on the kernel's own output through ops outside it";
+    reject(cast, k, "epilogue", why);
+    return false;
+  }
+
+  void growEpilogue(size_t k) {
+    Value *tail = tails_[k];
+    while (true) {
+      for (Op *u : tail->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::Amax)
+          add(k, u, OpRole::Epilogue);
+      for (Op *u : tail->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail)
+          tryEpilogueCast(k, u, tail);
+      std::vector<Op *> others;
+      for (Op *u : tail->users())
+        if (!inKernel(u, k) && std::find(others.begin(), others.end(), u) == others.end())
+          others.push_back(u);
+      if (others.size() != 1) {
+        for (Op *u : others)
+          if (topLevel(u) && !planned(u) && isEpiloguePointwise(u))
+            reject(u, k, "epilogue",
+                   nameOf(tail) + " has " + std::to_string(others.size()) +
+                       " users outside the kernel, so it is written out and " +
+                       std::string(u->name()) + " reads it back");
+        return;
+      }
+      Op *u = others[0];
+      if (!topLevel(u) || planned(u) || !isEpiloguePointwise(u))
+        return;
+      if (!otherOperandsIndependent(u, tail, k)) {
+        reject(u, k, "epilogue", "another operand of it is computed from this kernel's output");
+        return;
+      }
+      add(k, u, OpRole::Epilogue);
+      tail = u->result();
+    }
+  }
+
+  // --- 3. prologue ---------------------------------------------------------------------------
+  void growPrologue(size_t k) {
+    std::vector<Op *> mains;
+    for (Op *op : plan_.kernels[k].ops)
+      if (plan_.kernels[k].roles[op] == OpRole::Main && op->kind() == OpKind::ScaledMatmul)
+        mains.push_back(op);
+    if (mains.empty())
+      return;
+    Value *a8 = mains[0]->operand(0);
+    Op *cast = a8->definingOp();
+    if (!topLevel(cast) || planned(cast) || cast->kind() != OpKind::Cast)
+      return;
+    std::string gran = cast->strAttr("granularity");
+    if (gran != "tensor" && gran != "row") {
+      reject(cast, k, "prologue",
+             "a " + gran + " cast is not done in a GEMM prologue (tensor and row scales only)");
+      return;
+    }
+    for (Op *u : a8->users())
+      if (!inKernel(u, k)) {
+        reject(cast, k, "prologue", nameOf(a8) + " is also used outside the kernel");
+        return;
+      }
+    if (dependsOn(cast->operand(0), k) || dependsOn(cast->operand(1), k))
+      return;
+    add(k, cast, OpRole::Prologue);
+    Op *sdef = cast->operand(1)->definingOp();
+    if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef) && allUsersIn(sdef->result(), k))
+      add(k, sdef, OpRole::Prologue);
+    // The amax of A, taken while loading it, where the kernel does not need it itself.
+    for (Op *u : cast->operand(0)->users()) {
+      if (!topLevel(u) || planned(u) || u->kind() != OpKind::Amax)
+        continue;
+      bool feedsKernel = false;
+      for (Op *op : plan_.kernels[k].ops)
+        for (Value *o : op->operands())
+          feedsKernel |= dependsOnOp(o, u);
+      if (!feedsKernel)
+        add(k, u, OpRole::Prologue);
+    }
+  }
+  bool dependsOnOp(const Value *v, const Op *target) const {
+    std::set<const Op *> seen;
+    std::vector<const Value *> work = {v};
+    while (!work.empty()) {
+      const Op *def = work.back()->definingOp();
+      work.pop_back();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (def == target)
+        return true;
+      for (Value *o : def->operands())
+        work.push_back(o);
+    }
+    return false;
+  }
+
+  // --- 4. leftovers --------------------------------------------------------------------------
+  void planLeftovers() {
+    std::vector<Op *> ops;
+    for (const auto &op : g_.body().ops())
+      if (topLevel(op.get()))
+        ops.push_back(op.get());
+    // Scale ops whose users are all planned start their first consumer.
+    for (Op *op : ops) {
+      if (planned(op) || !isScaleOp(op))
+        continue;
+      std::optional<size_t> first;
+      bool allPlanned = true;
+      for (Op *u : op->result()->users()) {
+        if (!planned(u)) {
+          allPlanned = false;
+          break;
+        }
+        size_t k = plan_.kernelOf[u];
+        if (!first || order_[plan_.kernels[k].ops.front()] < order_[plan_.kernels[*first].ops.front()])
+          first = k;
+      }
+      if (allPlanned && first && !dependsOn(op->operand(0), *first))
+        add(*first, op, OpRole::Prologue);
+    }
+    std::optional<size_t> stateKernel;
+    for (Op *op : ops) {
+      if (planned(op))
+        continue;
+      if (op->kind() == OpKind::Amax) {
+        planAmaxKernel(op);
+      } else if (op->kind() == OpKind::HistoryPush) {
+        if (!stateKernel)
+          stateKernel = newKernel(KernelKind::Reduce);
+        add(*stateKernel, op, OpRole::Body);
+      } else if (isPointwise(op)) {
+        planPointwiseChain(op);
+      } else {
+        size_t k = newKernel(isScaleOp(op) ? KernelKind::Reduce : KernelKind::Pointwise);
+        add(k, op, OpRole::Body);
+      }
+    }
+  }
+
+  // amax + scale + cast of one tensor as one kernel (the cast also when its scale comes from
+  // elsewhere, e.g. an amax history), with a transpose feeding only it.
+  void planAmaxKernel(Op *amax) {
+    size_t k = newKernel(KernelKind::Reduce);
+    Value *x = amax->operand(0);
+    add(k, amax, OpRole::Body);
+    for (Op *s : amax->result()->users()) {
+      if (!topLevel(s) || planned(s) || s->kind() != OpKind::Scale)
+        continue;
+      add(k, s, OpRole::Body);
+      for (Op *c : s->result()->users())
+        if (topLevel(c) && !planned(c) && c->kind() == OpKind::Cast && c->operand(0) == x)
+          add(k, c, OpRole::Body);
+    }
+    for (Op *c : x->users()) {
+      if (!topLevel(c) || planned(c) || c->kind() != OpKind::Cast || c->operand(0) != x ||
+          dependsOn(c->operand(1), k))
+        continue;
+      Op *sdef = c->operand(1)->definingOp();
+      add(k, c, OpRole::Body);
+      if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef)) {
+        bool othersPlanned = true;
+        for (Op *u : sdef->result()->users())
+          othersPlanned &= planned(u);
+        if (othersPlanned)
+          add(k, sdef, OpRole::Body);
+      }
+    }
+    Op *t = x->definingOp();
+    if (topLevel(t) && !planned(t) && t->kind() == OpKind::Transpose && allUsersIn(x, k))
+      add(k, t, OpRole::Body);
+  }
+
+  void planPointwiseChain(Op *op) {
+    size_t k = newKernel(KernelKind::Pointwise);
+    add(k, op, OpRole::Body);
+    Value *tail = op->result();
+    while (tail->numUses() == 1) {
+      Op *u = tail->users()[0];
+      if (!topLevel(u) || planned(u) || !isPointwise(u) || !otherOperandsIndependent(u, tail, k))
+        break;
+      add(k, u, OpRole::Body);
+      tail = u->result();
+    }
+    if (tail->numUses() > 1)
+      for (Op *u : tail->users())
+        if (topLevel(u) && !planned(u) && isPointwise(u))
+          reject(u, k, "chain", nameOf(tail) + " has " + std::to_string(tail->numUses()) +
+                                    " users, so the chain ends there");
+  }
+
+  // --- finishing -----------------------------------------------------------------------------
+  void markLoadTime() {
+    std::set<const Value *> params;
+    for (unsigned i = 0; i < g_.numInputs(); ++i)
+      if (const Attribute *a = g_.inputAttrs(i).get("fp8.param");
+          a && a->kind() == AttrKind::Bool && a->asBool())
+        params.insert(g_.input(i));
+    // Values computed from parameters alone, in block order.
+    std::set<const Value *> constant = params;
+    for (const auto &op : g_.body().ops()) {
+      if (!topLevel(op.get()) || op->numOperands() == 0)
+        continue;
+      bool all = true;
+      for (Value *o : op->operands())
+        all &= constant.count(o) != 0;
+      if (all)
+        for (Value *r : op->results())
+          constant.insert(r);
+    }
+    for (PlannedKernel &k : plan_.kernels) {
+      bool all = !params.empty();
+      for (Op *op : k.ops)
+        for (Value *r : op->results())
+          all &= constant.count(r) != 0;
+      k.loadTime = all;
+    }
+  }
+
+  void sortKernels() {
+    size_t n = plan_.kernels.size();
+    std::vector<std::set<size_t>> deps(n);
+    for (size_t k = 0; k < n; ++k)
+      for (Op *op : plan_.kernels[k].ops)
+        for (Value *o : op->operands())
+          if (Op *d = o->definingOp(); d && planned(d) && plan_.kernelOf[d] != k)
+            deps[k].insert(plan_.kernelOf[d]);
+    auto firstIndex = [&](size_t k) {
+      size_t m = SIZE_MAX;
+      for (Op *op : plan_.kernels[k].ops)
+        m = std::min(m, order_[op]);
+      return m;
+    };
+    // Among ready kernels: first those that need no GEMM's output (input and weight
+    // preparation), then the rest in program order, and state updates last.
+    std::vector<bool> afterGemm(n, false);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t k = 0; k < n; ++k)
+        for (size_t d : deps[k])
+          if (!afterGemm[k] && (afterGemm[d] || plan_.kernels[d].kind == KernelKind::Gemm))
+            afterGemm[k] = changed = true;
+    }
+    auto rank = [&](size_t k) {
+      bool stateOnly = true;
+      for (Op *op : plan_.kernels[k].ops)
+        stateOnly &= op->kind() == OpKind::HistoryPush;
+      return std::make_pair(stateOnly ? 2 : afterGemm[k] || plan_.kernels[k].kind == KernelKind::Gemm ? 1 : 0,
+                            firstIndex(k));
+    };
+    std::vector<size_t> sorted;
+    std::vector<bool> done(n, false);
+    while (sorted.size() < n) {
+      std::optional<size_t> pick;
+      for (size_t k = 0; k < n; ++k) {
+        if (done[k])
+          continue;
+        bool ready = true;
+        for (size_t d : deps[k])
+          ready &= done[d];
+        if (ready && (!pick || rank(k) < rank(*pick)))
+          pick = k;
+      }
+      if (!pick) {
+        plan_.error = "internal error: the fusion plan has a cycle between kernels";
+        return;
+      }
+      done[*pick] = true;
+      sorted.push_back(*pick);
+    }
+    std::vector<size_t> newIndex(n);
+    std::vector<PlannedKernel> kernels;
+    for (size_t i = 0; i < n; ++i) {
+      newIndex[sorted[i]] = i;
+      PlannedKernel k = std::move(plan_.kernels[sorted[i]]);
+      std::sort(k.ops.begin(), k.ops.end(), [&](Op *a, Op *b) { return order_[a] < order_[b]; });
+      kernels.push_back(std::move(k));
+    }
+    plan_.kernels = std::move(kernels);
+    for (auto &[op, k] : plan_.kernelOf)
+      k = newIndex[k];
+    for (FusionRejection &r : plan_.rejections)
+      r.kernel = newIndex[r.kernel];
+  }
+
+  void chooseBackends() {
+    for (PlannedKernel &k : plan_.kernels) {
+      if (k.kind != KernelKind::Gemm) {
+        k.backend = "generated";
+        continue;
+      }
+      k.backend = "cublaslt";
+      int mains = 0;
+      for (Op *op : k.ops) {
+        OpRole role = k.roles[op];
+        mains += role == OpRole::Main;
+        std::string why;
+        if (role == OpRole::Prologue && op->kind() == OpKind::Cast)
+          why = "casts A to FP8 in its prologue";
+        else if (role == OpRole::Main && op->kind() == OpKind::ScaledMatmul &&
+                 op->operand(2)->type().rank() > 0 &&
+                 k.ops.back() != op && k.roles[k.ops.back()] == OpRole::Epilogue)
+          why = "cuBLASLt's row and block scale modes allow no epilogue but bias";
+        else if (role == OpRole::Epilogue && op->kind() == OpKind::Gelu &&
+                 op->strAttr("approximate") != "tanh")
+          why = "cuBLASLt's GELU epilogue is the tanh form only";
+        else if (role == OpRole::Epilogue && op->kind() == OpKind::Amax &&
+                 op->strAttr("granularity") != "tensor")
+          why = "cuBLASLt reduces amax per tensor only";
+        else if (role == OpRole::Epilogue && op->kind() == OpKind::Cast &&
+                 op->strAttr("granularity") != "tensor")
+          why = "cuBLASLt writes FP8 with a per-tensor scale only";
+        else if (role == OpRole::Epilogue &&
+                 (op->kind() == OpKind::Silu || op->kind() == OpKind::Swiglu ||
+                  op->kind() == OpKind::Add || op->kind() == OpKind::Mul ||
+                  op->kind() == OpKind::Convert || op->kind() == OpKind::Scale))
+          why = "cuBLASLt has no " + std::string(op->name()) + " epilogue";
+        if (!why.empty() && k.backend == "cublaslt") {
+          k.backend = "generated";
+          k.backendReason = why;
+        }
+      }
+      if (mains > 1) {
+        k.backend = "generated";
+        k.backendReason = "dual GEMM (gate and up share A) with a swiglu epilogue";
+      }
+    }
+  }
+
+  const Graph &g_;
+  FusionPlan plan_;
+  std::map<Op *, size_t> order_;
+  std::map<size_t, Value *> tails_;
+};
+
+} // namespace
+
+std::string_view kernelKindName(KernelKind k) {
+  switch (k) {
+  case KernelKind::Gemm:
+    return "gemm";
+  case KernelKind::Pointwise:
+    return "pointwise";
+  case KernelKind::Reduce:
+    return "reduce";
+  }
+  return "?";
+}
+
+std::string_view opRoleName(OpRole r) {
+  switch (r) {
+  case OpRole::Prologue:
+    return "prologue";
+  case OpRole::Main:
+    return "main";
+  case OpRole::Epilogue:
+    return "epilogue";
+  case OpRole::Body:
+    return "body";
+  }
+  return "?";
+}
+
+FusionPlan planFusion(const Graph &g) { return Planner(g).run(); }
+
+} // namespace fp8c

@@ -1,0 +1,28 @@
+// Factories of fp8c's passes, one per file. The registry (PassRegistry.cpp) names them.
+#pragma once
+
+#include "passes/Pass.h"
+#include "ir/Status.h"
+
+#include <memory>
+
+namespace fp8c {
+
+/// Runs the verifier as a pass.
+std::unique_ptr<Pass> createVerifyPass();
+/// Re-infers every result type from the inputs; `tokens=N` first specializes the dynamic
+/// leading dim of every input to N.
+Expected<std::unique_ptr<Pass>> createShapeInferPass(const PassOptions &opts);
+/// Folds convert chains through exact widenings, converts to the same dtype, cast-of-dequant
+/// with the same scale, transpose of transpose, relu of relu.
+std::unique_ptr<Pass> createCanonicalizePass();
+/// Common-subexpression elimination of region-free ops within each block.
+std::unique_ptr<Pass> createCsePass();
+/// Removes ops whose results are unused (inside kernel regions too).
+std::unique_ptr<Pass> createDcePass();
+/// Rewrites fp8.linear / fp8.matmul into FP8 ops with a scaling recipe (passes/Recipe.h).
+Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts);
+/// Groups ops into fp8.kernel regions per the fusion plan (passes/FusionPlan.h).
+std::unique_ptr<Pass> createFusePass();
+
+} // namespace fp8c

@@ -1,0 +1,225 @@
+// `quantize{recipe=...}`: rewrites every fp8.linear (and fp8.matmul) into FP8 ops per the
+// recipe (DESIGN.md section 5):
+//
+//   %y = fp8.linear %x, %w, %b
+// becomes, for current scaling (tensorwise / rowwise / blockwise),
+//   %x_amax = fp8.amax %x {granularity = G_act}     %w_amax = fp8.amax %w {granularity = G_w}
+//   %x_scale = fp8.scale %x_amax {...}              %w_scale = fp8.scale %w_amax {...}
+//   %x_fp8 = fp8.cast %x, %x_scale {granularity}    %w_fp8 = fp8.cast %w, %w_scale {...}
+//   %y = fp8.scaled_matmul %x_fp8, %w_fp8, %x_scale, %w_scale, %b {fast_accum, out = dtype(x)}
+// and for delayed scaling the scale comes from an amax history that is explicit graph state:
+//   %x_scale = fp8.history_scale %x_amax_history {algo, dtype, margin, pow2}
+//   %x_amax_history_next = fp8.history_push %x_amax_history, %x_amax   (a new graph output)
+// with `{fp8.state = "x_amax_history"}` on the new input and output.
+//
+// A tensor feeding several GEMMs in the same role is quantized once. With weights=static,
+// weights must be graph inputs; they are marked `{fp8.param = true}`, meaning the runtime may
+// compute everything that depends only on parameters once, at load (their quantization with
+// current scaling, also under the delayed recipe). fp8.matmul's right operand [K, N] is
+// transposed to the [N, K] (K-major) layout FP8 GEMMs take.
+#include "passes/Passes.h"
+
+#include "passes/Recipe.h"
+#include "ir/Builder.h"
+
+#include <map>
+#include <tuple>
+
+namespace fp8c {
+namespace {
+
+struct QuantizedOperand {
+  Value *fp8;
+  Value *scale;
+};
+
+class Quantizer {
+public:
+  Quantizer(Graph &g, const Recipe &r, DiagnosticEngine &diag) : g_(g), r_(r), diag_(diag) {}
+
+  bool run() {
+    for (Op *op : g_.body().opList()) {
+      if (op->kind() != OpKind::Linear && op->kind() != OpKind::Matmul)
+        continue;
+      if (!rewrite(op))
+        return false;
+    }
+    return true;
+  }
+
+private:
+  std::string baseName(Value *v, std::string_view fallback) {
+    return v->name().empty() ? std::string(fallback) : v->name();
+  }
+
+  Value *make(OpBuilder &b, OpKind kind, std::vector<Value *> operands, AttrDict attrs,
+              const Location &loc, std::optional<DType> dt, std::string name) {
+    Expected<Value *> v = b.createInferred(kind, operands, std::move(attrs), loc, dt, name);
+    if (!v) {
+      diag_.error(loc, "quantize: " + v.error());
+      return nullptr;
+    }
+    return *v;
+  }
+
+  AttrDict scaleAttrs(DType fp8) const {
+    AttrDict a;
+    a.set("dtype", Attribute(fp8));
+    if (r_.margin != 0)
+      a.set("margin", Attribute(r_.margin));
+    if (r_.pow2)
+      a.set("pow2", Attribute(true));
+    return a;
+  }
+
+  static AttrDict granularityAttrs(Granularity g) {
+    AttrDict a;
+    a.set("granularity", Attribute(std::string(granularityName(g))));
+    return a;
+  }
+
+  // The history input and output of one quantized tensor (delayed recipe).
+  Value *addHistory(const std::string &base) {
+    std::string key = base + "_amax_history";
+    for (unsigned i = 0; i < g_.numInputs(); ++i)
+      if (const Attribute *a = g_.inputAttrs(i).get("fp8.state");
+          a && a->kind() == AttrKind::String && a->asString() == key)
+        key += "_" + std::to_string(i);
+    AttrDict attrs;
+    attrs.set("fp8.state", Attribute(key));
+    return g_.addInput(TensorType({r_.historyLen}, DType::F32), key, attrs);
+  }
+
+  void addStateOutput(Value *hist, Value *next) {
+    Op *ret = g_.returnOp();
+    ret->addOperand(next);
+    AttrDict attrs;
+    attrs.set("fp8.state", *g_.inputAttrs(hist->index()).get("fp8.state"));
+    g_.addResultType(next->type(), attrs);
+  }
+
+  // Quantizes `v` as the A (activation) or B (weight) operand, inserting before `at`.
+  std::optional<QuantizedOperand> quantize(Value *v, bool isWeight, Op *at) {
+    DType fp8 = isWeight ? r_.weightDType : r_.actDType;
+    Granularity gran = isWeight ? r_.weightGranularity() : r_.actGranularity();
+    auto key = std::make_tuple(v, isWeight);
+    if (auto it = cache_.find(key); it != cache_.end())
+      return it->second;
+    if (v->type().rank() != 2) {
+      diag_.error(at->loc(), "quantize: the " + std::string(isWeight ? "weight" : "input") +
+                                 " of '" + std::string(at->name()) + "' must be 2-D, got " +
+                                 v->type().str() + "; flatten the leading dims first");
+      return std::nullopt;
+    }
+    bool param = isWeight && r_.staticWeights;
+    if (param) {
+      if (!v->isBlockArgument() || v->ownerBlock() != &g_.body()) {
+        diag_.error(at->loc(), "quantize: weights=static needs the weight of '" +
+                                   std::string(at->name()) + "' to be a graph input, but %" +
+                                   baseName(v, "?") + " is computed in the graph");
+        return std::nullopt;
+      }
+      g_.mutableInputAttrs(v->index()).set("fp8.param", Attribute(true));
+    }
+    // Static weights are quantized once at load with current scaling, whatever the recipe.
+    bool delayed = r_.kind == RecipeKind::Delayed && !param;
+    const Location &loc = at->loc();
+    std::string base = baseName(v, isWeight ? "w" : "x");
+    OpBuilder b(*at->parentBlock(), at);
+    Value *amax = make(b, OpKind::Amax, {v}, granularityAttrs(gran), loc, std::nullopt,
+                       base + "_amax");
+    if (!amax)
+      return std::nullopt;
+    Value *scale;
+    if (delayed) {
+      Value *hist = addHistory(base);
+      AttrDict attrs = scaleAttrs(fp8);
+      attrs.set("algo", Attribute(r_.algo));
+      scale = make(b, OpKind::HistoryScale, {hist}, std::move(attrs), loc, std::nullopt,
+                   base + "_scale");
+      Value *next = make(b, OpKind::HistoryPush, {hist, amax}, {}, loc, std::nullopt,
+                         hist->name() + "_next");
+      if (!scale || !next)
+        return std::nullopt;
+      addStateOutput(hist, next);
+    } else {
+      scale = make(b, OpKind::Scale, {amax}, scaleAttrs(fp8), loc, std::nullopt, base + "_scale");
+    }
+    if (!scale)
+      return std::nullopt;
+    Value *q = make(b, OpKind::Cast, {v, scale}, granularityAttrs(gran), loc, fp8, base + "_fp8");
+    if (!q)
+      return std::nullopt;
+    QuantizedOperand out{q, scale};
+    cache_[key] = out;
+    return out;
+  }
+
+  bool rewrite(Op *op) {
+    Value *x = op->operand(0);
+    Value *w = op->operand(1);
+    Value *bias = op->kind() == OpKind::Linear && op->numOperands() == 3 ? op->operand(2) : nullptr;
+    OpBuilder b(*op->parentBlock(), op);
+    if (op->kind() == OpKind::Matmul) {
+      // a[M, K] . b[K, N] == a . (b^T)ᵀ with b^T the [N, K] weight of a linear.
+      w = make(b, OpKind::Transpose, {w}, {}, op->loc(), std::nullopt,
+               baseName(w, "w") + "_t");
+      if (!w)
+        return false;
+    }
+    std::optional<QuantizedOperand> qx = quantize(x, /*isWeight=*/false, op);
+    if (!qx)
+      return false;
+    std::optional<QuantizedOperand> qw = quantize(w, /*isWeight=*/true, op);
+    if (!qw)
+      return false;
+    DType out = op->result()->type().dtype();
+    std::vector<Value *> operands = {qx->fp8, qw->fp8, qx->scale, qw->scale};
+    if (bias)
+      operands.push_back(bias);
+    AttrDict attrs;
+    attrs.set("out", Attribute(out));
+    if (r_.fastAccum)
+      attrs.set("fast_accum", Attribute(true));
+    Value *y = make(b, OpKind::ScaledMatmul, operands, std::move(attrs), op->loc(), out,
+                    op->result()->name());
+    if (!y)
+      return false;
+    op->result()->replaceAllUsesWith(y);
+    op->parentBlock()->erase(op);
+    return true;
+  }
+
+  Graph &g_;
+  const Recipe &r_;
+  DiagnosticEngine &diag_;
+  std::map<std::tuple<Value *, bool>, QuantizedOperand> cache_;
+};
+
+class QuantizePass : public Pass {
+public:
+  explicit QuantizePass(Recipe r) : recipe_(std::move(r)) {}
+  std::string_view name() const override { return "quantize"; }
+  std::string optionsString() const override { return recipe_.str(); }
+  bool run(Graph &g, PassContext &ctx) override {
+    if (!g.returnOp()) {
+      ctx.diag.error(g.loc(), "quantize: @" + g.name() + " has no func.return");
+      return false;
+    }
+    return Quantizer(g, recipe_, ctx.diag).run();
+  }
+
+private:
+  Recipe recipe_;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts) {
+  Expected<Recipe> r = parseRecipe(opts);
+  if (!r)
+    return Error(r.error());
+  return std::unique_ptr<Pass>(std::make_unique<QuantizePass>(r.take()));
+}
+
+} // namespace fp8c

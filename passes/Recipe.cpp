@@ -1,0 +1,160 @@
+// Recipe options: parsing, defaults and the granularities each recipe uses.
+#include "passes/Recipe.h"
+
+#include <charconv>
+
+namespace fp8c {
+namespace {
+
+Expected<bool> parseBool(const std::string &key, const std::string &v) {
+  if (v == "true" || v == "1")
+    return true;
+  if (v == "false" || v == "0")
+    return false;
+  return Error("quantize: option " + key + " must be true or false, got '" + v + "'");
+}
+
+Expected<int64_t> parseIntIn(const std::string &key, const std::string &v, int64_t lo,
+                             int64_t hi) {
+  int64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi)
+    return Error("quantize: option " + key + " must be an integer in [" + std::to_string(lo) +
+                 ", " + std::to_string(hi) + "], got '" + v + "'");
+  return out;
+}
+
+Expected<DType> parseFp8(const std::string &key, const std::string &v) {
+  if (v == "e4m3" || v == "f8E4M3FN")
+    return DType::F8E4M3FN;
+  if (v == "e5m2" || v == "f8E5M2")
+    return DType::F8E5M2;
+  return Error("quantize: option " + key + " must be e4m3 or e5m2, got '" + v + "'");
+}
+
+} // namespace
+
+std::string_view recipeName(RecipeKind k) {
+  switch (k) {
+  case RecipeKind::Tensorwise:
+    return "tensorwise";
+  case RecipeKind::Delayed:
+    return "delayed";
+  case RecipeKind::Rowwise:
+    return "rowwise";
+  case RecipeKind::Blockwise:
+    return "blockwise";
+  }
+  return "?";
+}
+
+std::string_view Recipe::name() const { return recipeName(kind); }
+
+Granularity Recipe::actGranularity() const {
+  switch (kind) {
+  case RecipeKind::Rowwise:
+    return Granularity::Row;
+  case RecipeKind::Blockwise:
+    return Granularity::Block1x128;
+  default:
+    return Granularity::Tensor;
+  }
+}
+
+Granularity Recipe::weightGranularity() const {
+  switch (kind) {
+  case RecipeKind::Rowwise:
+    return Granularity::Row;
+  case RecipeKind::Blockwise:
+    return Granularity::Block128x128;
+  default:
+    return Granularity::Tensor;
+  }
+}
+
+std::string Recipe::str() const {
+  std::string s = "recipe=" + std::string(name());
+  if (kind == RecipeKind::Delayed)
+    s += " history_len=" + std::to_string(historyLen) + " algo=" + algo;
+  s += " margin=" + std::to_string(margin);
+  s += std::string(" pow2=") + (pow2 ? "true" : "false");
+  s += std::string(" fast_accum=") + (fastAccum ? "true" : "false");
+  s += std::string(" weights=") + (staticWeights ? "static" : "dynamic");
+  if (actDType != DType::F8E4M3FN)
+    s += " act_dtype=e5m2";
+  if (weightDType != DType::F8E4M3FN)
+    s += " weight_dtype=e5m2";
+  return s;
+}
+
+Expected<Recipe> parseRecipe(const PassOptions &opts) {
+  Recipe r;
+  auto it = opts.find("recipe");
+  if (it == opts.end())
+    return Error("quantize: option recipe is required (tensorwise|delayed|rowwise|blockwise)");
+  const std::string &name = it->second;
+  if (name == "tensorwise")
+    r.kind = RecipeKind::Tensorwise;
+  else if (name == "delayed")
+    r.kind = RecipeKind::Delayed;
+  else if (name == "rowwise")
+    r.kind = RecipeKind::Rowwise;
+  else if (name == "blockwise")
+    r.kind = RecipeKind::Blockwise;
+  else
+    return Error("quantize: unknown recipe '" + name +
+                 "'; recipes: tensorwise, delayed, rowwise, blockwise");
+  // Blockwise defaults to power-of-two scales, as DeepSeek-V3 / TE Float8BlockScaling do.
+  if (r.kind == RecipeKind::Blockwise)
+    r.pow2 = true;
+  for (const auto &[key, v] : opts) {
+    if (key == "recipe")
+      continue;
+    if (key == "pow2") {
+      Expected<bool> b = parseBool(key, v);
+      if (!b)
+        return Error(b.error());
+      r.pow2 = *b;
+    } else if (key == "fast_accum") {
+      Expected<bool> b = parseBool(key, v);
+      if (!b)
+        return Error(b.error());
+      r.fastAccum = *b;
+    } else if (key == "margin") {
+      Expected<int64_t> m = parseIntIn(key, v, 0, 64);
+      if (!m)
+        return Error(m.error());
+      r.margin = *m;
+    } else if (key == "weights") {
+      if (v != "dynamic" && v != "static")
+        return Error("quantize: option weights must be dynamic or static, got '" + v + "'");
+      r.staticWeights = v == "static";
+    } else if (key == "history_len" || key == "algo") {
+      if (r.kind != RecipeKind::Delayed)
+        return Error("quantize: option " + key + " applies to recipe=delayed only");
+      if (key == "algo") {
+        if (v != "max" && v != "most_recent")
+          return Error("quantize: option algo must be max or most_recent, got '" + v + "'");
+        r.algo = v;
+      } else {
+        Expected<int64_t> n = parseIntIn(key, v, 1, 4096);
+        if (!n)
+          return Error(n.error());
+        r.historyLen = *n;
+      }
+    } else if (key == "act_dtype" || key == "weight_dtype") {
+      Expected<DType> t = parseFp8(key, v);
+      if (!t)
+        return Error(t.error());
+      (key == "act_dtype" ? r.actDType : r.weightDType) = *t;
+    } else {
+      return Error("quantize: unknown option '" + key + "'");
+    }
+  }
+  if (r.actDType == DType::F8E5M2 && r.weightDType == DType::F8E5M2)
+    return Error("quantize: act_dtype and weight_dtype cannot both be e5m2 (no e5m2 x e5m2 "
+                 "FP8 GEMM)");
+  return r;
+}
+
+} // namespace fp8c

@@ -1,0 +1,39 @@
+// FP8 scaling recipes (DESIGN.md section 5) and the options every recipe takes. `quantize`
+// reads them from its pass options; later the training and runtime layers reuse them.
+#pragma once
+
+#include "passes/Pass.h"
+#include "ir/Status.h"
+#include "ir/TypeRules.h"
+
+#include <string>
+
+namespace fp8c {
+
+enum class RecipeKind { Tensorwise, Delayed, Rowwise, Blockwise };
+
+struct Recipe {
+  RecipeKind kind = RecipeKind::Tensorwise;
+  bool pow2 = false;       ///< scales rounded down to powers of two
+  int64_t margin = 0;      ///< s = fmax / amax / 2^margin
+  bool fastAccum = true;   ///< forward GEMMs may skip periodic promotion
+  bool staticWeights = false; ///< weights=static: weights are parameters, quantized at load
+  int64_t historyLen = 16; ///< delayed: amax history length
+  std::string algo = "max"; ///< delayed: max | most_recent
+  DType actDType = DType::F8E4M3FN;
+  DType weightDType = DType::F8E4M3FN;
+
+  /// Granularity of activation (A operand) and weight (B operand) scales.
+  Granularity actGranularity() const;
+  Granularity weightGranularity() const;
+  std::string_view name() const;
+  /// Options in pipeline syntax, canonical order (`recipe=delayed history_len=16 ...`).
+  std::string str() const;
+};
+
+std::string_view recipeName(RecipeKind k);
+/// Parses `recipe=... pow2=... margin=... fast_accum=... weights=dynamic|static
+/// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2`.
+Expected<Recipe> parseRecipe(const PassOptions &opts);
+
+} // namespace fp8c

@@ -1,0 +1,57 @@
+// HostTensor helpers (see HostTensor.h).
+#include "runtime/HostTensor.h"
+
+#include <bit>
+#include <cassert>
+#include <cmath>
+
+namespace fp8c {
+
+int64_t numElementsOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + dimStr(shape[i]);
+  return out + "]";
+}
+
+bool isRepresentable(float x, DType t) {
+  if (t == DType::F32)
+    return true;
+  if (t == DType::BF16) // the fast path for weights: low 16 bits clear (or a NaN)
+    return (std::bit_cast<uint32_t>(x) & 0xFFFFu) == 0 || x != x;
+  if (std::isnan(x))
+    return isFloat(t);
+  if (std::isinf(x))
+    return dtypeInfo(t).hasInf;
+  return roundToDType(x, t) == x;
+}
+
+HostTensor HostTensor::make(std::vector<int64_t> shape, DType dtype) {
+  HostTensor t;
+  const int64_t n = numElementsOf(shape);
+  assert(n >= 0 && "HostTensor needs a static shape");
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  t.data.assign(static_cast<size_t>(n < 0 ? 0 : n), 0.0f);
+  return t;
+}
+
+HostTensor HostTensor::fromValues(std::vector<int64_t> shape, DType dtype,
+                                  const std::vector<float> &values) {
+  HostTensor t = make(std::move(shape), dtype);
+  assert(values.size() == t.data.size() && "value count differs from the shape");
+  for (size_t i = 0; i < t.data.size() && i < values.size(); ++i)
+    t.data[i] = roundToDType(values[i], dtype);
+  return t;
+}
+
+int64_t HostTensor::numElements() const { return numElementsOf(shape); }
+
+} // namespace fp8c

@@ -1,0 +1,1 @@
+func.func @f(%: tensor<4xf32>) -> - ? < > @ ^ { }

@@ -1,0 +1,3 @@
+func.func @no_inputs() -> () {
+  func.return
+}
