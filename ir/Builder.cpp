@@ -21,7 +21,7 @@ Expected<Value *> OpBuilder::createInferred(OpKind kind, std::span<Value *const>
                                             AttrDict attrs, Location loc,
                                             std::optional<DType> resultDType, std::string name) {
   if (std::string e = checkAttributes(kind, attrs); !e.empty())
-    return Error(e);
+    return Error(std::string(opName(kind)) + ": " + e);
   std::vector<TensorType> types;
   for (Value *v : operands)
     types.push_back(v->type());

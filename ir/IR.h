@@ -31,7 +31,9 @@
 //   fp8.history_scale h {algo, dtype, margin, pow2}  amax = max(h) ("max") or h[0]
 //                            ("most_recent"), then fp8.scale's formula; result tensor<f32>.
 //   fp8.history_push h, amax new history: [amax, h[0], ..., h[len-2]].
-//   fp8.kernel "kind" (operands) { ^bb0(args): ... fp8.yield results }  runs its region.
+//   fp8.kernel "kind" (operands) : (types) -> (types) { ^bb0(args): ... fp8.yield results }
+//                            runs its region (isolated from above: operands enter as block
+//                            arguments). kind: gemm | pointwise | reduce.
 #pragma once
 
 #include "ir/Attribute.h"

@@ -141,6 +141,8 @@ Token Lexer::lexString(uint32_t line, uint32_t col, TokKind kind) {
       continue;
     }
     uint32_t escLine = line_, escCol = col_;
+    if (pos_ + 1 >= text_.size() || peek(1) == '\n')
+      return make(TokKind::Error, "unterminated string literal", line, col);
     char e = peek(1);
     if (e == '\\' || e == '"') {
       value += e;
@@ -152,12 +154,11 @@ Token Lexer::lexString(uint32_t line, uint32_t col, TokKind kind) {
       value += static_cast<char>(hexValue(e) * 16 + hexValue(peek(2)));
       advance();
     } else {
-      std::string seq = "\\";
-      if (e != '\0' && e != '\n' && static_cast<unsigned char>(e) >= 0x20 &&
-          static_cast<unsigned char>(e) < 0x7f)
-        seq += e;
-      return make(TokKind::Error, "invalid escape sequence '" + seq + "' in string literal",
-                  escLine, escCol);
+      unsigned char u = static_cast<unsigned char>(e);
+      std::string what = u >= 0x20 && u < 0x7f ? "'\\" + std::string(1, e) + "'"
+                                               : "'\\' followed by " + charDesc(e);
+      return make(TokKind::Error, "invalid escape sequence " + what + " in string literal", escLine,
+                  escCol);
     }
     advance();
     advance();

@@ -123,8 +123,7 @@ bool Parser::reserveName(const Token &t) {
   if (it != names_.end())
     return error(t, fmt::format("redefinition of value '%{}' (first defined at {})", t.text,
                                 it->second.loc.str()));
-  names_.emplace(t.text,
-                 NameEntry{nullptr, loc(t), openRegions_.size() - 1, openRegions_.back()});
+  names_.emplace(t.text, NameEntry{nullptr, loc(t), openRegions_.size() - 1, openRegions_.back()});
   return true;
 }
 
@@ -224,8 +223,7 @@ bool Parser::parseAttrValue(Attribute &out) {
     return true;
   } else if (tok_.isKeyword("true") || tok_.isKeyword("false")) {
     out = Attribute(tok_.text == "true");
-  } else if (std::optional<DType> t;
-             tok_.is(TokKind::BareId) && (t = parseDType(tok_.text))) {
+  } else if (std::optional<DType> t; tok_.is(TokKind::BareId) && (t = parseDType(tok_.text))) {
     out = Attribute(*t);
   } else {
     return error(tok_, fmt::format("invalid attribute value {} (expected true, false, an "

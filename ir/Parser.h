@@ -1,19 +1,27 @@
 // Parser for fp8c's text format, which is MLIR syntax (DESIGN.md section 3):
 //
-//   module  ::= func*
-//   func    ::= `func.func` `@`name `(` (arg (`,` arg)*)? `)` (`->` results)? `{` op* `}`
+//   module  ::= func* | `module` `{` func* `}`
+//   func    ::= `func.func` symbol `(` (arg (`,` arg)*)? `)` (`->` results)? `{` op* `}`
+//   symbol  ::= `@`bare-id | `@`string
 //   arg     ::= `%`name `:` type attr-dict?
 //   results ::= type | `(` (type attr-dict? (`,` type attr-dict?)*)? `)`
-//   op      ::= (`%`name (`,` `%`name)* `=`)? op-name operand-list attr-dict? `:` fn-type
-//             | `fp8.kernel` string `(` operand-list `)` attr-dict? `:` fn-type region
-//             | (`return` | `func.return` | `fp8.yield`) (operand-list `:` type-list)?
+//   op      ::= (`%`name (`,` `%`name)* `=`)? op-name operand-list attr-dict? `:` fn-type region?
+//             | `fp8.kernel` string? `(` operand-list `)` attr-dict? `:` fn-type region?
+//             | (`return` | `func.return` | `fp8.yield`) operand-list attr-dict? (`:` type-list)?
 //   fn-type ::= `(` type-list? `)` `->` (type | `(` type-list? `)`)
-//   region  ::= `{` `^bb0` (`(` arg (`,` arg)* `)`)? `:` op* `}`
+//   region  ::= `{` `^`label (`(` (arg (`,` arg)*)? `)`)? `:` op* `}`    (args take no attr-dict)
 //   type    ::= `tensor<` (dim `x`)* dtype `>`,  dim ::= integer | `?`
-//   attr-dict ::= `{` (name `=` value (`,` name `=` value)*)? `}`
-//   value   ::= `true` | `false` | integer | string | dtype
-// Comments run from `//` to the end of the line. SSA names are unique within a function.
-// An op's location is its first token, as in MLIR.
+//   attr-dict ::= `{` (attr-name `=` value (`,` attr-name `=` value)*)? `}`
+//   attr-name ::= bare-id | string
+//   value   ::= `true` | `false` | integer (`:` (`i64` | `i32`))? | string | dtype
+// The kernel's string is its `kind` attribute. A terminator lists types exactly when it has
+// operands. Regions on ops other than fp8.kernel, a kernel without a region or kind, attributes
+// on terminators and nesting are accepted here and rejected by the verifier (nesting deeper than
+// 32 regions is a parse error). The `module` wrapper and `: i64` are MLIR spellings that are
+// accepted but never printed.
+// Comments run from `//` to the end of the line. SSA names are unique within a function
+// (kernel regions included); a value is used after its definition, and a value defined in a
+// kernel region only inside that region. An op's location is its first token, as in MLIR.
 #pragma once
 
 #include "ir/Diagnostics.h"

@@ -1,7 +1,8 @@
 // Printer for the text format. Names are chosen once per function, in text order (inputs, then
 // each op's results before its region's arguments), so the output is valid MLIR and parses back
 // to the same text: a name hint is used when free, else `hint_1`, `hint_2`, ...; values without
-// a hint get `%0`, `%1`, ... (results) or `%arg0`, ... (block arguments).
+// a hint, or whose numeric hint (`%3`) is taken, get `%0`, `%1`, ... (results) or `%arg0`, ...
+// (block arguments).
 #include "ir/Printer.h"
 
 #include <sstream>
@@ -13,8 +14,8 @@ namespace {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isSsaChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_' ||
-         c == '$' || c == '.' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_' || c == '$' ||
+         c == '.' || c == '-';
 }
 
 /// A hint as a valid MLIR SSA name: `[A-Za-z_$.-][A-Za-z0-9_$.-]*` or all digits.
@@ -56,17 +57,21 @@ private:
 };
 
 void GraphPrinter::assign(const Value *v, bool isArg) {
-  std::string name;
-  if (!v->name().empty()) {
-    std::string base = sanitize(v->name());
-    name = base;
-    if (used_.count(name)) {
+  std::string name = v->name().empty() ? "" : sanitize(v->name());
+  if (!name.empty() && used_.count(name)) {
+    if (isDigit(name[0])) {
+      // `%0_1` is not one MLIR name (a number ends at its last digit): a taken number is
+      // replaced by a fresh one, as an unnamed value would get.
+      name.clear();
+    } else {
+      std::string base = name;
       unsigned &n = nextSuffix_[base];
       do
         name = base + "_" + std::to_string(++n);
       while (used_.count(name));
     }
-  } else {
+  }
+  if (name.empty()) {
     unsigned &n = isArg ? nextArg_ : nextResult_;
     do
       name = (isArg ? "arg" : "") + std::to_string(n++);
@@ -187,8 +192,7 @@ void GraphPrinter::printOp(const Op &op, unsigned indent) {
 
 void GraphPrinter::print() {
   nameBlock(g_.body());
-  os_ << "func.func @"
-      << (isBareIdentifier(g_.name()) ? g_.name() : quoteString(g_.name())) << "(";
+  os_ << "func.func @" << (isBareIdentifier(g_.name()) ? g_.name() : quoteString(g_.name())) << "(";
   for (unsigned i = 0; i < g_.numInputs(); ++i) {
     const Value *in = g_.input(i);
     os_ << (i ? ", %" : "%") << nameOf(in) << ": " << in->type().str();

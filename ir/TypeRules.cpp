@@ -313,8 +313,7 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
     if (!resultDType)
       return err("result dtype is not known: give a result type");
     if (!isFloat8(*resultDType))
-      return err(fmt::format("result must be f8E4M3FN or f8E5M2, got {}",
-                             dtypeName(*resultDType)));
+      return err(fmt::format("result must be f8E4M3FN or f8E5M2, got {}", dtypeName(*resultDType)));
     return ops[0].withDType(*resultDType);
   }
   case OpKind::Dequant: {
@@ -326,8 +325,7 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
     if (!resultDType)
       return err("result dtype is not known: give a result type");
     if (!isHighPrecision(*resultDType))
-      return err(fmt::format("result must be f32, f16 or bf16, got {}",
-                             dtypeName(*resultDType)));
+      return err(fmt::format("result must be f32, f16 or bf16, got {}", dtypeName(*resultDType)));
     return ops[0].withDType(*resultDType);
   }
   case OpKind::ScaledMatmul:

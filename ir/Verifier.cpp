@@ -10,8 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -29,9 +32,13 @@ std::string describeValue(const Value *v) {
   if (!v->name().empty())
     return "%" + v->name();
   if (v->isBlockArgument()) {
-    if (v->ownerBlock()->parentGraph())
+    const Block *owner = v->ownerBlock();
+    if (owner->parentGraph())
       return fmt::format("input #{}", v->index());
-    return fmt::format("argument #{} of a kernel region", v->index());
+    if (const Op *op = owner->parentOp())
+      return fmt::format("argument #{} of the region of '{}' at {}", v->index(), op->name(),
+                         op->loc().str());
+    return fmt::format("argument #{} of a detached block", v->index());
   }
   const Op *def = v->definingOp();
   return fmt::format("result #{} of '{}' at {}", v->index(), def->name(), def->loc().str());
@@ -106,8 +113,8 @@ void Verifier::verifySignature() {
     const TensorType &t = g_.input(i)->type();
     for (int64_t d = 1; d < t.rank(); ++d)
       if (t.isDynamicDim(d)) {
-        funcError(fmt::format("{}: only the leading dim may be dynamic, got {}", inputDesc(i),
-                              t.str()));
+        funcError(
+            fmt::format("{}: only the leading dim may be dynamic, got {}", inputDesc(i), t.str()));
         break;
       }
   }
@@ -120,13 +127,24 @@ void Verifier::verifyStateAttrs(const AttrDict &attrs, const std::string &what,
   for (const auto &[name, value] : attrs) {
     if (!name.starts_with("fp8."))
       continue;
+    if (name == "fp8.param") {
+      // A parameter (weights=static): the runtime may compute what depends only on
+      // parameters once, at load.
+      if (!what.starts_with("input"))
+        funcError(fmt::format("{}: attribute 'fp8.param' applies to inputs only", what));
+      else if (value.kind() != AttrKind::Bool)
+        funcError(fmt::format("{}: attribute 'fp8.param' must be true or false, got {}", what,
+                              value.str()));
+      continue;
+    }
     if (name != "fp8.state") {
-      funcError(fmt::format("{}: unknown attribute '{}' (known: fp8.state)", what, name));
+      funcError(
+          fmt::format("{}: unknown attribute '{}' (known: fp8.param, fp8.state)", what, name));
       continue;
     }
     if (value.kind() != AttrKind::String) {
-      funcError(fmt::format("{}: attribute 'fp8.state' must be a string key, got {}", what,
-                            value.str()));
+      funcError(
+          fmt::format("{}: attribute 'fp8.state' must be a string key, got {}", what, value.str()));
       continue;
     }
     std::vector<std::string> &holders = keys[value.asString()];
@@ -177,9 +195,10 @@ void Verifier::verifyStatePairs() {
 
 // Verifies the ops of `b`, the function body (kernel == null) or the region of `kernel`.
 void Verifier::verifyBlock(const Block &b, const Op *kernel) {
-  Scope &scope = scopes_.emplace_back(Scope{&b, {}});
+  Scope scope{&b, {}};
   for (unsigned i = 0; i < b.numArguments(); ++i)
     scope.defined.insert(b.argument(i));
+  scopes_.push_back(std::move(scope)); // nested regions push more: use scopes_.back() below
   const size_t n = b.ops().size();
   for (size_t i = 0; i < n; ++i) {
     const Op &op = *b.ops()[i];
@@ -272,8 +291,8 @@ void Verifier::verifyOperandsDefined(const Op &op, const Op *kernel) {
     const Block *owner = blockOf(v);
     if (owner == here.block) {
       if (!here.defined.count(v))
-        opError(op, fmt::format("operand #{} ({}) is used before it is defined", i,
-                                describeValue(v)));
+        opError(op,
+                fmt::format("operand #{} ({}) is used before it is defined", i, describeValue(v)));
       continue;
     }
     bool enclosing = false;
@@ -285,8 +304,8 @@ void Verifier::verifyOperandsDefined(const Op &op, const Op *kernel) {
                                      "operand",
                                      describeValue(v)));
     } else {
-      opError(op, fmt::format("operand #{} ({}) is not defined in its block or an enclosing one",
-                              i, describeValue(v)));
+      opError(op, fmt::format("operand #{} ({}) is not defined in its block or an enclosing one", i,
+                              describeValue(v)));
     }
   }
 }
@@ -338,16 +357,16 @@ void Verifier::verifyKernel(const Op &k) {
 
 void Verifier::verifyYield(const Op &yield, const Op &kernel) {
   if (yield.numOperands() != kernel.numResults()) {
-    opError(yield, fmt::format("has {}, but the kernel has {}",
-                               countOf(yield.numOperands(), "operand"),
-                               countOf(kernel.numResults(), "result")));
+    opError(yield,
+            fmt::format("has {}, but the kernel has {}", countOf(yield.numOperands(), "operand"),
+                        countOf(kernel.numResults(), "result")));
     return;
   }
   for (unsigned i = 0; i < yield.numOperands(); ++i)
     if (yield.operand(i)->type() != kernel.result(i)->type())
-      opError(yield, fmt::format("type of operand #{} is {}, but result #{} of the kernel is {}",
-                                 i, yield.operand(i)->type().str(), i,
-                                 kernel.result(i)->type().str()));
+      opError(yield,
+              fmt::format("type of operand #{} is {}, but result #{} of the kernel is {}", i,
+                          yield.operand(i)->type().str(), i, kernel.result(i)->type().str()));
 }
 
 } // namespace

@@ -225,6 +225,13 @@ private:
       Op *u = others[0];
       if (!topLevel(u) || planned(u) || !isEpiloguePointwise(u))
         return;
+      if (u->kind() == OpKind::Convert && isFloat8(u->result()->type().dtype())) {
+        reject(u, k, "epilogue",
+               "a GEMM epilogue stores f32, f16 or bf16, and FP8 only through a scaled fp8.cast; "
+               "an unscaled convert to " + std::string(dtypeName(u->result()->type().dtype())) +
+                   " is left to a pointwise kernel");
+        return;
+      }
       if (!otherOperandsIndependent(u, tail, k)) {
         reject(u, k, "epilogue", "another operand of it is computed from this kernel's output");
         return;

@@ -55,8 +55,8 @@ Status checkInputsImpl(const Graph &g, std::span<const HostTensor> inputs, unsig
   if (inputs.size() != g.numInputs()) {
     std::string names;
     for (unsigned i = 0; i < g.numInputs(); ++i)
-      names += (i ? ", " : "") + (g.input(i)->name().empty() ? "#" + std::to_string(i)
-                                                             : g.input(i)->name());
+      names += (i ? ", " : "") +
+               (g.input(i)->name().empty() ? "#" + std::to_string(i) : g.input(i)->name());
     return Error(fmt::format("'@{}' takes {} input{} ({}), got {}", g.name(), g.numInputs(),
                              g.numInputs() == 1 ? "" : "s", names, inputs.size()));
   }
@@ -118,10 +118,10 @@ public:
                                              ret->numOperands(), g_.resultTypes().size())));
     for (unsigned i = 0; i < ret->numOperands(); ++i)
       if (!compatible(g_.resultTypes()[i], types_[ret->operand(i)]))
-        return Error(opError(*ret, fmt::format("result #{} has type {}; the signature says {}", i,
-                                               types_[ret->operand(i)].str(),
-                                               g_.resultTypes()[i].str()) +
-                                       bindingNote()));
+        return Error(
+            opError(*ret, fmt::format("result #{} has type {}; the signature says {}", i,
+                                      types_[ret->operand(i)].str(), g_.resultTypes()[i].str()) +
+                              bindingNote()));
     if (Status s = runBlock(g_.body()); !s)
       return Error(s.message());
     return takeOperands(*ret);
@@ -189,9 +189,9 @@ private:
                                            body->numArguments(), op.numOperands())));
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       if (!compatible(body->argument(i)->type(), operandTypes[i]))
-        return Error(opError(op, fmt::format("region argument #{} has type {}; operand is {}", i,
-                                             body->argument(i)->type().str(),
-                                             operandTypes[i].str())));
+        return Error(
+            opError(op, fmt::format("region argument #{} has type {}; operand is {}", i,
+                                    body->argument(i)->type().str(), operandTypes[i].str())));
       types_[body->argument(i)] = operandTypes[i];
     }
     if (Status s = inferBlock(*body); !s)
@@ -350,8 +350,8 @@ Expected<std::vector<HostTensor>> interpret(const Graph &g, std::span<const Host
   } catch (const std::bad_alloc &) {
     return Error(fmt::format("'@{}': out of memory in the CPU interpreter", g.name()));
   } catch (const std::exception &e) {
-    return Error(fmt::format("'@{}': internal error in the CPU interpreter: {}", g.name(),
-                             e.what()));
+    return Error(
+        fmt::format("'@{}': internal error in the CPU interpreter: {}", g.name(), e.what()));
   }
 }
 

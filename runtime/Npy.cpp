@@ -72,7 +72,9 @@ public:
       return fail("text after the closing '}'");
     if (!seenDescr || !seenOrder || !seenShape)
       return fail("missing key '" +
-                  std::string(!seenDescr ? "descr" : !seenOrder ? "fortran_order" : "shape") +
+                  std::string(!seenDescr   ? "descr"
+                              : !seenOrder ? "fortran_order"
+                                           : "shape") +
                   "'");
     return true;
   }
@@ -85,8 +87,8 @@ private:
     return false;
   }
   void skipWs() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t' ||
-                                s_[pos_] == '\r'))
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t' || s_[pos_] == '\r'))
       ++pos_;
   }
   bool consume(char c) {
@@ -269,7 +271,8 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
     if (how == 0) {
       float f;
       std::memcpy(&f, &bits, 4);
-      t.data[i] = roundToDType(f, want);
+      // Exactly representable values are kept (e5m2's +-inf included); others are rounded.
+      t.data[i] = isRepresentable(f, want) ? f : roundToDType(f, want);
     } else {
       t.data[i] = decodeBits(bits, want);
     }
@@ -336,8 +339,9 @@ Status writeNpy(const std::string &path, const HostTensor &t, NpyEncoding encodi
   const size_t item = descrBytes(descr);
   std::string shape = "(";
   for (size_t i = 0; i < t.shape.size(); ++i)
-    shape += std::to_string(t.shape[i]) +
-             (t.shape.size() == 1 ? "," : i + 1 < t.shape.size() ? ", " : "");
+    shape += std::to_string(t.shape[i]) + (t.shape.size() == 1      ? ","
+                                           : i + 1 < t.shape.size() ? ", "
+                                                                    : "");
   shape += ")";
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces and end in '\n' so that the data starts 64-byte aligned (as numpy does).

@@ -8,6 +8,8 @@
 //   f8E4M3FN, <f4 (rounded to nearest even, saturating to     or  |u1 (also <u1): raw FP8 bytes
 //   f8E5M2        +-max, as roundToDType does)
 //   i32       <i4
+// A <f4 value already representable in the dtype is kept as it is (so e5m2's +-inf, which
+// roundToDType would saturate, survive a writeNpy / readNpy round trip).
 // numpy has no bf16 or FP8 types, so such tensors travel either as f32 values or as their raw
 // bits: `x.view(np.uint16)` of a torch bf16 tensor's numpy twin, `x.view(np.uint8)` for FP8.
 // Every mismatch (dtype, shape, order, truncated or corrupt file) is an Error naming the input,

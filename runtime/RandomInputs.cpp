@@ -20,20 +20,22 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Standard normal samples by Box-Muller, two per 64-bit draw (32 bits per uniform).
+/// Standard normal samples by Box-Muller, two per 64-bit draw (32 bits per uniform), in f32
+/// (float log / sin / cos are about twice as fast as double, and the values are rounded to the
+/// input's dtype anyway; the tails reach sqrt(2 ln 2^32) = 6.66 sigma).
 class Gaussian {
 public:
   explicit Gaussian(uint64_t seed) : rng_(seed) {}
-  double next() {
+  float next() {
     if (hasSpare_) {
       hasSpare_ = false;
       return spare_;
     }
     const uint64_t v = rng_();
-    const double u1 = static_cast<double>((v >> 32) + 1) * 0x1p-32;        // (0, 1]
-    const double u2 = static_cast<double>(v & 0xFFFFFFFFull) * 0x1p-32;    // [0, 1)
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    const double theta = 2.0 * std::numbers::pi * u2;
+    const float u1 = static_cast<float>((v >> 32) + 1) * 0x1p-32f;     // (0, 1]
+    const float u2 = static_cast<float>(v & 0xFFFFFFFFull) * 0x1p-32f; // [0, 1]
+    const float r = std::sqrt(-2.0f * std::log(u1));
+    const float theta = 2.0f * std::numbers::pi_v<float> * u2;
     spare_ = r * std::sin(theta);
     hasSpare_ = true;
     return r * std::cos(theta);
@@ -41,7 +43,7 @@ public:
 
 private:
   std::mt19937_64 rng_;
-  double spare_ = 0.0;
+  float spare_ = 0.0f;
   bool hasSpare_ = false;
 };
 
@@ -50,8 +52,8 @@ private:
 // number of threads.
 constexpr int64_t kChunk = int64_t(1) << 16;
 
-HostTensor fill(const std::vector<int64_t> &shape, DType dtype, uint64_t streamSeed,
-                double stddev, bool heavyTailed) {
+HostTensor fill(const std::vector<int64_t> &shape, DType dtype, uint64_t streamSeed, double stddev,
+                bool heavyTailed) {
   HostTensor t = HostTensor::make(shape, dtype);
   const int64_t n = static_cast<int64_t>(t.data.size());
   const int64_t chunks = (n + kChunk - 1) / kChunk;
@@ -69,7 +71,7 @@ HostTensor fill(const std::vector<int64_t> &shape, DType dtype, uint64_t streamS
             const double z = g.next();
             chi2 += z * z;
           }
-          x = x / std::sqrt(chi2 / 3.0) / std::sqrt(3.0);
+          x = x / std::sqrt(std::max(chi2, 1e-30) / 3.0) / std::sqrt(3.0);
         }
         t.data[static_cast<size_t>(i)] = roundToDType(static_cast<float>(x * stddev), dtype);
       }

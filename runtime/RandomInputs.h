@@ -1,7 +1,9 @@
 // Seeded random inputs for running a graph without data files (`fp8c --run=cpu
-// --random-inputs=SEED`, the differential tests). Deterministic on every platform and standard
-// library: values come from std::mt19937_64 (whose output the standard fixes) through a
-// hand-written Box-Muller transform, never from std::*_distribution.
+// --random-inputs=SEED`, the differential tests). Deterministic: values come from
+// std::mt19937_64 (whose output the standard fixes) through a hand-written Box-Muller
+// transform, never from std::*_distribution (whose algorithms differ between standard
+// libraries). Only libm's last-bit rounding of logf / sinf / cosf could differ between
+// platforms, and the rounding to the input's dtype hides that almost always.
 #pragma once
 
 #include "ir/IR.h"

@@ -11,11 +11,11 @@ namespace fp8c {
 /// Statistics over the finite elements (NaN and inf are only counted). With no finite element,
 /// mean / stddev / min / max / absMax are NaN.
 struct TensorStats {
-  int64_t count = 0;    ///< all elements
+  int64_t count = 0; ///< all elements
   int64_t nanCount = 0;
   int64_t infCount = 0;
   double mean = 0.0;
-  double stddev = 0.0;  ///< population standard deviation
+  double stddev = 0.0; ///< population standard deviation
   double min = 0.0;
   double max = 0.0;
   double absMax = 0.0;

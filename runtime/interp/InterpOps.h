@@ -3,6 +3,16 @@
 // TypeRules before calling these, so they may rely on well-formed shapes.
 #pragma once
 
+// No fused multiply-add anywhere in the interpreter: every f32 operation of an op's formula
+// rounds on its own (IR.h semantics). GCC contracts a*b+c into an FMA by default wherever the
+// target has one (aarch64, or x86-64 with -mfma / -march=native), also in ISO C++ mode; clang
+// contracts within an expression. Each interp/*.cpp includes this header first.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include "ir/IR.h"
 #include "ir/Status.h"
 #include "ir/TypeRules.h"
@@ -37,9 +47,9 @@ inline float finish(float x, DType t) {
 
 /// THE accumulation order of linear, matmul and scaled_matmul (IR.h, normative): the product
 /// a[k]*b[k] is added to partial sum k mod 8, each partial sum starting at +0, and the partial
-/// sums are added pairwise at the end: ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). Products are
-/// separate statements so no compiler contracts them into an FMA (on x86-64 without -mfma
-/// there is none to contract into anyway).
+/// sums are added pairwise at the end: ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). Each product is
+/// rounded to f32 before it is added (no FMA: see the pragma above). For f16 / bf16 / FP8
+/// operands the product is exact, so a GPU's FMA gives the same sums.
 inline float dotF32(const float *a, const float *b, int64_t n) {
   float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   int64_t k = 0;
@@ -69,7 +79,7 @@ float absMax(const float *x, int64_t n);
 int64_t scaleIndex(Granularity g, int64_t r, int64_t c, int64_t cols);
 
 /// Calls body(begin, end) over [0, n) split into at most `threads` contiguous chunks, on that
-/// many threads; runs inline when threads <= 1 or n is small.
+/// many threads (the calling thread takes the first chunk); runs inline when threads <= 1.
 void parallelFor(int64_t n, unsigned threads, const std::function<void(int64_t, int64_t)> &body);
 
 // Op implementations, one per OpKind without a region. Each returns the result tensor.

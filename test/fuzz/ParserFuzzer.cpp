@@ -48,8 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("printed IR does not parse", diag2.str() + "--- printed:\n" + printed);
   std::string reprinted = fp8c::toString(*m2);
   if (reprinted != printed)
-    fail("print(parse(print)) differs from print", "--- printed:\n" + printed +
-                                                        "--- reprinted:\n" + reprinted);
+    fail("print(parse(print)) differs from print",
+         "--- printed:\n" + printed + "--- reprinted:\n" + reprinted);
 #ifdef FP8C_FUZZ_VERIFY
   fp8c::DiagnosticEngine vdiag;
   (void)fp8c::verifyModule(*m, vdiag);

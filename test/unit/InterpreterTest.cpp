@@ -1,12 +1,10 @@
 // CPU interpreter: model ops (linear, matmul, pointwise, convert, transpose), kernel regions and
-// input checking. Every expected value is a literal worked out by hand (comments show the
-// arithmetic), never recomputed with the interpreter's own code. Quantization ops are in
-// InterpreterQuantTest.cpp.
+// (input checking is in InterpreterInputsTest.cpp). Every expected value is a literal worked out by
+// hand (comments show the arithmetic), never recomputed with the interpreter's own code.
+// Quantization ops are in InterpreterQuantTest.cpp.
+#include "runtime/Interpreter.h"
 #include "ir/Builder.h"
 #include "ir/Verifier.h"
-#include "runtime/Interpreter.h"
-#include "runtime/RandomInputs.h"
-#include "runtime/TensorStats.h"
 
 #include <gtest/gtest.h>
 
@@ -52,8 +50,8 @@ void expectValues(const HostTensor &t, std::vector<int64_t> shape, DType dt,
   ASSERT_EQ(t.data.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     const float g = t.data[i], w = want[i];
-    const bool same = (std::isnan(g) && std::isnan(w)) ||
-                      (g == w && std::signbit(g) == std::signbit(w));
+    const bool same =
+        (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w));
     EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
   }
 }
@@ -118,8 +116,8 @@ TEST(InterpLinear, EightInterleavedPartialSumsAddedPairwise) {
   auto g = finish(b);
   const float big = 0x1p24f;
   auto r = run(*g, {tensor({1, 10}, DType::F32, std::vector<float>(10, 1.0f)),
-                    tensor({2, 10}, DType::F32,
-                           {big, 1, 1, -big, 0, 0, 0, 0, 0, 0, big, 1, 1, 1, 1, 1, 1, 1, -big, 0})});
+                    tensor({2, 10}, DType::F32, {big, 1, 1, -big, 0, 0, 0, 0, 0,    0,
+                                                 big, 1, 1, 1,    1, 1, 1, 1, -big, 0})});
   ASSERT_EQ(r.size(), 1u);
   expectValues(r[0], {1, 2}, DType::F32, {1, 7});
 }
@@ -139,8 +137,7 @@ TEST(InterpMatmul, SmallAndSummationOrder) {
   for (int k = 0; k < 10; ++k)
     av[k] = 1;
   av[10] = 1, av[11] = 2, av[12] = 3;
-  std::vector<float> bv = {big, big, 1, 1, 1, 1, -big, 1, 0, 1, 0, 1,
-                           0,   1,   0, 1, 0, -big, 0, 0};
+  std::vector<float> bv = {big, big, 1, 1, 1, 1, -big, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, -big, 0, 0};
   auto r = run(*g, {tensor({2, 10}, DType::F32, av), tensor({10, 2}, DType::F32, bv)});
   ASSERT_EQ(r.size(), 1u);
   expectValues(r[0], {2, 2}, DType::F32, {1, 7, 16777220, 16777220});
@@ -315,91 +312,6 @@ TEST(InterpKernel, RegionMatchesUnfusedOps) {
   ASSERT_EQ(r.size(), 2u);
   expectValues(r[0], {2, 3}, DType::BF16, {1, 0, 0.5, 2, 0, kNaN});
   expectValues(r[1], {2, 3}, DType::BF16, {1, 0, 0.5, 2, 0, kNaN});
-}
-
-std::unique_ptr<Graph> linearGraph() {
-  GraphBuilder b("lin");
-  Value *x = b.input("x", {{kDynamic, 4}, DType::BF16});
-  Value *w = b.input("w", {{2, 4}, DType::BF16});
-  b.output(b.linear(x, w));
-  return finish(b);
-}
-
-std::string errorOf(const Graph &g, std::vector<HostTensor> inputs) {
-  Expected<std::vector<HostTensor>> r = interpret(g, inputs);
-  EXPECT_FALSE(r);
-  return r ? std::string() : r.error();
-}
-
-TEST(InterpInputs, MismatchesAreNamedErrors) {
-  auto g = linearGraph();
-  HostTensor w = HostTensor::make({2, 4}, DType::BF16);
-  EXPECT_EQ(errorOf(*g, {HostTensor::make({3, 4}, DType::BF16)}),
-            "'@lin' takes 2 inputs (x, w), got 1");
-  EXPECT_EQ(errorOf(*g, {HostTensor::make({3, 5}, DType::BF16), w}),
-            "input 'x' (#0): expected shape [?, 4], got [3, 5]");
-  EXPECT_EQ(errorOf(*g, {HostTensor::make({3}, DType::BF16), w}),
-            "input 'x' (#0): expected shape [?, 4], got [3]");
-  EXPECT_EQ(errorOf(*g, {HostTensor::make({3, 4}, DType::F32), w}),
-            "input 'x' (#0): expected dtype bf16, got f32");
-  EXPECT_EQ(errorOf(*g, {HostTensor::make({3, 4}, DType::BF16), HostTensor::make({4, 2}, DType::BF16)}),
-            "input 'w' (#1): expected shape [2, 4], got [4, 2]");
-  HostTensor bad = HostTensor::make({1, 4}, DType::BF16);
-  bad.data[2] = 1.001f;
-  EXPECT_EQ(errorOf(*g, {bad, w}), "input 'x' (#0): element 2 (1.00100005) is not a bf16 value");
-  HostTensor shortData = HostTensor::make({2, 4}, DType::BF16);
-  shortData.data.resize(7);
-  EXPECT_EQ(errorOf(*g, {shortData, w}),
-            "input 'x' (#0): shape [2, 4] has 8 elements, but 7 values were given");
-}
-
-TEST(InterpInputs, DynamicDimsMustAgreeWhereOpsNeedIt) {
-  GraphBuilder b("addf");
-  Value *x = b.input("x", {{kDynamic, 2}, DType::F32});
-  Value *y = b.input("y", {{kDynamic, 2}, DType::F32});
-  b.output(b.add(x, y));
-  auto g = finish(b);
-  std::string e = errorOf(*g, {HostTensor::make({3, 2}, DType::F32),
-                               HostTensor::make({2, 2}, DType::F32)});
-  EXPECT_NE(e.find("'fp8.add' op operand shapes differ: [3, 2] and [2, 2]"), std::string::npos)
-      << e;
-  EXPECT_NE(e.find("dynamic dims bound by the inputs: input 'x' (#0) = [3, 2], input 'y' (#1) "
-                   "= [2, 2]"),
-            std::string::npos)
-      << e;
-  // Equal sizes run, and a dynamic dim may be 0.
-  auto r = run(*g, {HostTensor::make({0, 2}, DType::F32), HostTensor::make({0, 2}, DType::F32)});
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].shape, (std::vector<int64_t>{0, 2}));
-}
-
-TEST(InterpInputs, ThreadCountDoesNotChangeResults) {
-  GraphBuilder b("mlp");
-  Value *x = b.input("x", {{kDynamic, 300}, DType::BF16});
-  Value *w1 = b.input("w1", {{257, 300}, DType::BF16});
-  Value *b1 = b.input("b1", {{257}, DType::BF16});
-  b.output(b.gelu(b.linear(x, w1, b1), "tanh"));
-  auto g = finish(b);
-  std::vector<HostTensor> in = randomInputs(*g, 7, 33);
-  InterpretOptions one, many;
-  one.maxThreads = 1;
-  many.maxThreads = 5;
-  auto r1 = interpret(*g, in, one);
-  auto r5 = interpret(*g, in, many);
-  ASSERT_TRUE(r1 && r5);
-  EXPECT_EQ((*r1)[0].data, (*r5)[0].data);
-  // And the result is close to an f64 reference of the same sums.
-  HostTensor ref = HostTensor::make({33, 257}, DType::F32);
-  for (int m = 0; m < 33; ++m)
-    for (int n = 0; n < 257; ++n) {
-      double acc = in[2].data[n];
-      for (int k = 0; k < 300; ++k)
-        acc += double(in[0].at(m, k)) * double(in[1].at(n, k));
-      const double h = roundToDType(static_cast<float>(acc), DType::BF16);
-      ref.at(m, n) = static_cast<float>(
-          0.5 * h * (1 + std::tanh(0.7978845608028654 * (h + 0.044715 * h * h * h))));
-    }
-  EXPECT_LT(relativeFrobeniusError((*r1)[0], ref), 1e-2);
 }
 
 } // namespace

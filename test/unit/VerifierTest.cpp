@@ -2,8 +2,8 @@
 // Op::create / Block / Graph / OpBuilder (so graphs the parser cannot produce are covered too),
 // and checking the exact diagnostic text and its location; plus valid graphs of every op, a
 // kernel with a region and a state pair, which must verify clean.
-#include "ir/Builder.h"
 #include "ir/Verifier.h"
+#include "ir/Builder.h"
 
 #include <gtest/gtest.h>
 
@@ -39,8 +39,8 @@ struct TestGraph {
   Value *in(std::string name, TensorType t, AttrDict a = {}) {
     return g->addInput(std::move(t), std::move(name), std::move(a));
   }
-  Op *op(OpKind k, std::vector<Value *> operands, std::vector<TensorType> results,
-         uint32_t line, AttrDict a = {}) {
+  Op *op(OpKind k, std::vector<Value *> operands, std::vector<TensorType> results, uint32_t line,
+         AttrDict a = {}) {
     return b.create(k, operands, results, std::move(a), at(line));
   }
   /// A single-result op; the result gets `name` as its name hint.
@@ -300,9 +300,10 @@ TEST(VerifierDominanceTest, UseBeforeDef) {
   Value *z = t.val(OpKind::Relu, {x}, T({4}), 6);
   mul->setOperand(0, z);
   mul->setOperand(1, z); // one report per value, not per use
-  EXPECT_EQ(verify(*t.g), (Errors{err(2, "'fp8.add' op operand #1 (%y) is used before it is defined"),
-                                  err(4, "'fp8.mul' op operand #0 (result #0 of 'fp8.relu' at "
-                                         "v.mlir:6:3) is used before it is defined")}));
+  EXPECT_EQ(verify(*t.g),
+            (Errors{err(2, "'fp8.add' op operand #1 (%y) is used before it is defined"),
+                    err(4, "'fp8.mul' op operand #0 (result #0 of 'fp8.relu' at "
+                           "v.mlir:6:3) is used before it is defined")}));
 }
 
 TEST(VerifierDominanceTest, ValueFromAnotherFunctionOrRegion) {
@@ -391,8 +392,8 @@ TEST(VerifierKernelTest, ArgumentsMatchOperands) {
   Op *k1 = t.kernel({x, x}, {T({4})}, 2);
   k1->body()->eraseArgument(1);
   OpBuilder(*k1->body()).create(OpKind::Yield, k1->body()->arguments(), {}, {}, at(3));
-  Op *k2 = t.op(OpKind::Kernel, {k1->result()}, {T({4})}, 4,
-                attrs({{"kind", Attribute("pointwise")}}));
+  Op *k2 =
+      t.op(OpKind::Kernel, {k1->result()}, {T({4})}, 4, attrs({{"kind", Attribute("pointwise")}}));
   Value *arg = k2->createBody().addArgument(T({4}, DType::BF16));
   OpBuilder(*k2->body()).create(OpKind::Yield, std::vector{arg}, {}, {}, at(5));
   t.ret({k2->result()}, 6);
@@ -501,10 +502,10 @@ TEST(VerifierInputsTest, OnlyLeadingDimMayBeDynamic) {
   Value *y = t.in("", T({kDynamic, kDynamic, 2}));
   t.in("z", T({kDynamic, 8}));
   t.ret({x, y}, 2);
-  EXPECT_EQ(verify(*t.g),
-            (Errors{err(1, "input %x: only the leading dim may be dynamic, got tensor<4x?xf32>", 1),
-                    err(1, "input #1: only the leading dim may be dynamic, got tensor<?x?x2xf32>",
-                        1)}));
+  EXPECT_EQ(
+      verify(*t.g),
+      (Errors{err(1, "input %x: only the leading dim may be dynamic, got tensor<4x?xf32>", 1),
+              err(1, "input #1: only the leading dim may be dynamic, got tensor<?x?x2xf32>", 1)}));
 }
 
 // --- rule 8: state pairing ----------------------------------------------------------------------
@@ -528,13 +529,12 @@ TEST(VerifierStateTest, EachKeyOnOneInputAndOneResult) {
   t.g->addResultType(a->type(), attrs({{"fp8.state", Attribute("k")}}));
   t.g->addResultType(b->type(), attrs({{"fp8.state", Attribute("k")}}));
   t.g->addResultType(a->type(), attrs({{"fp8.state", Attribute("out_only")}}));
-  EXPECT_EQ(verify(*t.g),
-            (Errors{err(1, "input %b: state key \"k\" is already used by input %a", 1),
-                    err(1, "result #1: state key \"k\" is already used by result #0", 1),
-                    err(1, "input %lonely: state key \"in_only\" has no result with the same key",
-                        1),
-                    err(1, "result #2: state key \"out_only\" has no input with the same key",
-                        1)}));
+  EXPECT_EQ(
+      verify(*t.g),
+      (Errors{err(1, "input %b: state key \"k\" is already used by input %a", 1),
+              err(1, "result #1: state key \"k\" is already used by result #0", 1),
+              err(1, "input %lonely: state key \"in_only\" has no result with the same key", 1),
+              err(1, "result #2: state key \"out_only\" has no input with the same key", 1)}));
 }
 
 TEST(VerifierStateTest, PairTypesMustMatch) {
@@ -557,8 +557,8 @@ TEST(VerifierStateTest, UnknownFp8Attributes) {
   t.op(OpKind::Return, {x}, {}, 2);
   t.g->addResultType(x->type(), attrs({{"fp8.foo", Attribute(1)}}));
   EXPECT_EQ(verify(*t.g),
-            (Errors{err(1, "input %x: unknown attribute 'fp8.stat' (known: fp8.state)", 1),
-                    err(1, "result #0: unknown attribute 'fp8.foo' (known: fp8.state)", 1)}));
+            (Errors{err(1, "input %x: unknown attribute 'fp8.stat' (known: fp8.param, fp8.state)", 1),
+                    err(1, "result #0: unknown attribute 'fp8.foo' (known: fp8.param, fp8.state)", 1)}));
 }
 
 // --- rule 9: modules ----------------------------------------------------------------------------
@@ -574,8 +574,8 @@ TEST(VerifierModuleTest, DuplicateFunctionNames) {
   }
   DiagnosticEngine diag;
   EXPECT_FALSE(verifyModule(m, diag));
-  EXPECT_EQ(diag.str(), err(9, "redefinition of function @f (first defined at v.mlir:1:1)", 1) +
-                            "\n");
+  EXPECT_EQ(diag.str(),
+            err(9, "redefinition of function @f (first defined at v.mlir:1:1)", 1) + "\n");
 }
 
 TEST(VerifierModuleTest, ValidModuleLeavesDiagnosticsUntouched) {

@@ -109,10 +109,18 @@ func.func @state_types_differ(%h: tensor<16xf32> {fp8.state = "hist"}, %g: tenso
 
 // -----
 
-// CHECK: {{.*}}invalid-func.mlir:[[@LINE+2]]:1: error: input %x: unknown attribute 'fp8.stat' (known: fp8.state)
-// CHECK: {{.*}}invalid-func.mlir:[[@LINE+1]]:1: error: result #0: unknown attribute 'fp8.scale' (known: fp8.state)
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+2]]:1: error: input %x: unknown attribute 'fp8.stat' (known: fp8.param, fp8.state)
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+1]]:1: error: result #0: unknown attribute 'fp8.scale' (known: fp8.param, fp8.state)
 func.func @unknown_fp8_attributes(%x: tensor<4xf32> {fp8.stat = "k", note = "other names are fine"}) -> (tensor<4xf32> {fp8.scale = 2}) {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+2]]:1: error: input %w: attribute 'fp8.param' must be true or false, got "yes"
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+1]]:1: error: result #0: attribute 'fp8.param' applies to inputs only
+func.func @bad_param(%w: tensor<4xf32> {fp8.param = "yes"}) -> (tensor<4xf32> {fp8.param = true}) {
+  return %w : tensor<4xf32>
 }
 
 // -----

@@ -1,0 +1,36 @@
+// fp8c's text form through MLIR: the names MLIR's parser does not keep, and a printer whose
+// output is exactly what fp8c's printer (ir/Printer.cpp) prints for the same graph.
+//
+// MLIR 19 keeps the names of the fp8 ops' results (the ops' parsers record them, Fp8Dialect.h)
+// but not those of func.func's arguments, and its printer has no hook to name them (MLIR 20's
+// --mlir-use-nameloc-as-prefix is that hook). So:
+//   - recordNamesFromSource reads the missing names back from the source text, at the
+//     locations MLIR's parser gave the values;
+//   - printFp8cText prints every func.func with MLIR's printer (the fp8 ops' custom syntax,
+//     func.func's own), after which each SSA name is set to the one fp8c's printer chooses for
+//     the same value: MLIR prints function arguments as %argN and numbers unnamed values in
+//     its own order (the whole block before nested regions), fp8c in text order. It also
+//     prints the `^bb0:` header MLIR leaves out of a kernel region without arguments, and no
+//     `module { }` wrapper. Everything else is MLIR's printer's output, unchanged.
+#pragma once
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace fp8c::fp8 {
+
+/// Records (as NameLoc, see Fp8Dialect.h) the names of the block arguments under `root` and of
+/// single results of non-fp8 ops that have none, reading `text` (the buffer called
+/// `bufferName` in locations) at each value's location. Values without a location in that
+/// buffer are left alone.
+void recordNamesFromSource(mlir::Operation *root, llvm::StringRef text,
+                           llvm::StringRef bufferName);
+
+/// Prints `module`'s ops in fp8c's text form: functions separated by a blank line, each
+/// ending in a newline. Ops other than func.func print as MLIR prints them.
+void printFp8cText(mlir::ModuleOp module, llvm::raw_ostream &os);
+std::string toFp8cText(mlir::ModuleOp module);
+
+} // namespace fp8c::fp8
