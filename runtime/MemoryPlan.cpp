@@ -1,0 +1,95 @@
+// Liveness-based placement of a LaunchPlan's buffers in one arena: greedy best-fit by size,
+// largest first, never overlapping a buffer whose live range intersects.
+#include "runtime/MemoryPlan.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fp8c {
+namespace {
+
+constexpr int64_t kAlign = 256;
+
+int64_t alignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+bool rangesOverlap(const BufferSlot &a, const BufferSlot &b) {
+  return a.firstStep <= b.lastStep && b.firstStep <= a.lastStep;
+}
+
+} // namespace
+
+std::vector<int> buffersOf(const Step &s) {
+  if (const auto *g = std::get_if<GeneratedLaunch>(&s))
+    return g->buffers;
+  const auto &c = std::get<CublasLtGemm>(s);
+  std::vector<int> out;
+  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD})
+    if (b >= 0)
+      out.push_back(b);
+  return out;
+}
+
+MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM) {
+  MemoryPlan mp;
+  mp.maxM = maxM;
+  mp.slots.resize(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    mp.slots[i].bytes = plan.buffers[i].bytes(maxM);
+  // Live ranges over the per-call steps; load-time steps precede step 0.
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (int b : buffersOf(plan.steps[s])) {
+      BufferSlot &slot = mp.slots[b];
+      if (slot.firstStep < 0 || static_cast<int>(s) < slot.firstStep)
+        slot.firstStep = static_cast<int>(s);
+      slot.lastStep = std::max(slot.lastStep, static_cast<int>(s));
+    }
+  int lastStep = static_cast<int>(plan.steps.size());
+  std::vector<size_t> arenaBuffers;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    BufferRole role = plan.buffers[i].role;
+    BufferSlot &slot = mp.slots[i];
+    if (role == BufferRole::Input || role == BufferRole::Output || role == BufferRole::Param)
+      continue;
+    slot.arena = true;
+    if (role != BufferRole::Temp) {
+      // State and constants persist across calls: live for the whole program.
+      slot.firstStep = -1;
+      slot.lastStep = lastStep;
+    } else if (slot.firstStep < 0) {
+      slot.firstStep = slot.lastStep = -1; // unused temp
+    }
+    mp.naiveBytes += alignUp(slot.bytes);
+    arenaBuffers.push_back(i);
+  }
+  std::sort(arenaBuffers.begin(), arenaBuffers.end(), [&](size_t a, size_t b) {
+    if (mp.slots[a].bytes != mp.slots[b].bytes)
+      return mp.slots[a].bytes > mp.slots[b].bytes;
+    return a < b;
+  });
+  std::vector<size_t> placed;
+  for (size_t i : arenaBuffers) {
+    BufferSlot &slot = mp.slots[i];
+    int64_t need = alignUp(std::max<int64_t>(slot.bytes, 1));
+    // Occupied intervals of already placed buffers that are live at the same time.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (size_t j : placed)
+      if (rangesOverlap(slot, mp.slots[j]))
+        busy.push_back({mp.slots[j].offset, mp.slots[j].offset + alignUp(std::max<int64_t>(mp.slots[j].bytes, 1))});
+    std::sort(busy.begin(), busy.end());
+    // Best fit: the smallest gap that holds it, else the end.
+    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+    for (const auto &[lo, hi] : busy) {
+      if (lo - cursor >= need && lo - cursor < bestGap) {
+        best = cursor;
+        bestGap = lo - cursor;
+      }
+      cursor = std::max(cursor, hi);
+    }
+    slot.offset = best >= 0 ? best : cursor;
+    mp.arenaBytes = std::max(mp.arenaBytes, slot.offset + need);
+    placed.push_back(i);
+  }
+  return mp;
+}
+
+} // namespace fp8c

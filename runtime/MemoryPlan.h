@@ -1,0 +1,36 @@
+// The memory plan (issue 4): device bytes for a LaunchPlan, decided at compile time so that
+// Executable::run allocates nothing. Temporaries whose live ranges (first to last step that
+// touches them) do not overlap share bytes; everything is sized for the largest M the
+// executable accepts (CompileOptions::maxTokens). Parameters, state and constants get their
+// own persistent slots; inputs and outputs are the caller's.
+#pragma once
+
+#include "codegen/LaunchPlan.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace fp8c {
+
+struct BufferSlot {
+  bool arena = false;   ///< lives in the arena at `offset` (temps, state, constants)
+  int64_t offset = 0;   ///< bytes from the arena start (256-byte aligned)
+  int64_t bytes = 0;    ///< at maxM
+  int firstStep = -1;   ///< live range over LaunchPlan::steps (load steps count as -1)
+  int lastStep = -1;
+};
+
+struct MemoryPlan {
+  std::vector<BufferSlot> slots; ///< one per LaunchPlan::buffers entry
+  int64_t arenaBytes = 0;
+  int64_t naiveBytes = 0;        ///< what one allocation per temp would take
+  int64_t maxM = 0;
+};
+
+/// The buffers a step touches (inputs and outputs alike).
+std::vector<int> buffersOf(const Step &s);
+
+/// Plans the arena for M up to `maxM`.
+MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM);
+
+} // namespace fp8c

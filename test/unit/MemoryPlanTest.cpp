@@ -1,0 +1,85 @@
+// The memory plan: temps with disjoint live ranges share bytes, overlapping ones never do,
+// persistent buffers (state, constants) never share, caller buffers take no arena bytes.
+#include "runtime/MemoryPlan.h"
+
+#include <gtest/gtest.h>
+
+using namespace fp8c;
+
+namespace {
+
+BufferDesc buffer(std::string name, std::vector<int64_t> shape, DType t, BufferRole role) {
+  BufferDesc b;
+  b.name = std::move(name);
+  b.type = TensorType(std::move(shape), t);
+  b.role = role;
+  return b;
+}
+
+GeneratedLaunch launch(std::vector<int> buffers) {
+  GeneratedLaunch g;
+  g.kernelName = g.entry = "k";
+  g.buffers = std::move(buffers);
+  return g;
+}
+
+bool overlaps(const BufferSlot &a, const BufferSlot &b) {
+  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+} // namespace
+
+TEST(MemoryPlanTest, BytesFollowMAndPitch) {
+  BufferDesc b = buffer("x", {kDynamic, 100}, DType::F8E4M3FN, BufferRole::Temp);
+  EXPECT_EQ(b.bytes(3), 300);
+  b.ld = 112;
+  EXPECT_EQ(b.bytes(3), 336);
+  EXPECT_EQ(buffer("s", {}, DType::F32, BufferRole::Temp).bytes(7), 4);
+}
+
+TEST(MemoryPlanTest, DisjointTempsShareOverlappingDoNot) {
+  LaunchPlan p;
+  p.buffers = {buffer("in", {kDynamic, 1024}, DType::BF16, BufferRole::Input),     // 0
+               buffer("t1", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),      // 1
+               buffer("t2", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),      // 2
+               buffer("t3", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),      // 3
+               buffer("out", {kDynamic, 1024}, DType::BF16, BufferRole::Output)};  // 4
+  // in -> t1 -> t2 -> t3 -> out: t1 and t3 are never live together.
+  p.steps = {launch({0, 1}), launch({1, 2}), launch({2, 3}), launch({3, 4})};
+  MemoryPlan mp = planMemory(p, 16);
+  EXPECT_FALSE(mp.slots[0].arena);
+  EXPECT_FALSE(mp.slots[4].arena);
+  ASSERT_TRUE(mp.slots[1].arena && mp.slots[2].arena && mp.slots[3].arena);
+  EXPECT_FALSE(overlaps(mp.slots[1], mp.slots[2]));
+  EXPECT_FALSE(overlaps(mp.slots[2], mp.slots[3]));
+  EXPECT_EQ(mp.slots[1].offset, mp.slots[3].offset) << "t1 and t3 should reuse the same bytes";
+  EXPECT_EQ(mp.arenaBytes, 2 * 16 * 1024 * 2);
+  EXPECT_EQ(mp.naiveBytes, 3 * 16 * 1024 * 2);
+}
+
+TEST(MemoryPlanTest, PersistentBuffersNeverShare) {
+  LaunchPlan p;
+  p.buffers = {buffer("hist", {16}, DType::F32, BufferRole::State),
+               buffer("w_fp8", {256, 256}, DType::F8E4M3FN, BufferRole::Constant),
+               buffer("t", {kDynamic, 256}, DType::F32, BufferRole::Temp)};
+  p.loadSteps = {launch({1})};
+  p.steps = {launch({2}), launch({0, 2})};
+  MemoryPlan mp = planMemory(p, 4);
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      EXPECT_FALSE(overlaps(mp.slots[i], mp.slots[j])) << i << " vs " << j;
+  EXPECT_EQ(mp.slots[0].offset % 256, 0);
+  EXPECT_EQ(mp.slots[1].offset % 256, 0);
+  EXPECT_EQ(mp.slots[2].offset % 256, 0);
+}
+
+TEST(MemoryPlanTest, CublasStepsCountTheirOperands) {
+  CublasLtGemm g;
+  g.a = 0;
+  g.b = 1;
+  g.d = 2;
+  g.invScaleA = 3;
+  g.bias = 5;
+  std::vector<int> bufs = buffersOf(Step(g));
+  EXPECT_EQ(bufs, (std::vector<int>{0, 1, 2, 3, 5}));
+}
