@@ -25,7 +25,9 @@ function(fp8c_add_layer name)
     target_link_libraries(fp8c_${name} ${scope} ${ARG_DEPS})
   endif()
   if(srcs)
-    target_compile_options(fp8c_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+    # -ffp-contract=off: the interpreter's numerics are normative (one rounding per product and
+    # per sum); the compiler must not fuse a*b+c into an FMA behind our back.
+    target_compile_options(fp8c_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter -ffp-contract=off)
     if(ARG_PRIVATE_DEPS)
       target_link_libraries(fp8c_${name} PRIVATE ${ARG_PRIVATE_DEPS})
     endif()

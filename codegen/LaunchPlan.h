@@ -33,30 +33,37 @@ enum class BufferRole {
 };
 
 /// One device buffer. 2-D tensors may be stored with a padded row pitch (`ld` elements per
-/// row >= cols) so that FP8 GEMM operands meet cuBLASLt's 16-byte alignment for any K.
+/// row >= cols) so that FP8 GEMM operands meet cuBLASLt's 16-byte alignment for any K; the
+/// pad columns of every padded buffer written by a generated launch hold zeros.
 struct BufferDesc {
   std::string name;    ///< the graph value's name (for messages and bindings)
   TensorType type;     ///< logical type; `?` is M
   BufferRole role = BufferRole::Temp;
   int64_t ld = 0;      ///< row pitch in elements for rank-2 tensors (0 = compact)
+  /// Rank-2 tensors whose last dim is the dynamic M (transposed activations, and the
+  /// K-block-major 1x128 inverse scales cuBLASLt takes for an A operand): the row pitch is
+  /// M rounded up to a multiple of ldAlignM (0 = not such a tensor; then `ld` applies).
+  int ldAlignM = 0;
   int graphIndex = -1; ///< input index (Input/Param/State) or output index (Output/State)
-  bool zeroInit = false; ///< must be zeroed before each step writing it (atomic amax targets)
+  /// Output: the output index (== graphIndex). State: the graph output that returns the new
+  /// value (the runtime binds input graphIndex and output outputIndex to this one buffer).
+  int outputIndex = -1;
+  /// Must be zeroed before the one step that writes it, every time that step runs (atomic
+  /// amax targets, grid-barrier counters, FP8 GEMM outputs whose pad columns must be zero).
+  bool zeroInit = false;
 
-  /// Bytes for a given M, with the row pitch's padding.
-  int64_t bytes(int64_t m) const {
-    const std::vector<int64_t> &shape = type.shape();
-    int64_t elems = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      int64_t d = shape[i] == kDynamic ? m : shape[i];
-      if (i + 1 == shape.size() && shape.size() == 2 && ld > d)
-        d = ld;
-      elems *= d;
-    }
-    return elems * dtypeBytes(type.dtype());
-  }
+  /// Row pitch in elements at run-time size m (the last dim when compact); 1 for rank < 1.
+  int64_t pitch(int64_t m) const;
+  /// Bytes for a given M, with padding.
+  int64_t bytes(int64_t m) const;
 };
 
-/// How many thread blocks a generated launch uses.
+/// How many thread blocks a generated launch uses:
+///   blocks = ceil(work.eval(M) / perBlock), capped (persistent) at the number of blocks of
+///   `blockThreads` threads and `sharedBytes` that can be co-resident on the device
+///   (cuOccupancyMaxActiveBlocksPerMultiprocessor x SMs), and at least 1 (a launch also does
+///   fixed work, such as writing a scale, when M is 0). Generated kernels loop grid-stride,
+///   so any grid size is correct; cooperative ones need every block co-resident.
 struct GridRule {
   AffineM work;           ///< units of work (e.g. 16-byte vectors, rows, tiles)
   int64_t perBlock = 1;   ///< units per block per grid-stride iteration
@@ -66,35 +73,57 @@ struct GridRule {
 
 /// A generated kernel launch. Its entry point takes one argument, a struct laid out as
 /// `{ void *buffers[N]; long long m; }` with the buffers listed in `buffers` order.
+/// Requirements on the runtime: every buffer pointer 16-byte aligned (device allocations and
+/// arena slots are 256-byte aligned; a caller's buffer that is not must be copied); zeroInit
+/// buffers zeroed before the launch; NVRTC options `nvrtcOptions` added to the defaults.
 struct GeneratedLaunch {
   std::string kernelName; ///< unique within the plan; the NVRTC program's name
   std::string entry;      ///< the `extern "C" __global__` function in `source`
   std::string source;     ///< complete CUDA C++ (includes embedded headers by name)
   std::vector<int> buffers;
   int blockThreads = 256;
-  int64_t sharedBytes = 0;
+  int64_t sharedBytes = 0; ///< dynamic shared memory (generated kernels use static only: 0)
   GridRule grid;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
+  /// Options this source needs beyond compileWithNvrtc's defaults: "--fmad=false" (no FMA
+  /// contraction: the interpreter rounds every product and sum).
+  std::vector<std::string> nvrtcOptions;
 };
 
 enum class GemmScaleMode { Tensor, OuterVector, Block128 };
 enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias };
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
-/// with amax(|D|) and FP8 output D * scaleD. A and B are FP8, K-major (TN). Scale buffers
-/// hold *inverse* scales (dequantization factors), as cuBLASLt multiplies by them.
+/// with amax(|D|) and FP8 output D * scaleD. A and B are FP8, K-major (TN), or both bf16/f16
+/// (unquantized linear / matmul: no scales). Scale buffers hold *inverse* scales
+/// (dequantization factors), as cuBLASLt multiplies by them; their layouts by scaleMode:
+///   Tensor       one f32 each;
+///   OuterVector  invScaleA [M], invScaleB [N];
+///   Block128     invScaleA: the 1x128 scales of A as a [ceil(K/128), M] buffer with row pitch
+///                roundup(M, 4) (BufferDesc::ldAlignM = 4: M contiguous, K blocks outer);
+///                invScaleB: the 128x128 scales of B as [ceil(N/128), ceil(K/128)] with row
+///                pitch roundup(ceil(K/128), 4) (BufferDesc::ld).
+/// Element types and row pitches are those of the buffers (BufferDesc::type, ld). Padded
+/// operand pitches have zero pad columns, so K may be rounded up to the pitch.
+/// amaxD is max |D| of the f32 result before any rounding to D's type; consumers that need
+/// the amax of the stored tensor round it themselves (monotone rounding: round(max) = max of
+/// rounded), which the generated consumers do.
 struct CublasLtGemm {
   std::string name;
   int a = -1, b = -1, d = -1;
   int invScaleA = -1, invScaleB = -1; ///< f32 buffers: scalar, [M]/[N], or 128-block grids
   int bias = -1;                      ///< [N], bf16/f16/f32, or -1
-  int amaxD = -1;                     ///< f32 scalar receiving max |D|, or -1
+  int amaxD = -1;                     ///< f32 scalar receiving max |D|, or -1 (zeroInit)
   int scaleD = -1;                    ///< f32 scalar for FP8 D, or -1
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
   AffineM m;                          ///< rows of A and D
   int64_t n = 0, k = 0;               ///< k is the logical K (operand pitch may be padded)
+  /// B is [N, K] (K contiguous, TN) when true; [K, N] (N contiguous) for an unquantized
+  /// fp8.matmul whose right operand is not transposed (bf16/f16 only).
+  bool bKMajor = true;
+  std::string description;            ///< the ops it runs, for logs and --emit=cuda comments
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

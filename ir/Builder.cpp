@@ -5,7 +5,7 @@
 
 namespace fp8c {
 
-Location locationOf(const std::source_location &where) {
+Location locationOf(const SourceLocation &where) {
   return Location::make(where.file_name(), where.line(), where.column() ? where.column() : 1);
 }
 

@@ -18,14 +18,29 @@
 
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <vector>
+#if __has_include(<source_location>)
+#include <source_location>
+#endif
 
 namespace fp8c {
 
+#if defined(__cpp_lib_source_location)
+using SourceLocation = std::source_location;
+#else
+/// Stand-in where the standard library lacks std::source_location (clang 14 with
+/// libstdc++ 12): builder locations then read `<builder>:0:0`.
+struct SourceLocation {
+  static constexpr SourceLocation current() { return {}; }
+  constexpr const char *file_name() const { return "<builder>"; }
+  constexpr unsigned line() const { return 0; }
+  constexpr unsigned column() const { return 0; }
+};
+#endif
+
 /// Location of a C++ call site.
-Location locationOf(const std::source_location &where);
+Location locationOf(const SourceLocation &where);
 
 /// Creates ops before an insertion point (or at the end of a block).
 class OpBuilder {
@@ -54,7 +69,7 @@ private:
 
 /// C++ graph capture (see the file comment).
 class GraphBuilder {
-  using Where = std::source_location;
+  using Where = SourceLocation;
 
 public:
   explicit GraphBuilder(std::string name, Where where = Where::current());

@@ -231,7 +231,20 @@ Value *Graph::addInput(TensorType t, std::string name, AttrDict attrs) {
   return body_.addArgument(std::move(t), std::move(name));
 }
 
+const AttrDict &Graph::inputAttrs(unsigned i) const {
+  static const AttrDict empty;
+  return i < inputAttrs_.size() ? inputAttrs_[i] : empty;
+}
+
+AttrDict &Graph::mutableInputAttrs(unsigned i) {
+  if (inputAttrs_.size() < body_.numArguments())
+    inputAttrs_.resize(body_.numArguments());
+  return inputAttrs_[i];
+}
+
 void Graph::eraseInput(unsigned i) {
+  if (inputAttrs_.size() < body_.numArguments())
+    inputAttrs_.resize(body_.numArguments());
   body_.eraseArgument(i);
   inputAttrs_.erase(inputAttrs_.begin() + i);
 }

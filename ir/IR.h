@@ -213,8 +213,9 @@ public:
   Value *addInput(TensorType t, std::string name, AttrDict attrs = {});
   unsigned numInputs() const { return body_.numArguments(); }
   Value *input(unsigned i) const { return body_.argument(i); }
-  const AttrDict &inputAttrs(unsigned i) const { return inputAttrs_[i]; }
-  AttrDict &mutableInputAttrs(unsigned i) { return inputAttrs_[i]; }
+  /// Attributes of input i (empty for an argument added to body() directly).
+  const AttrDict &inputAttrs(unsigned i) const;
+  AttrDict &mutableInputAttrs(unsigned i);
   /// Keeps per-input attributes in step with the body's arguments.
   void eraseInput(unsigned i);
 

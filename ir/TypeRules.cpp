@@ -193,7 +193,9 @@ std::string_view granularityName(Granularity g) {
   return "?";
 }
 
-int64_t ceilDivDim(int64_t d, int64_t b) { return d == kDynamic ? kDynamic : (d + b - 1) / b; }
+int64_t ceilDivDim(int64_t d, int64_t b) {
+  return d == kDynamic ? kDynamic : d / b + (d % b != 0); // no overflow near INT64_MAX
+}
 
 bool dimsCompatible(int64_t a, int64_t b) { return a == b || a == kDynamic || b == kDynamic; }
 

@@ -3,10 +3,16 @@
 //                                                               every A value)
 //   convert(x: A -> A)                ==> x
 //   cast(dequant(q, s), s)            ==> q  when both use the same scale value and
-//        granularity, the FP8 dtypes agree, and the dequantized dtype is f32 or bf16: q / s
-//        rounded to T and multiplied back by s lands within 2^-8 relative of q, which rounds
-//        back to q at FP8's 3 (or 2) mantissa bits. (Not folded through f16, whose narrow
-//        range could overflow q / s.)
+//        granularity, the FP8 dtypes agree, and the dequantized dtype is f32: for every FP8 q
+//        and every s with fmax / FLT_MAX <= |s| <= FLT_MAX (fmax = 448, or 57344 for e5m2;
+//        fp8.scale and fp8.history_scale give such scales for every amax <= 2^126 at margin
+//        0), q / s in f32 keeps at least 5 significant bits even in f32's subnormals
+//        (|q / s| >= 2^-16 / FLT_MAX > 2^-144), so multiplied back by s it lands within 2^-6
+//        relative of q and rounds back to q at FP8's 3 (or 2) mantissa bits; where q / s
+//        overflows, |q| = fmax and saturates back. Degenerate scales (0, inf, NaN, smaller
+//        ones) would give NaN or fmax instead of q: the fold assumes scales are not
+//        degenerate. Not folded through bf16, whose subnormals keep too few bits (q = 2^-9,
+//        s = FLT_MAX gives 0), nor f16, whose range overflows.
 //   transpose(transpose(x))           ==> x
 //   relu(relu(x))                     ==> relu(x)
 // Rewrites repeat until none applies; dead producers are left for `dce`.
@@ -48,8 +54,7 @@ Value *foldToExisting(Op *op) {
     Op *dq = producer(op->operand(0), OpKind::Dequant);
     if (!dq || dq->operand(1) != op->operand(1))
       return nullptr;
-    DType mid = dq->result()->type().dtype();
-    if (mid != DType::F32 && mid != DType::BF16)
+    if (dq->result()->type().dtype() != DType::F32)
       return nullptr;
     if (dq->strAttr("granularity") != op->strAttr("granularity"))
       return nullptr;
@@ -85,7 +90,9 @@ bool canonicalizeBlock(Block &b) {
     }
     if (foldConvertChain(op))
       changed = true;
-    if (Value *v = foldToExisting(op)) {
+    // A folded op keeps its result until dce; it counts as a change only while it has users,
+    // so that the fixpoint loop ends.
+    if (Value *v = foldToExisting(op); v && op->result()->hasUses()) {
       op->result()->replaceAllUsesWith(v);
       changed = true;
     }

@@ -9,8 +9,11 @@
 //      before the kernel starts, with the scale computation itself and, where it does not feed
 //      the kernel, the amax of A taken while loading it;
 //   4. what is left: cheap scale ops go to the start of their first consumer kernel, amax +
-//      scale + cast of one tensor form one reduce kernel, pointwise chains one kernel each,
+//      scale + cast of one tensor form one reduce kernel (with a transpose feeding only it),
+//      pointwise chains one kernel each, a cast no prologue took one kernel with its scale,
 //      history updates one trailing kernel.
+// No op joins a kernel where that would make the kernel need, through ops outside it, a value
+// computed from its own results (wouldCycle).
 // Legality is checked, not assumed; each refusal that is not a plain boundary is recorded
 // with its reason for --print-fusion-plan.
 #include "passes/FusionPlan.h"
@@ -128,6 +131,45 @@ private:
     }
     return false;
   }
+  // True when kernel k, with `op` added, would need a value computed from one of its own
+  // results by something outside it: a cycle between kernels. Unplanned ops count as kernels
+  // of their own; already planned ones as their kernel.
+  bool wouldCycle(const Op *op, size_t k) const {
+    auto inK = [&](const Op *o) { return o == op || inKernel(o, k); };
+    std::vector<const Op *> work;
+    auto pushUsers = [&](const Op *o, bool outsideOnly) {
+      for (Value *r : o->results())
+        for (Op *u : r->users())
+          if (topLevel(u) && !(outsideOnly && inK(u)))
+            work.push_back(u);
+    };
+    for (const Op *o : plan_.kernels[k].ops)
+      pushUsers(o, true);
+    pushUsers(op, true);
+    std::set<const Op *> seenOps;
+    std::set<size_t> seenKernels;
+    while (!work.empty()) {
+      const Op *u = work.back();
+      work.pop_back();
+      if (inK(u))
+        return true;
+      if (auto it = plan_.kernelOf.find(const_cast<Op *>(u)); it != plan_.kernelOf.end()) {
+        if (seenKernels.insert(it->second).second)
+          for (const Op *o : plan_.kernels[it->second].ops)
+            pushUsers(o, false);
+      } else if (seenOps.insert(u).second) {
+        pushUsers(u, false);
+      }
+    }
+    return false;
+  }
+  // Adds `op` to kernel k unless that makes a cycle between kernels.
+  bool addIfAcyclic(size_t k, Op *op, OpRole role) {
+    if (wouldCycle(op, k))
+      return false;
+    add(k, op, role);
+    return true;
+  }
   bool otherOperandsIndependent(const Op *op, const Value *tail, size_t k) const {
     for (Value *o : op->operands())
       if (o != tail && dependsOn(o, k))
@@ -173,19 +215,25 @@ private:
     Granularity gran = parseGranularity(cast->strAttr("granularity")).value_or(Granularity::Tensor);
     Op *sdef = s->definingOp();
     if (!dependsOn(s, k)) {
-      // Known before the kernel starts (e.g. history_scale): computed at its start.
-      if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef) && !dependsOn(s, k))
-        add(k, sdef, OpRole::Prologue);
+      if (wouldCycle(cast, k)) {
+        reject(cast, k, "epilogue", "another op the kernel needs is computed from it");
+        return false;
+      }
       add(k, cast, OpRole::Epilogue);
+      // Known before the kernel starts (e.g. history_scale): computed at its start, unless
+      // something the kernel needs is computed from it too (then it runs before the kernel).
+      if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef))
+        addIfAcyclic(k, sdef, OpRole::Prologue);
       return true;
     }
     Op *amax = sdef && sdef->kind() == OpKind::Scale ? sdef->operand(0)->definingOp() : nullptr;
     if (gran == Granularity::Block1x128 && amax && inKernel(amax, k) &&
         amax->operand(0) == tail && amax->strAttr("granularity") == "block_1x128" &&
-        !planned(sdef)) {
-      add(k, sdef, OpRole::Epilogue);
-      add(k, cast, OpRole::Epilogue);
-      return true;
+        topLevel(sdef) && !planned(sdef) && addIfAcyclic(k, sdef, OpRole::Epilogue)) {
+      if (addIfAcyclic(k, cast, OpRole::Epilogue))
+        return true;
+      reject(cast, k, "epilogue", "another op the kernel needs is computed from it");
+      return false;
     }
     std::string why;
     if (gran == Granularity::Tensor)
@@ -205,7 +253,7 @@ private:
     while (true) {
       for (Op *u : tail->users())
         if (topLevel(u) && !planned(u) && u->kind() == OpKind::Amax)
-          add(k, u, OpRole::Epilogue);
+          addIfAcyclic(k, u, OpRole::Epilogue);
       for (Op *u : tail->users())
         if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail)
           tryEpilogueCast(k, u, tail);
@@ -236,7 +284,10 @@ private:
         reject(u, k, "epilogue", "another operand of it is computed from this kernel's output");
         return;
       }
-      add(k, u, OpRole::Epilogue);
+      if (!addIfAcyclic(k, u, OpRole::Epilogue)) {
+        reject(u, k, "epilogue", "another op the kernel needs is computed from it");
+        return;
+      }
       tail = u->result();
     }
   }
@@ -264,12 +315,12 @@ private:
         reject(cast, k, "prologue", nameOf(a8) + " is also used outside the kernel");
         return;
       }
-    if (dependsOn(cast->operand(0), k) || dependsOn(cast->operand(1), k))
+    if (dependsOn(cast->operand(0), k) || dependsOn(cast->operand(1), k) ||
+        !addIfAcyclic(k, cast, OpRole::Prologue))
       return;
-    add(k, cast, OpRole::Prologue);
     Op *sdef = cast->operand(1)->definingOp();
     if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef) && allUsersIn(sdef->result(), k))
-      add(k, sdef, OpRole::Prologue);
+      addIfAcyclic(k, sdef, OpRole::Prologue);
     // The amax of A, taken while loading it, where the kernel does not need it itself.
     for (Op *u : cast->operand(0)->users()) {
       if (!topLevel(u) || planned(u) || u->kind() != OpKind::Amax)
@@ -279,7 +330,7 @@ private:
         for (Value *o : op->operands())
           feedsKernel |= dependsOnOp(o, u);
       if (!feedsKernel)
-        add(k, u, OpRole::Prologue);
+        addIfAcyclic(k, u, OpRole::Prologue);
     }
   }
   bool dependsOnOp(const Value *v, const Op *target) const {
@@ -305,40 +356,56 @@ private:
       if (topLevel(op.get()))
         ops.push_back(op.get());
     // Scale ops whose users are all planned start their first consumer.
-    for (Op *op : ops) {
-      if (planned(op) || !isScaleOp(op))
-        continue;
-      std::optional<size_t> first;
-      bool allPlanned = true;
-      for (Op *u : op->result()->users()) {
-        if (!planned(u)) {
-          allPlanned = false;
-          break;
-        }
-        size_t k = plan_.kernelOf[u];
-        if (!first || order_[plan_.kernels[k].ops.front()] < order_[plan_.kernels[*first].ops.front()])
-          first = k;
-      }
-      if (allPlanned && first && !dependsOn(op->operand(0), *first))
-        add(*first, op, OpRole::Prologue);
-    }
+    for (Op *op : ops)
+      placeScaleOp(op);
+    // Amax kernels first: one takes the transpose that feeds only it, which comes earlier in
+    // block order than the amax and would otherwise become a kernel of its own.
+    for (Op *op : ops)
+      if (!planned(op) && op->kind() == OpKind::Amax)
+        planAmaxKernel(op);
     std::optional<size_t> stateKernel;
     for (Op *op : ops) {
-      if (planned(op))
+      if (planned(op) || isScaleOp(op))
         continue;
-      if (op->kind() == OpKind::Amax) {
-        planAmaxKernel(op);
-      } else if (op->kind() == OpKind::HistoryPush) {
-        if (!stateKernel)
+      if (op->kind() == OpKind::HistoryPush) {
+        // One trailing kernel for the history updates (a new one where joining would cycle,
+        // e.g. when a later op reads an updated history).
+        if (!stateKernel || wouldCycle(op, *stateKernel))
           stateKernel = newKernel(KernelKind::Reduce);
         add(*stateKernel, op, OpRole::Body);
       } else if (isPointwise(op)) {
         planPointwiseChain(op);
       } else {
-        size_t k = newKernel(isScaleOp(op) ? KernelKind::Reduce : KernelKind::Pointwise);
+        size_t k = newKernel(KernelKind::Pointwise);
         add(k, op, OpRole::Body);
       }
     }
+    // The remaining scale ops start their first consumer now that it is planned (a cast that
+    // is no GEMM's prologue: scale + cast is one single-pass kernel), else run on their own.
+    for (Op *op : ops) {
+      if (planned(op) || !isScaleOp(op) || placeScaleOp(op))
+        continue;
+      size_t k = newKernel(KernelKind::Reduce);
+      add(k, op, OpRole::Body);
+    }
+  }
+
+  // Puts an unplanned scale op at the start of its first consumer kernel (by block order) when
+  // all its users are planned and that makes no cycle. True when it did.
+  bool placeScaleOp(Op *op) {
+    if (planned(op) || !isScaleOp(op))
+      return false;
+    std::optional<size_t> first;
+    for (Op *u : op->result()->users()) {
+      if (!planned(u))
+        return false;
+      size_t k = plan_.kernelOf[u];
+      if (!first ||
+          order_[plan_.kernels[k].ops.front()] < order_[plan_.kernels[*first].ops.front()])
+        first = k;
+    }
+    return first && !dependsOn(op->operand(0), *first) &&
+           addIfAcyclic(*first, op, OpRole::Prologue);
   }
 
   // amax + scale + cast of one tensor as one kernel (the cast also when its scale comes from
@@ -348,30 +415,31 @@ private:
     Value *x = amax->operand(0);
     add(k, amax, OpRole::Body);
     for (Op *s : amax->result()->users()) {
-      if (!topLevel(s) || planned(s) || s->kind() != OpKind::Scale)
+      if (!topLevel(s) || planned(s) || s->kind() != OpKind::Scale ||
+          !addIfAcyclic(k, s, OpRole::Body))
         continue;
-      add(k, s, OpRole::Body);
       for (Op *c : s->result()->users())
         if (topLevel(c) && !planned(c) && c->kind() == OpKind::Cast && c->operand(0) == x)
-          add(k, c, OpRole::Body);
+          addIfAcyclic(k, c, OpRole::Body);
     }
     for (Op *c : x->users()) {
       if (!topLevel(c) || planned(c) || c->kind() != OpKind::Cast || c->operand(0) != x ||
           dependsOn(c->operand(1), k))
         continue;
       Op *sdef = c->operand(1)->definingOp();
-      add(k, c, OpRole::Body);
+      if (!addIfAcyclic(k, c, OpRole::Body))
+        continue;
       if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef)) {
         bool othersPlanned = true;
         for (Op *u : sdef->result()->users())
           othersPlanned &= planned(u);
         if (othersPlanned)
-          add(k, sdef, OpRole::Body);
+          addIfAcyclic(k, sdef, OpRole::Body);
       }
     }
     Op *t = x->definingOp();
     if (topLevel(t) && !planned(t) && t->kind() == OpKind::Transpose && allUsersIn(x, k))
-      add(k, t, OpRole::Body);
+      addIfAcyclic(k, t, OpRole::Body);
   }
 
   void planPointwiseChain(Op *op) {
@@ -380,9 +448,9 @@ private:
     Value *tail = op->result();
     while (tail->numUses() == 1) {
       Op *u = tail->users()[0];
-      if (!topLevel(u) || planned(u) || !isPointwise(u) || !otherOperandsIndependent(u, tail, k))
+      if (!topLevel(u) || planned(u) || !isPointwise(u) || !otherOperandsIndependent(u, tail, k) ||
+          !addIfAcyclic(k, u, OpRole::Body))
         break;
-      add(k, u, OpRole::Body);
       tail = u->result();
     }
     if (tail->numUses() > 1)

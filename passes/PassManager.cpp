@@ -74,7 +74,7 @@ Status PassManager::parsePipeline(std::string_view pipeline) {
       while (next < text.size() && text[next] == ' ')
         ++next;
       if (next < text.size() && text[next] != ',')
-        return Error("expected ',' after '" + std::string(text.substr(i, next - i)) +
+        return Error("expected ',' after '" + std::string(trim(text.substr(i, close + 1 - i))) +
                      "' in the pass pipeline");
     }
     if (name.empty())

@@ -13,16 +13,18 @@
 // with `{fp8.state = "x_amax_history"}` on the new input and output.
 //
 // A tensor feeding several GEMMs in the same role is quantized once. With weights=static,
-// weights must be graph inputs; they are marked `{fp8.param = true}`, meaning the runtime may
-// compute everything that depends only on parameters once, at load (their quantization with
-// current scaling, also under the delayed recipe). fp8.matmul's right operand [K, N] is
-// transposed to the [N, K] (K-major) layout FP8 GEMMs take.
+// weights (fp8.matmul: its right operand) must be graph inputs; they are marked
+// `{fp8.param = true}`, meaning the runtime may compute everything that depends only on
+// parameters once, at load (their quantization with current scaling, also under the delayed
+// recipe). fp8.matmul's right operand [K, N] is transposed (once per operand) to the [N, K]
+// (K-major) layout FP8 GEMMs take.
 #include "passes/Passes.h"
 
 #include "passes/Recipe.h"
 #include "ir/Builder.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace fp8c {
@@ -48,6 +50,10 @@ public:
   }
 
 private:
+  bool isGraphInput(const Value *v) const {
+    return v->isBlockArgument() && v->ownerBlock() == &g_.body();
+  }
+
   std::string baseName(Value *v, std::string_view fallback) {
     return v->name().empty() ? std::string(fallback) : v->name();
   }
@@ -113,13 +119,17 @@ private:
     }
     bool param = isWeight && r_.staticWeights;
     if (param) {
-      if (!v->isBlockArgument() || v->ownerBlock() != &g_.body()) {
+      // fp8.matmul's weight is the transpose rewrite() made of its right operand.
+      Value *src = v;
+      if (Op *t = v->definingOp(); t && t->kind() == OpKind::Transpose && transposes_.count(t))
+        src = t->operand(0);
+      if (!isGraphInput(src)) {
         diag_.error(at->loc(), "quantize: weights=static needs the weight of '" +
                                    std::string(at->name()) + "' to be a graph input, but %" +
-                                   baseName(v, "?") + " is computed in the graph");
+                                   baseName(src, "?") + " is computed in the graph");
         return std::nullopt;
       }
-      g_.mutableInputAttrs(v->index()).set("fp8.param", Attribute(true));
+      g_.mutableInputAttrs(src->index()).set("fp8.param", Attribute(true));
     }
     // Static weights are quantized once at load with current scaling, whatever the recipe.
     bool delayed = r_.kind == RecipeKind::Delayed && !param;
@@ -161,11 +171,18 @@ private:
     Value *bias = op->kind() == OpKind::Linear && op->numOperands() == 3 ? op->operand(2) : nullptr;
     OpBuilder b(*op->parentBlock(), op);
     if (op->kind() == OpKind::Matmul) {
-      // a[M, K] . b[K, N] == a . (b^T)ᵀ with b^T the [N, K] weight of a linear.
-      w = make(b, OpKind::Transpose, {w}, {}, op->loc(), std::nullopt,
-               baseName(w, "w") + "_t");
-      if (!w)
-        return false;
+      // a[M, K] . b[K, N] == a . (b^T)ᵀ with b^T the [N, K] weight of a linear; one transpose
+      // per right operand, so that a weight shared by several matmuls is quantized once.
+      auto it = transposeOf_.find(w);
+      if (it == transposeOf_.end()) {
+        Value *t = make(b, OpKind::Transpose, {w}, {}, op->loc(), std::nullopt,
+                        baseName(w, "w") + "_t");
+        if (!t)
+          return false;
+        transposes_.insert(t->definingOp());
+        it = transposeOf_.emplace(w, t).first;
+      }
+      w = it->second;
     }
     std::optional<QuantizedOperand> qx = quantize(x, /*isWeight=*/false, op);
     if (!qx)
@@ -194,6 +211,8 @@ private:
   const Recipe &r_;
   DiagnosticEngine &diag_;
   std::map<std::tuple<Value *, bool>, QuantizedOperand> cache_;
+  std::map<Value *, Value *> transposeOf_; ///< fp8.matmul right operand -> its transpose
+  std::set<Op *> transposes_;              ///< the transposes made for fp8.matmul
 };
 
 class QuantizePass : public Pass {

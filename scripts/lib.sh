@@ -10,13 +10,15 @@ if [[ -x /usr/bin/python3 ]]; then PYTHON=/usr/bin/python3; else PYTHON=python3;
 JOBS=${FP8C_JOBS:-$(nproc)}
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
-# fp8c_configure BUILD_DIR [CMAKE_ARGS...]: Ninja, RelWithDebInfo, CUDA from CUDA_HOME.
+# fp8c_configure BUILD_DIR [CMAKE_ARGS...]: Ninja, RelWithDebInfo, CUDA from CUDA_HOME, and the
+# same python3 for lit's %python as runs lit.
 fp8c_configure() {
   local dir=$1
   shift
   cmake -S "$FP8C_ROOT" -B "$dir" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCUDAToolkit_ROOT="$CUDA_HOME" \
+    -DPython3_EXECUTABLE="$PYTHON" \
     "$@"
 }
 

@@ -39,7 +39,8 @@ mlir::ArrayAttr namesMetadata(mlir::Location loc) {
   if (!fused || fused.getLocations().size() != 1)
     return {};
   auto names = llvm::dyn_cast_or_null<mlir::ArrayAttr>(fused.getMetadata());
-  if (!names || !llvm::all_of(names, [](mlir::Attribute a) { return llvm::isa<mlir::StringAttr>(a); }))
+  if (!names ||
+      !llvm::all_of(names, [](mlir::Attribute a) { return llvm::isa<mlir::StringAttr>(a); }))
     return {};
   return names;
 }
@@ -269,9 +270,9 @@ std::string getValueName(mlir::Value value) {
 void setValueName(mlir::Value value, llvm::StringRef name) {
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
     mlir::Location base = stripNames(arg.getLoc());
-    arg.setLoc(name.empty() ? base
-                            : mlir::NameLoc::get(
-                                  mlir::StringAttr::get(value.getContext(), name), base));
+    arg.setLoc(name.empty()
+                   ? base
+                   : mlir::NameLoc::get(mlir::StringAttr::get(value.getContext(), name), base));
     return;
   }
   auto res = llvm::cast<mlir::OpResult>(value);

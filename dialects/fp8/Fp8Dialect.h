@@ -10,7 +10,7 @@
 //   - a block argument (function input, kernel region argument): NameLoc("x", <file:line:col>).
 // The fp8 ops' parsers record result names this way; getAsmResultNames and
 // getAsmBlockArgumentNames print them back. Names of func.func arguments are recorded from the
-// source by recordBlockArgumentNames (TextIO.h); printing them needs printFp8cText (MLIR 19's
+// source by recordNamesFromSource (TextIO.h); printing them needs printFp8cText (MLIR 19's
 // func.func has no naming hook).
 #pragma once
 

@@ -53,8 +53,7 @@ constexpr std::string_view kTypeAttrs[] = {"granularity", "out"};
 
 class OpVerifier {
 public:
-  explicit OpVerifier(mlir::Operation *op)
-      : op_(op), kind_(*opKindOf(op)), info_(opInfo(kind_)) {}
+  explicit OpVerifier(mlir::Operation *op) : op_(op), kind_(*opKindOf(op)), info_(opInfo(kind_)) {}
 
   mlir::LogicalResult run();
 
@@ -181,7 +180,8 @@ void OpVerifier::verifyKernelRegion() {
   for (mlir::Operation &inner : body) {
     inner.walk([&](mlir::Operation *o) {
       for (mlir::Value v : o->getOperands())
-        if (!region.isAncestor(v.getParentRegion()) && reported.insert(v.getAsOpaquePointer()).second)
+        if (!region.isAncestor(v.getParentRegion()) &&
+            reported.insert(v.getAsOpaquePointer()).second)
           error(fmt::format("region uses {}, defined outside the kernel; pass it as an operand",
                             describeValue(v)));
     });
@@ -219,9 +219,8 @@ void OpVerifier::verifyPlacement() {
   if (!isFuncFunc(parent) || op_ != &op_->getBlock()->back() || kind_ == OpKind::Yield)
     return;
   auto name = parent->getAttrOfType<mlir::StringAttr>("sym_name");
-  mlir::emitError(parent->getLoc(),
-                  fmt::format("function @{} must end with 'func.return'",
-                              name ? name.str() : std::string("?")));
+  mlir::emitError(parent->getLoc(), fmt::format("function @{} must end with 'func.return'",
+                                                name ? name.str() : std::string("?")));
   ok_ = false;
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <fmt/format.h>
 
@@ -57,8 +58,7 @@ bool isHighPrecision(mlir::Type t) {
 }
 
 /// Replaces `op`'s single result by a new fp8 op `T` on `operands`, keeping name and location.
-template <typename T>
-T replaceWith(mlir::Operation *op, mlir::ValueRange operands) {
+template <typename T> T replaceWith(mlir::Operation *op, mlir::ValueRange operands) {
   mlir::OpBuilder b(op);
   mlir::Value old = op->getResult(0);
   T created = b.create<T>(op->getLoc(), mlir::TypeRange{old.getType()}, operands);
@@ -74,7 +74,8 @@ mlir::LogicalResult importMatmul(mlir::linalg::LinalgOp op, bool transposeB) {
   mlir::Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], init = op.getDpsInits()[0];
   mlir::Type elt = llvm::cast<mlir::ShapedType>(a.getType()).getElementType();
   for (mlir::Value v : {b, init})
-    if (llvm::cast<mlir::ShapedType>(v.getType()).getElementType() != elt || !isHighPrecision(v.getType()))
+    if (llvm::cast<mlir::ShapedType>(v.getType()).getElementType() != elt ||
+        !isHighPrecision(v.getType()))
       return op->emitError(fmt::format(
           "'{}' with element types {}, {} -> {}: fp8c imports it where all three are one of "
           "f32, f16, bf16 (its result has its operands' dtype)",
@@ -100,8 +101,7 @@ mlir::Value broadcastBias(mlir::Value v) {
   return t && t.getRank() == 1 ? input : mlir::Value();
 }
 
-template <typename Fp8T>
-mlir::LogicalResult importBinary(mlir::Operation *op) {
+template <typename Fp8T> mlir::LogicalResult importBinary(mlir::Operation *op) {
   mlir::Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (llvm::isa<mlir::arith::AddFOp>(op)) {
     // linear(x, w) + broadcast(bias) -> linear(x, w, bias), either operand order.
@@ -126,17 +126,23 @@ mlir::LogicalResult importBinary(mlir::Operation *op) {
 
 mlir::LogicalResult importBlock(mlir::Block &block) {
   bool ok = true;
+  llvm::SmallPtrSet<mlir::Operation *, 4> reported;
   for (mlir::Operation &op : llvm::make_early_inc_range(block)) {
     mlir::LogicalResult r = mlir::success();
     if (auto mm = llvm::dyn_cast<mlir::linalg::MatmulOp>(op))
       r = importMatmul(mm, /*transposeB=*/false);
     else if (auto mt = llvm::dyn_cast<mlir::linalg::MatmulTransposeBOp>(op))
       r = importMatmul(mt, /*transposeB=*/true);
-    else if (llvm::isa<mlir::arith::AddFOp>(op) && llvm::isa<mlir::TensorType>(op.getResult(0).getType()))
+    else if (llvm::isa<mlir::arith::AddFOp>(op) &&
+             llvm::isa<mlir::TensorType>(op.getResult(0).getType()))
       r = importBinary<AddOp>(&op);
-    else if (llvm::isa<mlir::arith::MulFOp>(op) && llvm::isa<mlir::TensorType>(op.getResult(0).getType()))
+    else if (llvm::isa<mlir::arith::MulFOp>(op) &&
+             llvm::isa<mlir::TensorType>(op.getResult(0).getType()))
       r = importBinary<MulOp>(&op);
-    ok = mlir::succeeded(r) && ok;
+    if (mlir::failed(r)) {
+      reported.insert(&op);
+      ok = false;
+    }
   }
   // Erase the plumbing nothing uses any more (last first, so chains go in one sweep).
   for (bool changed = true; changed;) {
@@ -149,10 +155,11 @@ mlir::LogicalResult importBlock(mlir::Block &block) {
   }
   // Report what is left, except plumbing that only feeds ops reported themselves.
   for (mlir::Operation &op : block) {
-    if (isFp8cOp(&op))
+    if (isFp8cOp(&op) || reported.contains(&op))
       continue;
     bool feedsOnlyUnsupported =
-        isPlumbing(&op) && llvm::all_of(op.getUsers(), [](mlir::Operation *u) { return !isFp8cOp(u); });
+        isPlumbing(&op) &&
+        llvm::all_of(op.getUsers(), [](mlir::Operation *u) { return !isFp8cOp(u); });
     if (!feedsOnlyUnsupported)
       op.emitError(fmt::format("unsupported op '{}': {}", opName(&op), kImported));
     ok = false;

@@ -45,8 +45,7 @@ void replaceBody(mlir::ModuleOp module, mlir::ModuleOp from) {
   body->getOperations().splice(body->end(), from.getBody()->getOperations());
 }
 
-template <typename T>
-using ModulePass = mlir::PassWrapper<T, mlir::OperationPass<mlir::ModuleOp>>;
+template <typename T> using ModulePass = mlir::PassWrapper<T, mlir::OperationPass<mlir::ModuleOp>>;
 
 struct VerifyPass : ModulePass<VerifyPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyPass)

@@ -179,7 +179,26 @@ std::string renameSsaIds(llvm::StringRef text,
 constexpr llvm::StringLiteral kPlaceholder = "fp8cv";
 constexpr llvm::StringLiteral kNoArgs = "fp8cnoargs";
 
+/// True when every op in `func` is an fp8 op or func.return: what fp8c's text form covers.
+bool isFp8cFunction(mlir::func::FuncOp func) {
+  bool all = true;
+  func.walk([&](mlir::Operation *op) {
+    if (op != func.getOperation() && !opKindOf(op))
+      all = false;
+  });
+  return all;
+}
+
 std::string printFunction(mlir::func::FuncOp func) {
+  if (!isFp8cFunction(func)) {
+    // Upstream ops (before --fp8c-import): MLIR's own output, which MLIR reads back.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    mlir::OpPrintingFlags flags;
+    flags.enableDebugInfo(false).assumeVerified();
+    func->print(os, flags);
+    return llvm::StringRef(text).rtrim('\n').str();
+  }
   FunctionNames names(func);
   // Print a copy in which every value but the function's arguments carries a unique
   // placeholder name; then put fp8c's names in place of the placeholders and of %argN.
@@ -232,8 +251,7 @@ void recordNamesFromSource(mlir::Operation *root, llvm::StringRef text,
             if (std::optional<size_t> at = source.offset(arg.getLoc()))
               if (llvm::StringRef name = source.nameAt(*at); !name.empty())
                 setValueName(arg, name);
-    if (op->getNumResults() != 1 || llvm::isa<Fp8Dialect>(op->getDialect()) ||
-        !getValueName(op->getResult(0)).empty())
+    if (op->getNumResults() != 1 || !getValueName(op->getResult(0)).empty())
       return;
     if (std::optional<size_t> at = source.offset(op->getLoc()))
       if (llvm::StringRef name = source.resultNameBefore(*at); !name.empty())
@@ -293,8 +311,7 @@ std::unique_ptr<Module> parseWithMlir(std::string_view text, const std::string &
   std::string padded(firstLine > 1 ? firstLine - 1 : 0, '\n');
   padded.append(text);
   llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(padded, filename),
-                             llvm::SMLoc());
+  sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(padded, filename), llvm::SMLoc());
   mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sources, config);
   if (!module)

@@ -22,14 +22,14 @@
 namespace fp8c::fp8 {
 
 /// Records (as NameLoc, see Fp8Dialect.h) the names of the block arguments under `root` and of
-/// single results of non-fp8 ops that have none, reading `text` (the buffer called
-/// `bufferName` in locations) at each value's location. Values without a location in that
-/// buffer are left alone.
-void recordNamesFromSource(mlir::Operation *root, llvm::StringRef text,
-                           llvm::StringRef bufferName);
+/// single results that have none (upstream ops, fp8 ops in MLIR's generic form), reading
+/// `text` (the buffer called `bufferName` in locations) at each value's location. Values
+/// without a location in that buffer are left alone.
+void recordNamesFromSource(mlir::Operation *root, llvm::StringRef text, llvm::StringRef bufferName);
 
 /// Prints `module`'s ops in fp8c's text form: functions separated by a blank line, each
-/// ending in a newline. Ops other than func.func print as MLIR prints them.
+/// ending in a newline. Ops other than func.func, and functions that hold ops other than fp8
+/// ops and func.return (upstream ops before import), print as MLIR prints them.
 void printFp8cText(mlir::ModuleOp module, llvm::raw_ostream &os);
 std::string toFp8cText(mlir::ModuleOp module);
 

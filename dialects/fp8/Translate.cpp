@@ -79,7 +79,7 @@ bool ToFp8c::attrs(mlir::DictionaryAttr dict, mlir::Location at, const std::stri
 
 bool ToFp8c::function(mlir::func::FuncOp func, Module &m) {
   auto g = std::make_unique<Graph>(func.getSymName().str(), loc(func.getLoc()));
-  const std::string where = "@" + func.getSymName().str();
+  const std::string where = fmt::format("@{}", func.getSymName().str());
   mlir::FunctionType type = func.getFunctionType();
   bool ok = true;
   mlir::Region &body = func.getBody();
@@ -90,9 +90,9 @@ bool ToFp8c::function(mlir::func::FuncOp func, Module &m) {
     std::optional<TensorType> t =
         tensorType(type.getInput(i), func.getLoc(), fmt::format("input #{} of {}", i, where));
     AttrDict a;
-    ok = attrs(func.getArgAttrDict(i), func.getLoc(), fmt::format("input #{} of {}", i, where),
-               a) &&
-         ok;
+    ok =
+        attrs(func.getArgAttrDict(i), func.getLoc(), fmt::format("input #{} of {}", i, where), a) &&
+        ok;
     if (!t)
       return false;
     std::string name = body.empty() ? "" : getValueName(body.getArgument(i));
@@ -131,9 +131,9 @@ bool ToFp8c::block(mlir::Block &from, Block &to) {
     }
     std::vector<TensorType> resultTypes;
     for (auto [i, r] : llvm::enumerate(op.getResults()))
-      if (std::optional<TensorType> t = tensorType(
-              r.getType(), op.getLoc(),
-              fmt::format("result #{} of '{}'", i, op.getName().getStringRef().str())))
+      if (std::optional<TensorType> t =
+              tensorType(r.getType(), op.getLoc(),
+                         fmt::format("result #{} of '{}'", i, op.getName().getStringRef().str())))
         resultTypes.push_back(*t);
       else
         ok = false;
@@ -154,10 +154,10 @@ bool ToFp8c::block(mlir::Block &from, Block &to) {
       continue;
     mlir::Region &region = op.getRegion(0);
     if (!region.hasOneBlock()) {
-      ok = error(op.getLoc(), fmt::format("'{}' has a region of {} blocks; fp8c's regions have "
-                                          "one",
-                                          op.getName().getStringRef().str(),
-                                          region.getBlocks().size()));
+      ok = error(op.getLoc(),
+                 fmt::format("'{}' has a region of {} blocks; fp8c's regions have "
+                             "one",
+                             op.getName().getStringRef().str(), region.getBlocks().size()));
       continue;
     }
     Block &body = created->createBody();
@@ -236,8 +236,8 @@ bool FromFp8c::block(const Block &from, mlir::Block &to) {
     for (const Value *v : op->operands()) {
       auto it = values_.find(v);
       if (it == values_.end()) {
-        diag_.error(op->loc(), fmt::format("'{}' op uses a value before its definition",
-                                           op->name()));
+        diag_.error(op->loc(),
+                    fmt::format("'{}' op uses a value before its definition", op->name()));
         return false;
       }
       operands.push_back(it->second);

@@ -18,6 +18,7 @@
 #include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -70,8 +71,8 @@ int countKernels(const Graph &g) {
       continue;
     if (std::bit_cast<uint32_t>(x) != std::bit_cast<uint32_t>(y))
       return ::testing::AssertionFailure()
-             << "element " << i << ": " << x << " (0x" << std::hex << std::bit_cast<uint32_t>(x)
-             << ") vs " << y << " (0x" << std::bit_cast<uint32_t>(y) << std::dec << ")";
+             << fmt::format("element {}: {:.9g} ({:#010x}) vs {:.9g} ({:#010x})", i, x,
+                            std::bit_cast<uint32_t>(x), y, std::bit_cast<uint32_t>(y));
   }
   return ::testing::AssertionSuccess();
 }
@@ -175,6 +176,8 @@ struct DiffCase {
   const char *recipe; ///< quantize options
   const char *id;
 };
+
+void PrintTo(const DiffCase &c, std::ostream *os) { *os << c.example << " " << c.recipe; }
 
 class DifferentialFuse : public ::testing::TestWithParam<DiffCase> {
 protected:

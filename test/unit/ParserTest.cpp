@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -395,13 +396,22 @@ const ErrorCase kErrors[] = {
     {"deep nesting", nullptr, "t.mlir:66:33: error: regions nested deeper than 32 levels"},
 };
 
-TEST(IrParserErrors, ExactMessageAndLocation) {
-  for (const ErrorCase &c : kErrors) {
-    SCOPED_TRACE(c.name);
-    std::string text = c.text ? std::string(c.text) : nestedKernels(33);
-    EXPECT_EQ(parseError(text), c.error);
-  }
+class IrParserErrorCase : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(IrParserErrorCase, ExactMessageAndLocation) {
+  const ErrorCase &c = GetParam();
+  std::string text = c.text ? std::string(c.text) : nestedKernels(33);
+  EXPECT_EQ(parseError(text), c.error);
 }
+
+INSTANTIATE_TEST_SUITE_P(All, IrParserErrorCase, testing::ValuesIn(kErrors),
+                         [](const testing::TestParamInfo<ErrorCase> &info) {
+                           std::string name = info.param.name;
+                           for (char &c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return name;
+                         });
 
 TEST(IrParserErrors, UnknownOpListsKnownOps) {
   std::string e = parseError("func.func @f(%x: tensor<4xf32>) {\n  %y = fp8.sigmoid %x : "

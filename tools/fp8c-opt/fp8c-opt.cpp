@@ -75,9 +75,9 @@ int main(int argc, char **argv) {
   std::vector<char *> args(argv, argv + argc);
   std::string quietOps = "--mlir-print-op-on-diagnostic=false";
   args.insert(args.begin() + 1, quietOps.data()); // the user's own flag, later, wins
-  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
-      static_cast<int>(args.size()), args.data(), "fp8c-opt: MLIR driver for fp8c's fp8 dialect\n",
-      registry);
+  auto [inputFile, outputFile] =
+      mlir::registerAndParseCLIOptions(static_cast<int>(args.size()), args.data(),
+                                       "fp8c-opt: MLIR driver for fp8c's fp8 dialect\n", registry);
   const mlir::MlirOptMainConfig base = mlir::MlirOptMainConfig::createFromCLOptions();
 
   std::string error;
@@ -102,6 +102,7 @@ int main(int argc, char **argv) {
       output->os() << (base.outputSplitMarker().empty() ? llvm::StringRef("// -----")
                                                         : base.outputSplitMarker())
                    << "\n";
+    output->os().flush(); // keeps outputs and diagnostics in order on a terminal or a pipe
     // Blank lines in front keep the chunk's line numbers those of the file.
     std::string text(chunks[i].firstLine - 1, '\n');
     text += chunks[i].text.str();
@@ -121,6 +122,7 @@ int main(int argc, char **argv) {
              mlirOut, llvm::MemoryBuffer::getMemBufferCopy(text, bufferName), registry, config)) &&
          ok;
     output->os() << (mlirOutput ? mlirText : fp8cText);
+    output->os().flush();
   }
   if (ok)
     output->keep();

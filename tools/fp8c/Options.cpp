@@ -28,7 +28,10 @@ Reads an fp8c graph (MLIR syntax; FILE '-' reads stdin), verifies it, and emits 
 options:
   --emit=ir                 print the (verified) IR; the default when nothing else is asked
   -o OUT                    write the emitted IR to OUT instead of stdout
-  --run=cpu                 run the graph on the CPU interpreter
+  --run=cpu|gpu             run the graph on the CPU interpreter or on GPU 0 (JIT through NVRTC)
+  --check                   with --run=gpu: compare every output with the interpreter
+  --bench                   with --run=gpu: median time of many runs (CUDA events, warm-up excluded)
+  --arch=sm_XX              NVRTC target (default: the device's; sm_90a on Hopper)
   --input NAME=FILE.npy     value of input NAME (repeatable); .npy of <f4, or <f2 / raw bits
                             (<u2 for bf16, |u1 for FP8) matching the input's dtype
   --random-inputs=SEED      seeded random values for every input not given with --input
@@ -46,6 +49,8 @@ options:
   --print-outputs           print every output value (default: statistics per output)
   --func NAME               the function to run when the file holds several
   --split-input-file        treat each `// -----` chunk as a separate file
+  --frontend=fp8c|mlir      parse with fp8c's own parser (default) or with MLIR and the fp8 dialect
+                            (also imports linalg.matmul, arith.addf of a broadcast bias)
   --dtype-info              print bits, max, min, smallest normal and eps of each dtype
   --help                    this text
 
@@ -100,8 +105,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--run") {
       if (auto e = needValue())
         return e;
-      if (value != "cpu")
-        return "--run=" + value + " is not supported here; supported: cpu";
+      if (value != "cpu" && value != "gpu")
+        return "--run=" + value + " is not supported; supported: cpu, gpu";
       o.run = value;
     } else if (name == "--input") {
       if (auto e = needValue())
@@ -160,6 +165,26 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (auto e = noValue())
         return e;
       o.compareUnquantized = true;
+    } else if (name == "--frontend") {
+      if (auto e = needValue())
+        return e;
+      if (value != "fp8c" && value != "mlir")
+        return "--frontend=" + value + ": unknown; frontends: fp8c (default), mlir";
+      o.frontend = value;
+    } else if (name == "--check") {
+      if (auto e = noValue())
+        return e;
+      o.check = true;
+    } else if (name == "--bench") {
+      if (auto e = noValue())
+        return e;
+      o.bench = true;
+    } else if (name == "--arch") {
+      if (auto e = needValue())
+        return e;
+      if (value.rfind("sm_", 0) != 0)
+        return "--arch expects an NVRTC target such as sm_90a or sm_89, got '" + value + "'";
+      o.arch = value;
     } else if (name == "--list-passes") {
       if (auto e = noValue())
         return e;
@@ -184,6 +209,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("give --passes or --recipe, not both");
   if (o.compareUnquantized && !o.run)
     return std::string("--compare needs --run");
+  if ((o.check || o.bench) && o.run != "gpu")
+    return std::string("--check and --bench need --run=gpu");
   return std::nullopt;
 }
 

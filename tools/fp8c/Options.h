@@ -13,7 +13,10 @@ struct Options {
   std::string inputFile;               ///< FILE, or "-" for stdin
   std::optional<std::string> emit;     ///< "ir"
   std::string outputFile;              ///< -o; "" = stdout
-  std::optional<std::string> run;      ///< "cpu"
+  std::optional<std::string> run;      ///< "cpu" or "gpu"
+  bool check = false;                  ///< --check: GPU outputs vs the interpreter
+  bool bench = false;                  ///< --bench: time the GPU run
+  std::string arch;                    ///< --arch: NVRTC target (default: the device's)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
   std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED
   int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs
@@ -27,6 +30,7 @@ struct Options {
   bool printFusionPlan = false;
   bool compareUnquantized = false;     ///< --compare: run the input graph too and report error
   bool listPasses = false;
+  std::string frontend = "fp8c";       ///< --frontend=fp8c|mlir
   bool printOutputs = false;
   bool splitInputFile = false;
   bool dtypeInfo = false;

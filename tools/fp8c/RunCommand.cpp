@@ -1,5 +1,6 @@
 // Implementation of `fp8c --run=cpu`.
 #include "RunCommand.h"
+#include "RunGpu.h"
 
 #include "runtime/HostTensor.h"
 #include "runtime/Interpreter.h"
@@ -7,6 +8,7 @@
 #include "runtime/RandomInputs.h"
 #include "runtime/TensorStats.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -34,6 +36,8 @@ const Graph *selectGraph(const Options &o, const Module &m) {
 }
 
 std::string formatValue(float v) {
+  if (std::isnan(v))
+    return "nan";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
   return buf;
@@ -61,6 +65,13 @@ void printValues(const HostTensor &t, std::ostream &out) {
     out << "]";
   };
   rec(rec, 0, 0);
+}
+
+// Messages that already carry `file:line:col: error:` print as they are.
+std::string errorLine(const std::string &msg) {
+  if (msg.find(": error: ") != std::string::npos)
+    return msg;
+  return "fp8c: error: " + msg;
 }
 
 std::string typeOf(const HostTensor &t) { return TensorType(t.shape, t.dtype).str(); }
@@ -131,9 +142,11 @@ bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::o
     }
   }
 
+  if (o.run == "gpu")
+    return runOnGpu(o, *g, inputs, out);
   Expected<std::vector<HostTensor>> results = interpret(*g, inputs);
   if (!results) {
-    std::cerr << "fp8c: error: " << results.error() << "\n";
+    std::cerr << errorLine(results.error()) << "\n";
     return false;
   }
   std::optional<std::vector<HostTensor>> refResults;
@@ -154,7 +167,7 @@ bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::o
     }
     Expected<std::vector<HostTensor>> r = interpret(*ref, refInputs);
     if (!r) {
-      std::cerr << "fp8c: error: --compare: " << r.error() << "\n";
+      std::cerr << errorLine(r.error()) << " (running the graph before the passes)\n";
       return false;
     }
     refResults = r.take();

@@ -11,6 +11,10 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
+#ifdef FP8C_HAVE_MLIR
+#include "dialects/fp8/MlirFrontend.h"
+#endif
+
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -36,10 +40,23 @@ void printDTypeInfo(std::ostream &os) {
   }
 }
 
-// Parses and verifies one buffer; prints diagnostics. Null on error.
-std::unique_ptr<Module> load(std::string_view text, const std::string &name, uint32_t firstLine) {
+// Parses (with fp8c's parser or MLIR's) and verifies one buffer; prints diagnostics. Null on
+// error.
+std::unique_ptr<Module> load(const Options &o, std::string_view text, const std::string &name,
+                             uint32_t firstLine) {
   DiagnosticEngine diag;
-  std::unique_ptr<Module> m = parseModule(text, name, diag, firstLine);
+  std::unique_ptr<Module> m;
+  if (o.frontend == "mlir") {
+#ifdef FP8C_HAVE_MLIR
+    m = parseWithMlir(text, name, diag, firstLine);
+#else
+    std::cerr << "fp8c: error: --frontend=mlir: this fp8c was built without MLIR (install "
+                 "libmlir-19-dev: scripts/setup, then rebuild)\n";
+    return nullptr;
+#endif
+  } else {
+    m = parseModule(text, name, diag, firstLine);
+  }
   if (m && !verifyModule(*m, diag))
     m.reset();
   std::cerr << diag.str();
@@ -70,7 +87,7 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
   }
   if (!pipeline.empty()) {
     if (o.compareUnquantized)
-      reference = load(text, name, firstLine);
+      reference = load(o, text, name, firstLine);
     PassManager pm;
     if (Status s = pm.parsePipeline(pipeline); !s) {
       std::cerr << "fp8c: error: " << s.message() << "\n";
@@ -146,7 +163,7 @@ int realMain(int argc, char **argv) {
   for (size_t i = 0; i < chunks.size(); ++i) {
     if (i > 0 && (o.emit || !o.run))
       *irOut << "// -----\n";
-    std::unique_ptr<Module> m = load(chunks[i].text, displayName, chunks[i].firstLine);
+    std::unique_ptr<Module> m = load(o, chunks[i].text, displayName, chunks[i].firstLine);
     int s = m ? processModule(o, *m, chunks[i].text, displayName, chunks[i].firstLine, *irOut)
               : kExitUserError;
     if (s > status)

@@ -1,0 +1,318 @@
+// Buffers of a lowering: one per graph input (Input / Param / State), per kernel result and per
+// graph output, temporaries as the kernels need them. Before any code is emitted this decides
+// (a) which values need a padded row pitch: GEMM operands and outputs whose rows are not a
+// multiple of 16 bytes; (b) which scales a GEMM needs inverted, and in which layout; (c) which
+// values depend on parameters only (computed once, at load). Outputs that cannot be written in
+// place (a padded value, a graph input returned as is, a value returned twice) get a copy.
+#include "codegen/LowerInternal.h"
+
+#include <algorithm>
+
+namespace fp8c::codegen {
+namespace {
+
+int64_t roundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+bool isGemmMain(const Op *op) {
+  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
+         op->kind() == OpKind::Matmul;
+}
+
+std::string attrString(const AttrDict &d, std::string_view name) {
+  const Attribute *a = d.get(name);
+  return a && a->kind() == AttrKind::String ? a->asString() : std::string();
+}
+
+} // namespace
+
+AffineM Lowerer::rowsOf(const TensorType &t) {
+  AffineM r{0, 1};
+  for (int64_t i = 0; i + 1 < t.rank(); ++i) {
+    if (t.isDynamicDim(i)) {
+      r.perM = r.perM ? r.perM : r.fixed;
+      r.fixed = 0;
+    } else {
+      r.perM *= t.dim(i);
+      r.fixed *= t.dim(i);
+    }
+  }
+  return r;
+}
+
+int64_t Lowerer::colsOf(const TensorType &t) { return t.rank() == 0 ? 1 : t.dim(t.rank() - 1); }
+
+const Value *Lowerer::canon(const Value *v) const {
+  for (auto it = alias_.find(v); it != alias_.end(); it = alias_.find(v))
+    v = it->second;
+  return v;
+}
+
+int Lowerer::createBuffer(const Value *v, BufferRole role, int graphIndex) {
+  BufferDesc d;
+  std::string base = v && !v->name().empty() ? v->name() : "t";
+  int n = nameCount_[base]++;
+  d.name = n == 0 ? base : base + "." + std::to_string(n);
+  d.type = v ? v->type() : TensorType();
+  d.role = role;
+  d.graphIndex = graphIndex;
+  if (v) {
+    auto it = requiredLd_.find(v);
+    if (it != requiredLd_.end() && role == BufferRole::Temp)
+      d.ld = it->second;
+  }
+  plan_.buffers.push_back(d);
+  int b = static_cast<int>(plan_.buffers.size()) - 1;
+  if (v)
+    buf_[v] = b;
+  return b;
+}
+
+int Lowerer::bufferOf(const Value *v) {
+  v = canon(v);
+  auto it = buf_.find(v);
+  if (it != buf_.end())
+    return it->second;
+  int b = createBuffer(v, BufferRole::Temp, -1);
+  if (loadTimeValues_.count(v))
+    desc(b).role = BufferRole::Constant;
+  return b;
+}
+
+int Lowerer::newTemp(const std::string &name, TensorType type, int64_t ld, bool zeroInit) {
+  int n = nameCount_[name]++;
+  BufferDesc d;
+  d.name = n == 0 ? name : name + "." + std::to_string(n);
+  d.type = std::move(type);
+  d.role = loadTime_ ? BufferRole::Constant : BufferRole::Temp;
+  d.ld = ld;
+  d.zeroInit = zeroInit;
+  plan_.buffers.push_back(d);
+  return static_cast<int>(plan_.buffers.size()) - 1;
+}
+
+int64_t Lowerer::ldOf(int b) const {
+  const BufferDesc &d = plan_.buffers[static_cast<size_t>(b)];
+  return d.ld > 0 ? d.ld : colsOf(d.type);
+}
+
+DType Lowerer::amaxRound(int b) const {
+  auto it = amaxRound_.find(b);
+  return it == amaxRound_.end() ? DType::F32 : it->second;
+}
+
+int Lowerer::gemmOperandBuffer(const Value *v) {
+  v = canon(v);
+  int b = bufferOf(v);
+  auto need = requiredLd_.find(v);
+  if (need == requiredLd_.end() || ldOf(b) >= need->second)
+    return b;
+  auto it = paddedCopy_.find(v);
+  if (it != paddedCopy_.end())
+    return it->second;
+  // An input (or output) that cannot be padded in place: copy it into a padded temporary,
+  // once, at load when it depends on parameters only.
+  bool saved = loadTime_;
+  loadTime_ = loadTimeValues_.count(v) != 0;
+  int p = newTemp(desc(b).name + ".padded", v->type(), need->second);
+  LaunchDesc d;
+  d.suffix = "pad";
+  d.description = "copy of %" + desc(b).name + " with row pitch " + std::to_string(need->second) +
+                  " (16-byte aligned rows for cuBLASLt, zero padding)";
+  d.rows = rowsOf(v->type());
+  d.cols = colsOf(v->type());
+  d.inputs.push_back({b, v->type().dtype(), ldOf(b), Bcast::Full});
+  d.result = "x[0]";
+  d.valueDt = v->type().dtype();
+  d.storeBuf = p;
+  d.storeDt = v->type().dtype();
+  d.storeLd = need->second;
+  addLaunch(d, -1);
+  loadTime_ = saved;
+  paddedCopy_[v] = p;
+  return p;
+}
+
+std::optional<int> Lowerer::inverseBuffer(const Value *v, InvLayout layout) {
+  v = canon(v);
+  auto it = inverse_.find({v, layout});
+  if (it == inverse_.end())
+    return std::nullopt;
+  if (it->second >= 0)
+    return it->second;
+  const TensorType &t = v->type();
+  std::string name = (v->name().empty() ? "scale" : v->name()) + ".inv";
+  bool saved = loadTime_;
+  loadTime_ = loadTimeValues_.count(v) != 0;
+  int b;
+  if (layout == InvLayout::KBlockMajor && t.rank() == 2) {
+    // [R, KB] scales stored K-block-major: a [KB, R] buffer whose rows are padded to 4.
+    TensorType tt({t.dim(1), t.dim(0)}, DType::F32);
+    b = newTemp(name, tt);
+    if (t.isDynamicDim(0))
+      desc(b).ldAlignM = 4;
+    else
+      desc(b).ld = roundUp(t.dim(0), 4);
+  } else if (layout == InvLayout::RowMajorPad4 && t.rank() == 2) {
+    b = newTemp(name, t, roundUp(t.dim(1), 4));
+  } else {
+    b = newTemp(name, t);
+  }
+  loadTime_ = saved;
+  it->second = b;
+  return b;
+}
+
+std::vector<InvLayout> Lowerer::pendingInverses(const Value *v) const {
+  v = canon(v);
+  std::vector<InvLayout> out;
+  for (const auto &[key, b] : inverse_)
+    if (key.first == v && !inverseWritten_.count(key))
+      out.push_back(key.second);
+  return out;
+}
+
+void Lowerer::markInverseWritten(const Value *v, InvLayout layout) {
+  inverseWritten_.insert({canon(v), layout});
+}
+
+// --- planning passes ------------------------------------------------------------------------
+
+void Lowerer::planLoadTime() {
+  for (unsigned i = 0; i < g_.numInputs(); ++i)
+    if (const Attribute *a = g_.inputAttrs(i).get("fp8.param");
+        a && a->kind() == AttrKind::Bool && a->asBool())
+      loadTimeValues_.insert(g_.input(i));
+  for (const auto &op : g_.body().ops()) {
+    if (op->kind() == OpKind::Return || op->numOperands() == 0)
+      continue;
+    bool all = true;
+    for (Value *o : op->operands())
+      all &= loadTimeValues_.count(canon(o)) != 0;
+    if (all)
+      for (Value *r : op->results())
+        loadTimeValues_.insert(r);
+  }
+}
+
+void Lowerer::planPadding() {
+  g_.walk([&](const Op *op) {
+    if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm")
+      for (const Value *w : analyzeGemm(*op).written)
+        requirePitch(w);
+    if (!isGemmMain(op) || !op->parentOp())
+      return;
+    const TensorType &a = op->operand(0)->type(), &b = op->operand(1)->type();
+    const int64_t k = colsOf(a);
+    auto need = [&](const Value *v, int64_t cols) {
+      const int64_t per = 16 / dtypeBytes(v->type().dtype());
+      if (cols % per == 0)
+        return;
+      int64_t &ld = requiredLd_[canon(v)];
+      ld = std::max(ld, roundUp(cols, per));
+    };
+    need(op->operand(0), k);
+    need(op->operand(1), op->kind() == OpKind::Matmul ? colsOf(b) : k);
+  });
+}
+
+void Lowerer::requirePitch(const Value *v) {
+  const int64_t cols = colsOf(v->type());
+  const int64_t per = 16 / dtypeBytes(v->type().dtype());
+  if (cols % per != 0) {
+    int64_t &ld = requiredLd_[canon(v)];
+    ld = std::max(ld, roundUp(cols, per));
+  }
+}
+
+void Lowerer::planInverses() {
+  g_.walk([&](const Op *op) {
+    if (op->kind() != OpKind::ScaledMatmul || !op->parentOp())
+      return;
+    const int64_t rank = op->operand(2)->type().rank();
+    InvLayout la = rank == 2 ? InvLayout::KBlockMajor : InvLayout::RowMajor;
+    InvLayout lb = rank == 2 ? InvLayout::RowMajorPad4 : InvLayout::RowMajor;
+    inverse_.emplace(std::pair{canon(op->operand(2)), la}, -1);
+    inverse_.emplace(std::pair{canon(op->operand(3)), lb}, -1);
+  });
+}
+
+void Lowerer::assignGraphBuffers() {
+  std::map<std::string, int> stateInput;
+  for (unsigned i = 0; i < g_.numInputs(); ++i) {
+    const AttrDict &attrs = g_.inputAttrs(i);
+    std::string key = attrString(attrs, "fp8.state");
+    BufferRole role = !key.empty() ? BufferRole::State
+                      : loadTimeValues_.count(g_.input(i)) ? BufferRole::Param
+                                                           : BufferRole::Input;
+    int b = createBuffer(g_.input(i), role, static_cast<int>(i));
+    if (!key.empty())
+      stateInput[key] = b;
+  }
+  std::vector<Value *> outs = g_.outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Value *v = canon(outs[i]);
+    std::string key =
+        i < g_.resultAttrs().size() ? attrString(g_.resultAttrs()[i], "fp8.state") : "";
+    if (!key.empty() && stateInput.count(key)) {
+      int sb = stateInput[key];
+      desc(sb).outputIndex = static_cast<int>(i);
+      if (buf_.count(v) && buf_[v] == sb)
+        continue; // the state returned unchanged
+      const Op *def = v->definingOp();
+      bool push = false;
+      if (def && def->kind() == OpKind::Kernel)
+        if (const Op *y = def->body()->terminator())
+          for (unsigned j = 0; j < def->numResults(); ++j)
+            if (def->result(j) == v && y->operand(j)->definingOp() &&
+                y->operand(j)->definingOp()->kind() == OpKind::HistoryPush)
+              push = true;
+      if (push && !buf_.count(v))
+        stateTarget_[v] = sb;
+      else
+        outputCopies_[v].push_back(sb);
+      continue;
+    }
+    bool inPlace = !buf_.count(v) && !requiredLd_.count(v) && v->definingOp() != nullptr;
+    if (inPlace) {
+      int b = createBuffer(v, BufferRole::Output, static_cast<int>(i));
+      desc(b).outputIndex = static_cast<int>(i);
+      desc(b).type = g_.resultTypes()[i];
+    } else {
+      BufferDesc d;
+      d.name = "out" + std::to_string(i);
+      d.type = g_.resultTypes()[i];
+      d.role = BufferRole::Output;
+      d.graphIndex = d.outputIndex = static_cast<int>(i);
+      plan_.buffers.push_back(d);
+      outputCopies_[v].push_back(static_cast<int>(plan_.buffers.size()) - 1);
+    }
+  }
+}
+
+/// Copies into Output (or State) buffers the values that could not be written there directly:
+/// after the kernel that computes them, or (graph inputs) before everything else.
+void Lowerer::emitOutputCopies(const std::vector<const Value *> &values, int kernelIndex) {
+  for (const Value *v : values) {
+    auto it = outputCopies_.find(canon(v));
+    if (it == outputCopies_.end())
+      continue;
+    for (int ob : it->second) {
+      int src = bufferOf(v);
+      LaunchDesc d;
+      d.suffix = "copy";
+      d.description = "copy of %" + desc(src).name + " into output %" + desc(ob).name;
+      d.rows = rowsOf(desc(ob).type);
+      d.cols = colsOf(desc(ob).type);
+      d.inputs.push_back({src, desc(src).type.dtype(), ldOf(src), Bcast::Full});
+      d.result = "x[0]";
+      d.valueDt = desc(ob).type.dtype();
+      d.storeBuf = ob;
+      d.storeDt = desc(ob).type.dtype();
+      d.storeLd = ldOf(ob);
+      addLaunch(d, kernelIndex);
+    }
+    outputCopies_.erase(it);
+  }
+}
+
+} // namespace fp8c::codegen

@@ -1,0 +1,321 @@
+// Renders a LaunchDesc as CUDA C++: a comment naming the kernel, its ops and its buffers, one
+// #include of the template header, a `Spec` struct of constants (and the value() / scalars()
+// functions), and the `extern "C" __global__` entry point that instantiates the template with
+// it. Also picks the chunk size and unrolling, and the grid rule that matches the template's
+// mapping (rows.cuh). The text depends only on the LaunchDesc: same graph, same source.
+#include "codegen/LowerInternal.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace fp8c::codegen {
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int pow2Ceil(int64_t x) {
+  int p = 1;
+  while (p < x && p < 256)
+    p *= 2;
+  return p;
+}
+
+AffineM scaled(AffineM a, int64_t k) { return {a.perM * k, a.fixed * k}; }
+
+std::string extentStr(AffineM a) {
+  return "{" + std::to_string(a.perM) + ", " + std::to_string(a.fixed) + "}";
+}
+
+std::string bcastName(Bcast b) {
+  switch (b) {
+  case Bcast::Full:
+    return "fp8c::Bcast::Full";
+  case Bcast::Scalar:
+    return "fp8c::Bcast::Scalar";
+  case Bcast::Row:
+    return "fp8c::Bcast::Row";
+  case Bcast::Col:
+    return "fp8c::Bcast::Col";
+  case Bcast::Block1x128:
+    return "fp8c::Bcast::Block1x128";
+  case Bcast::Block128x128:
+    return "fp8c::Bcast::Block128x128";
+  }
+  return "";
+}
+
+std::string layoutName(InvLayout l) {
+  switch (l) {
+  case InvLayout::RowMajor:
+    return "fp8c::InvLayout::RowMajor";
+  case InvLayout::KBlockMajor:
+    return "fp8c::InvLayout::KBlockMajor";
+  case InvLayout::RowMajorPad4:
+    return "fp8c::InvLayout::RowMajorPad4";
+  }
+  return "";
+}
+
+std::string roleName(BufferRole r) {
+  switch (r) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Param:
+    return "parameter";
+  case BufferRole::State:
+    return "state";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Constant:
+    return "constant";
+  case BufferRole::Temp:
+    return "temp";
+  }
+  return "";
+}
+
+/// The launch's buffers in order of first use, and the map from plan buffers to them.
+class Slots {
+public:
+  int operator()(int b) {
+    if (b < 0)
+      return -1;
+    auto it = local_.find(b);
+    if (it != local_.end())
+      return it->second;
+    order_.push_back(b);
+    return local_[b] = static_cast<int>(order_.size()) - 1;
+  }
+  /// Replaces every @N@ (plan buffer N) by buf[local].
+  std::string subst(const std::string &line) {
+    std::string out;
+    for (size_t i = 0; i < line.size(); ++i) {
+      size_t end = line[i] == '@' ? line.find('@', i + 1) : std::string::npos;
+      if (end == std::string::npos) {
+        out += line[i];
+        continue;
+      }
+      out += "buf[" + std::to_string((*this)(std::stoi(line.substr(i + 1, end - i - 1)))) + "]";
+      i = end;
+    }
+    return out;
+  }
+  const std::vector<int> &order() const { return order_; }
+
+private:
+  std::map<int, int> local_;
+  std::vector<int> order_;
+};
+
+std::string castDescStr(const CastInfo &c, Slots &slot) {
+  std::ostringstream s;
+  s << "fp8c::CastDesc::to(" << slot(c.buf) << ", " << dtName(c.dt) << ", " << c.ld << ", "
+    << granName(c.gran) << ", " << c.groups << ")";
+  switch (c.src) {
+  case CastInfo::Src::Slot:
+    s << "\n          .slotScale(" << c.slot << ")";
+    break;
+  case CastInfo::Src::Buffer:
+    if (c.fromAmax)
+      s << "\n          .amaxScale(" << slot(c.scaleBuf) << ", " << dtName(c.amaxRound) << ", "
+        << dtName(c.scaleDt) << ", " << c.margin << ", " << (c.pow2 ? "true" : "false") << ")";
+    else
+      s << "\n          .bufferScale(" << slot(c.scaleBuf) << ")";
+    break;
+  case CastInfo::Src::Local:
+    s << "\n          .localScale(" << dtName(c.scaleDt) << ", " << c.margin << ", "
+      << (c.pow2 ? "true" : "false") << ")";
+    break;
+  }
+  if (c.scaleOut >= 0)
+    s << ".scaleOut(" << slot(c.scaleOut) << ")";
+  if (c.invOut >= 0)
+    s << ".invOut(" << slot(c.invOut) << ", " << layoutName(c.invLayout) << ")";
+  if (c.amaxOut >= 0)
+    s << ".amaxOut(" << slot(c.amaxOut) << ")";
+  return s.str();
+}
+
+void wrapComment(std::ostringstream &os, const std::string &text) {
+  std::string line = "//";
+  std::istringstream words(text);
+  std::string w;
+  while (words >> w) {
+    if (line.size() + 1 + w.size() > 100 && line != "//") {
+      os << line << "\n";
+      line = "//   ";
+    }
+    line += " " + w;
+  }
+  os << line << "\n";
+}
+
+} // namespace
+
+std::string dtName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "fp8c::Dt::F32";
+  case DType::F16:
+    return "fp8c::Dt::F16";
+  case DType::BF16:
+    return "fp8c::Dt::BF16";
+  case DType::F8E4M3FN:
+    return "fp8c::Dt::E4M3";
+  case DType::F8E5M2:
+    return "fp8c::Dt::E5M2";
+  case DType::I32:
+    break;
+  }
+  return "fp8c::Dt::F32";
+}
+
+std::string granName(Granularity g) {
+  return "fp8c::Gran::" + std::string(g == Granularity::Tensor         ? "Tensor"
+                                      : g == Granularity::Row          ? "Row"
+                                      : g == Granularity::Col          ? "Col"
+                                      : g == Granularity::Block1x128   ? "Block1x128"
+                                                                       : "Block128x128");
+}
+
+GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
+                             const std::vector<BufferDesc> &buffers) {
+  GeneratedLaunch gl;
+  gl.kernelName = gl.entry = name;
+  gl.description = d.description;
+  Slots slot;
+  std::ostringstream spec; // the Spec's members
+  const char *header = "fp8c/rows.cuh";
+  std::string body = "fp8c::rowsKernel<Spec>(args);";
+  std::string base = " : fp8c::SpecDefaults";
+  const bool hasValue = d.kind == LaunchKind::Rows || d.kind == LaunchKind::Tiles ||
+                        d.kind == LaunchKind::Transpose;
+  int nFull = 0;
+  for (const LaunchInput &in : d.inputs)
+    nFull += in.bc == Bcast::Full;
+  const int E = d.kind == LaunchKind::Rows ? (nFull <= 2 ? 16 : 8) : 16;
+  const int U = std::max(1, std::min(4, 64 / (E * std::max(1, nFull))));
+  if (hasValue) {
+    spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
+    spec << "  static constexpr long long kCols = " << d.cols << ";\n";
+    if (d.kind == LaunchKind::Rows)
+      spec << "  static constexpr int kE = " << E << ", kUnroll = " << U << ";\n";
+    else if (d.kind == LaunchKind::Tiles)
+      spec << "  static constexpr int kE = " << E << ";\n";
+    spec << "  static constexpr int kNumIn = " << d.inputs.size() << ";\n";
+    spec << "  static constexpr fp8c::InDesc kIn[] = {\n";
+    for (const LaunchInput &in : d.inputs) {
+      const std::string &vname = buffers[static_cast<size_t>(in.buf)].name;
+      if (in.bc == Bcast::Full)
+        spec << "      fp8c::InDesc::full(" << slot(in.buf) << ", " << dtName(in.dt) << ", " << in.ld
+             << "), // %" << vname << "\n";
+      else
+        spec << "      fp8c::InDesc::bcast(" << slot(in.buf) << ", " << dtName(in.dt) << ", "
+             << bcastName(in.bc) << ", " << in.ld << "), // %" << vname << "\n";
+    }
+    spec << "  };\n";
+    spec << "  __device__ static float value(const float *x, const float *slot) {\n";
+    for (const std::string &l : d.body)
+      spec << "    " << l << "\n";
+    spec << "    return " << d.result << ";\n  }\n";
+    if (d.storeBuf >= 0)
+      spec << "  static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(" << slot(d.storeBuf) << ", "
+           << dtName(d.storeDt) << ", " << d.storeLd << ");\n";
+    if (d.amaxBuf >= 0)
+      spec << "  static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(" << slot(d.amaxBuf) << ", "
+           << granName(d.amaxGran) << ", " << d.amaxGroups << ");\n";
+    if (d.cast)
+      spec << "  static constexpr fp8c::CastDesc kCast =\n      " << castDescStr(*d.cast, slot) << ";\n";
+    if (d.barrierBuf >= 0)
+      spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
+    if (d.kind == LaunchKind::Transpose) {
+      spec << "  __device__ static long long outLd(long long m) { return ";
+      if (d.outLdAlignM > 0)
+        spec << "(m + " << d.outLdAlignM - 1 << ") / " << d.outLdAlignM << " * " << d.outLdAlignM;
+      else
+        spec << d.outLd;
+      spec << "; }\n";
+    }
+    if (d.numSlots > 0) {
+      spec << "  static constexpr int kNumSlots = " << d.numSlots << ";\n";
+      spec << "  __device__ static void scalars(void *const *buf, long long m, float *slot, bool leader) {\n";
+      for (const std::string &l : d.scalarLines)
+        spec << "    " << slot.subst(l) << "\n";
+      spec << "  }\n";
+    }
+  }
+
+  // The grid, as the template maps work to blocks.
+  const int64_t width = std::max({d.cols, d.storeBuf >= 0 ? d.storeLd : 0, d.cast ? d.cast->ld : 0});
+  switch (d.kind) {
+  case LaunchKind::Rows: {
+    const bool blockGroups = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Block1x128) ||
+                             (d.cast && d.cast->gran == Granularity::Block1x128);
+    int64_t chunks = ceilDiv(width, E);
+    if (blockGroups)
+      chunks = ceilDiv(chunks, 128 / E) * (128 / E);
+    const bool rowMode = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Row) ||
+                         (d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Row);
+    if (rowMode)
+      gl.grid = GridRule{d.rows, 256 / pow2Ceil(chunks), true, false};
+    else
+      gl.grid = GridRule{scaled(d.rows, chunks), 256 * U, true, false};
+    gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
+    break;
+  }
+  case LaunchKind::Tiles:
+    header = "fp8c/tiles.cuh";
+    body = "fp8c::tilesKernel<Spec>(args);";
+    gl.grid = GridRule{scaled(d.rows, ceilDiv(width, 128)), 128, true, false};
+    break;
+  case LaunchKind::Transpose:
+    header = "fp8c/transpose.cuh";
+    body = "fp8c::transposeKernel<Spec>(args);";
+    gl.grid = GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
+    gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
+    break;
+  case LaunchKind::Small:
+    header = "fp8c/small.cuh";
+    body = "fp8c::smallKernel<Spec>(args);";
+    base = "";
+    spec << "  __device__ static void run(void *const *buf, long long m) {\n";
+    for (const std::string &l : d.smallLines)
+      spec << "    " << slot.subst(l) << "\n";
+    spec << "  }\n";
+    gl.grid = GridRule{AffineM{0, 1}, 1, false, false};
+    break;
+  case LaunchKind::Inverse:
+    header = "fp8c/small.cuh";
+    body = "fp8c::inverseKernel<Spec>(args);";
+    base = "";
+    spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
+    spec << "  static constexpr long long kGroups = " << d.cols << ";\n";
+    spec << "  static constexpr int kIn = " << slot(d.invIn) << ", kOut = " << slot(d.invOutBuf) << ";\n";
+    spec << "  static constexpr fp8c::InvLayout kLayout = " << layoutName(d.invLayout) << ";\n";
+    gl.grid = GridRule{scaled(d.rows, d.cols), 256, true, false};
+    break;
+  }
+
+  std::ostringstream os;
+  wrapComment(os, name + ": " + (d.description.empty() ? "copy" : d.description));
+  os << "// buffers:";
+  for (size_t i = 0; i < slot.order().size(); ++i) {
+    const BufferDesc &b = buffers[static_cast<size_t>(slot.order()[i])];
+    os << (i % 3 == 0 ? "\n//  " : ";") << " " << i << " %" << b.name << " " << b.type.str();
+    if (b.ld > 0 || b.ldAlignM > 0)
+      os << (b.ldAlignM ? " pitch roundup(M, " + std::to_string(b.ldAlignM) + ")"
+                        : " pitch " + std::to_string(b.ld));
+    os << " (" << roleName(b.role) << (b.zeroInit ? ", zeroed" : "") << ")";
+  }
+  os << "\n#include \"" << header << "\"\n\nnamespace {\nstruct Spec" << base << " {\n"
+     << spec.str() << "};\n} // namespace\n\n";
+  const int n = std::max<int>(1, static_cast<int>(slot.order().size()));
+  os << "extern \"C\" __global__ void __launch_bounds__(256) " << name << "(fp8c::Args<" << n
+     << "> args) {\n  " << body << "\n}\n";
+  gl.source = os.str();
+  gl.buffers = slot.order();
+  gl.blockThreads = 256;
+  return gl;
+}
+
+} // namespace fp8c::codegen

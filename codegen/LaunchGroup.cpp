@@ -1,0 +1,348 @@
+// One group of LaunchBuilder (its value v with its amax, FP8 cast and store) as a LaunchDesc,
+// and the pointwise expression of v as the statements of the Spec's value(x, slot).
+#include "codegen/LaunchBuilder.h"
+
+namespace fp8c::codegen {
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string opExpr(const Op &op, const std::vector<std::string> &a) {
+  switch (op.kind()) {
+  case OpKind::Add:
+    return "fp8c::op::add(" + a[0] + ", " + a[1] + ")";
+  case OpKind::Mul:
+    return "fp8c::op::mul(" + a[0] + ", " + a[1] + ")";
+  case OpKind::Relu:
+    return "fp8c::op::relu(" + a[0] + ")";
+  case OpKind::Gelu:
+    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanh(" : "fp8c::op::geluErf(") +
+           a[0] + ")";
+  case OpKind::Silu:
+    return "fp8c::op::silu(" + a[0] + ")";
+  case OpKind::Swiglu:
+    return "fp8c::op::swiglu(" + a[0] + ", " + a[1] + ")";
+  case OpKind::Convert:
+    return a[0];
+  case OpKind::Dequant:
+    return "fp8c::op::dequantize(" + a[0] + ", " + a[1] + ")";
+  case OpKind::Cast:
+    return "fp8c::op::quantize(" + a[0] + ", " + a[1] + ")";
+  case OpKind::Scale:
+    return "fp8c::op::scale<" + dtName(op.dtypeAttr("dtype")) + ">(" + a[0] + ", " +
+           std::to_string(op.intAttr("margin")) + ", " + (op.boolAttr("pow2") ? "true" : "false") + ")";
+  default:
+    return "";
+  }
+}
+
+std::string opsList(const std::vector<const Op *> &ops) {
+  std::string s;
+  for (const Op *op : ops)
+    s += (s.empty() ? "" : ", ") + std::string(op->name()) + " %" + op->result()->name();
+  return s;
+}
+
+} // namespace
+
+Bcast bcastOf(Granularity g) {
+  switch (g) {
+  case Granularity::Tensor:
+    return Bcast::Scalar;
+  case Granularity::Row:
+    return Bcast::Row;
+  case Granularity::Col:
+    return Bcast::Col;
+  case Granularity::Block1x128:
+    return Bcast::Block1x128;
+  case Granularity::Block128x128:
+    return Bcast::Block128x128;
+  }
+  return Bcast::Full;
+}
+
+// --- expressions -------------------------------------------------------------------------------
+
+std::string ExprBuilder::input(const Value *v, Bcast bc) {
+  const Value *c = lw_.canon(v);
+  auto key = std::pair{c, bc};
+  auto it = inputs_.find(key);
+  int i;
+  if (it != inputs_.end()) {
+    i = it->second;
+  } else {
+    LaunchInput in;
+    in.buf = lw_.bufferOf(c);
+    in.dt = c->type().dtype();
+    in.bc = bc;
+    if (bc == Bcast::Full)
+      in.ld = lw_.ldOf(in.buf);
+    else if (bc == Bcast::Block1x128 || bc == Bcast::Block128x128)
+      in.ld = ceilDiv(d_.cols, 128);
+    i = static_cast<int>(d_.inputs.size());
+    d_.inputs.push_back(in);
+    inputs_[key] = i;
+  }
+  std::string x = "x[" + std::to_string(i) + "]";
+  DType round = lw_.amaxRound(d_.inputs[static_cast<size_t>(i)].buf);
+  return round == DType::F32 ? x : "fp8c::roundTo<" + dtName(round) + ">(" + x + ")";
+}
+
+std::string ExprBuilder::of(const Value *v, Bcast bc) {
+  if (auto s = b_.slotOf_.find(v); s != b_.slotOf_.end())
+    return "slot[" + std::to_string(s->second) + "]";
+  const Op *def = v->definingOp();
+  const bool expand = def && b_.inScope(def) && b_.inlinable(def) && (v == root_ || !b_.materialized(v));
+  if (!expand)
+    return input(v, v->type().rank() == 0 ? Bcast::Scalar : bc);
+  if (auto m = memo_.find(v); m != memo_.end())
+    return m->second;
+  std::vector<std::string> args;
+  for (unsigned i = 0; i < def->numOperands(); ++i) {
+    const Value *o = def->operand(i);
+    Bcast obc = o->type().rank() == 0 ? Bcast::Scalar : bc;
+    if (i == 1 && (def->kind() == OpKind::Dequant || def->kind() == OpKind::Cast))
+      obc = bc == Bcast::Full ? bcastOf(LaunchBuilder::granOf(def)) : Bcast::Scalar;
+    args.push_back(of(o, obc));
+  }
+  std::string t = "t" + std::to_string(temps_++);
+  d_.body.push_back("const float " + t + " = fp8c::roundTo<" + dtName(v->type().dtype()) + ">(" +
+                    opExpr(*def, args) + "); // " + std::string(def->name()) + " %" + v->name());
+  memo_[v] = t;
+  return t;
+}
+
+// --- groups ------------------------------------------------------------------------------------
+
+bool LaunchBuilder::inlinable(const Op *op) const {
+  if (!op || !inScope(op))
+    return false;
+  switch (op->kind()) {
+  case OpKind::Add:
+  case OpKind::Mul:
+  case OpKind::Relu:
+  case OpKind::Gelu:
+  case OpKind::Silu:
+  case OpKind::Swiglu:
+  case OpKind::Convert:
+  case OpKind::Dequant:
+    return true;
+  case OpKind::Scale:
+    return op->result()->type().rank() > 0 && !localScaleOps_.count(op);
+  case OpKind::Cast:
+    return !materialized(op->result());
+  default:
+    return false;
+  }
+}
+
+void LaunchBuilder::collectNeeds(const Value *v, const Value *root, std::set<const Value *> &needs,
+                                 std::set<const Value *> &seen) const {
+  if (!seen.insert(v).second || slotOf_.count(v))
+    return;
+  const Op *def = v->definingOp();
+  if (!def || !inScope(def))
+    return;
+  if (inlinable(def) && (v == root || !materialized(v))) {
+    for (const Value *o : def->operands())
+      collectNeeds(o, root, needs, seen);
+    return;
+  }
+  if (v != root)
+    needs.insert(v);
+}
+
+void LaunchBuilder::analyze(Group &g) {
+  std::set<const Value *> seen;
+  const Op *def = g.v->definingOp();
+  if (def && inScope(def) && def->kind() == OpKind::Transpose)
+    collectNeeds(def->operand(0), def->operand(0), g.needs, seen);
+  else
+    collectNeeds(g.v, g.v, g.needs, seen);
+  if (g.store)
+    g.writes.insert(g.v);
+  if (g.amax)
+    g.writes.insert(g.amax->result());
+  if (g.cast) {
+    g.writes.insert(g.cast->result());
+    const Value *s = g.cast->operand(1);
+    if (auto it = local_.find(g.cast); it != local_.end()) {
+      g.writes.insert(it->second.scale->result());
+      g.writes.insert(it->second.amax->result());
+    } else if (!slotOf_.count(s) && inScope(s)) {
+      const Op *sd = s->definingOp();
+      if (castOnlyScale(sd)) {
+        g.writes.insert(s);
+        collectNeeds(sd->operand(0), nullptr, g.needs, seen);
+      } else {
+        g.needs.insert(s);
+      }
+    }
+  }
+}
+
+Status LaunchBuilder::castInfo(const Group &g, const Value *v, LaunchDesc &d) {
+  const Op *c = g.cast;
+  CastInfo ci;
+  ci.buf = lw_.bufferOf(c->result());
+  ci.dt = c->result()->type().dtype();
+  ci.ld = lw_.ldOf(ci.buf);
+  ci.gran = granOf(c);
+  ci.groups = ceilDiv(d.cols, 128);
+  const Value *s = c->operand(1);
+  auto otherUses = [&](const Value *x, const Op *except) {
+    for (const Op *u : x->users())
+      if (u != except && u->kind() != OpKind::Yield && inScope(u))
+        return true;
+    return materialized(x);
+  };
+  const Value *scaleValue = nullptr;
+  if (auto it = local_.find(c); it != local_.end()) {
+    const Op *sc = it->second.scale, *a = it->second.amax;
+    ci.src = CastInfo::Src::Local;
+    ci.scaleDt = sc->dtypeAttr("dtype");
+    ci.margin = sc->intAttr("margin");
+    ci.pow2 = sc->boolAttr("pow2");
+    const bool keepAmax = otherUses(a->result(), sc);
+    if (ci.gran == Granularity::Tensor) {
+      ci.amaxOut = keepAmax ? lw_.bufferOf(a->result())
+                            : lw_.newTemp("amax", TensorType({}, DType::F32), 0, true);
+      lw_.desc(ci.amaxOut).zeroInit = true;
+      d.barrierBuf = lw_.newTemp("grid_barrier", TensorType({}, DType::I32), 0, true);
+    } else if (keepAmax) {
+      ci.amaxOut = lw_.bufferOf(a->result());
+    }
+    if (otherUses(sc->result(), c))
+      ci.scaleOut = lw_.bufferOf(sc->result());
+    scaleValue = sc->result();
+    d.description += (d.description.empty() ? "" : ", ") + opsList({a, sc});
+  } else if (auto sl = slotOf_.find(s); sl != slotOf_.end()) {
+    ci.src = CastInfo::Src::Slot;
+    ci.slot = sl->second;
+  } else if (inScope(s) && castOnlyScale(s->definingOp())) {
+    const Op *sd = s->definingOp();
+    ci.src = CastInfo::Src::Buffer;
+    ci.fromAmax = true;
+    ci.scaleBuf = lw_.bufferOf(sd->operand(0));
+    ci.amaxRound = lw_.amaxRound(ci.scaleBuf);
+    ci.scaleDt = sd->dtypeAttr("dtype");
+    ci.margin = sd->intAttr("margin");
+    ci.pow2 = sd->boolAttr("pow2");
+    if (materialized(s))
+      ci.scaleOut = lw_.bufferOf(s);
+    scaleValue = s;
+    d.description += (d.description.empty() ? "" : ", ") + opsList({sd});
+  } else {
+    ci.src = CastInfo::Src::Buffer;
+    ci.scaleBuf = lw_.bufferOf(s);
+  }
+  if (scaleValue) {
+    std::vector<InvLayout> pending = lw_.pendingInverses(scaleValue);
+    if (!pending.empty()) {
+      ci.invOut = *lw_.inverseBuffer(scaleValue, pending[0]);
+      ci.invLayout = pending[0];
+      lw_.markInverseWritten(scaleValue, pending[0]);
+    }
+  }
+  if (ci.gran == Granularity::Col && ci.src == CastInfo::Src::Local)
+    return Error("a cast with a per-column scale computed in the same kernel is not supported");
+  d.description += (d.description.empty() ? "" : ", ") + opsList({c});
+  (void)v;
+  d.cast = ci;
+  return Status::ok();
+}
+
+Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
+  const Value *v = g.v;
+  const Op *def = v->definingOp();
+  const bool transpose = def && inScope(def) && def->kind() == OpKind::Transpose;
+  auto suffix = [&](const LaunchDesc &d, const char *fallback) {
+    if (!role_.empty())
+      return role_;
+    if (d.cast)
+      return std::string(d.kind == LaunchKind::Transpose ? "cast_transpose" : "quantize");
+    if (d.amaxBuf >= 0 && d.storeBuf < 0)
+      return std::string("amax");
+    return std::string(fallback);
+  };
+  if (transpose) {
+    const Value *x = def->operand(0);
+    LaunchDesc d;
+    d.kind = LaunchKind::Transpose;
+    d.rows = Lowerer::rowsOf(x->type());
+    d.cols = Lowerer::colsOf(x->type());
+    ExprBuilder eb(lw_, *this, d, x);
+    d.result = eb.of(x);
+    d.valueDt = x->type().dtype();
+    d.description = opsList({def});
+    int outBuf;
+    if (!g.splitTranspose && g.cast) {
+      if (Status s = castInfo(g, v, d); !s)
+        return s;
+      if (d.cast->src == CastInfo::Src::Buffer)
+        return Error("a cast-transpose takes a tensor scale only");
+      outBuf = d.cast->buf;
+    } else {
+      d.storeBuf = outBuf = lw_.bufferOf(v);
+      d.storeDt = v->type().dtype();
+    }
+    if (!g.splitTranspose && g.amax) {
+      d.amaxBuf = lw_.bufferOf(g.amax->result());
+      lw_.desc(d.amaxBuf).zeroInit = true;
+      d.description += ", " + opsList({g.amax});
+    }
+    const BufferDesc &ob = lw_.desc(outBuf);
+    d.outLdAlignM = ob.ldAlignM;
+    d.outLd = ob.ldAlignM ? 0 : lw_.ldOf(outBuf);
+    d.suffix = suffix(d, "transpose");
+    out.push_back(std::move(d));
+    if (!g.splitTranspose || (!g.amax && !g.cast))
+      return Status::ok();
+  }
+  LaunchDesc d;
+  d.rows = Lowerer::rowsOf(v->type());
+  d.cols = Lowerer::colsOf(v->type());
+  ExprBuilder eb(lw_, *this, d, v);
+  d.result = eb.of(v);
+  d.valueDt = v->type().dtype();
+  std::vector<const Op *> chain;
+  for (const auto &op : kernel_.body()->ops())
+    if (inlinable(op.get()) && eb.computed(op->result()))
+      chain.push_back(op.get());
+  d.description = opsList(chain);
+  if (g.store && !transpose) {
+    d.storeBuf = lw_.bufferOf(v);
+    d.storeDt = v->type().dtype();
+    d.storeLd = lw_.ldOf(d.storeBuf);
+  }
+  bool tiles = false;
+  if (g.amax) {
+    d.amaxBuf = lw_.bufferOf(g.amax->result());
+    d.amaxGran = granOf(g.amax);
+    d.amaxGroups = ceilDiv(d.cols, 128);
+    if (d.amaxGran == Granularity::Tensor || d.amaxGran == Granularity::Col)
+      lw_.desc(d.amaxBuf).zeroInit = true;
+    tiles |= d.amaxGran == Granularity::Block128x128;
+    d.description += (d.description.empty() ? "" : ", ") + opsList({g.amax});
+  }
+  if (g.cast) {
+    if (Status s = castInfo(g, v, d); !s)
+      return s;
+    tiles |= d.cast->gran == Granularity::Block128x128;
+  }
+  if (tiles) {
+    const bool amaxOk = !g.amax || d.amaxGran == Granularity::Block128x128;
+    const bool castOk = !g.cast || d.cast->gran == Granularity::Block128x128;
+    if (!amaxOk || !castOk)
+      return Error("a 128x128 block amax or cast cannot share a launch with another granularity");
+    d.kind = LaunchKind::Tiles;
+  }
+  if ((d.amaxBuf >= 0 && d.amaxGran != Granularity::Tensor) || (d.cast && d.cast->gran != Granularity::Tensor))
+    if (v->type().rank() != 2)
+      return Error("row, column and block granularities need a 2-D tensor");
+  d.suffix = suffix(d, "pointwise");
+  out.push_back(std::move(d));
+  return Status::ok();
+}
+
+} // namespace fp8c::codegen

@@ -1,0 +1,24 @@
+// Sizes of LaunchPlan buffers: the logical shape with M substituted, with padded row pitches.
+#include "codegen/LaunchPlan.h"
+
+namespace fp8c {
+
+int64_t BufferDesc::pitch(int64_t m) const {
+  if (type.rank() < 1)
+    return 1;
+  if (type.rank() == 2 && ldAlignM > 0)
+    return (m + ldAlignM - 1) / ldAlignM * ldAlignM;
+  if (type.rank() == 2 && ld > 0)
+    return ld;
+  int64_t last = type.dim(type.rank() - 1);
+  return last == kDynamic ? m : last;
+}
+
+int64_t BufferDesc::bytes(int64_t m) const {
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < type.rank(); ++i)
+    rows *= type.isDynamicDim(i) ? m : type.dim(i);
+  return rows * pitch(m) * dtypeBytes(type.dtype());
+}
+
+} // namespace fp8c

@@ -1,0 +1,219 @@
+// Lowering of a gemm kernel (every FP8 GEMM goes to cuBLASLt in this issue):
+//   1. a generated prologue launch for the ops before the GEMM: the FP8 cast of A with its
+//      scale (written with a padded pitch when K % 16 != 0), the amax of A taken while it is
+//      read, scales of the epilogue's cast, and the inverse scales cuBLASLt multiplies by;
+//   2. one CublasLtGemm per GEMM, taking what cuBLASLt's epilogue can: bias, GELU (tanh) or
+//      RELU on the GEMM result, and, with per-tensor scales, the tensor amax of the result
+//      (AMAX_D) and its FP8 cast when the cast's scale is known before the GEMM (scaleD);
+//   3. a generated epilogue launch for the rest (GELU erf, SiLU, the swiglu of a dual GEMM,
+//      residual adds, row and 1x128 amaxes, 1x128 casts, ...).
+// cuBLASLt's outer-vector (rowwise) and 128-block scale modes take no epilogue but a bias and
+// no FP8 output, so with those scales everything after the bias is the epilogue launch's.
+#include "codegen/LowerInternal.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fp8c::codegen {
+namespace {
+
+bool isGemmMain(const Op *op) {
+  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
+         op->kind() == OpKind::Matmul;
+}
+
+// True when `v` is computed (within the region) from one of `roots`.
+bool dependsOn(const Value *v, const std::set<const Op *> &roots) {
+  std::set<const Op *> seen;
+  std::vector<const Value *> work{v};
+  while (!work.empty()) {
+    const Op *def = work.back()->definingOp();
+    work.pop_back();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (roots.count(def))
+      return true;
+    for (const Value *o : def->operands())
+      work.push_back(o);
+  }
+  return false;
+}
+
+bool yielded(const Value *v) {
+  for (const Op *u : v->users())
+    if (u->kind() == OpKind::Yield)
+      return true;
+  return false;
+}
+
+// The bias operand of a GEMM op, or null.
+const Value *biasOf(const Op *main) {
+  if (main->kind() == OpKind::ScaledMatmul && main->numOperands() > 4)
+    return main->operand(4);
+  if (main->kind() == OpKind::Linear && main->numOperands() > 2)
+    return main->operand(2);
+  return nullptr;
+}
+
+GemmScaleMode scaleModeOf(const Op *main) {
+  if (main->kind() != OpKind::ScaledMatmul)
+    return GemmScaleMode::Tensor;
+  int64_t rank = main->operand(2)->type().rank();
+  return rank == 0 ? GemmScaleMode::Tensor
+         : rank == 1 ? GemmScaleMode::OuterVector
+                     : GemmScaleMode::Block128;
+}
+
+} // namespace
+
+GemmAnalysis analyzeGemm(const Op &kernel) {
+  GemmAnalysis a;
+  const Block &body = *kernel.body();
+  for (const auto &op : body.ops())
+    if (isGemmMain(op.get()))
+      a.mains.push_back(op.get());
+  std::set<const Op *> mains(a.mains.begin(), a.mains.end());
+  std::vector<Op *> epi;
+  for (const auto &op : body.ops()) {
+    if (op->kind() == OpKind::Yield || mains.count(op.get()))
+      continue;
+    bool after = false;
+    for (const Value *o : op->operands())
+      after |= dependsOn(o, mains);
+    (after ? epi : a.pre).push_back(op.get());
+  }
+  for (Op *m : a.mains)
+    a.written.push_back(m->result());
+  if (a.mains.size() != 1) {
+    a.post = epi;
+    return a;
+  }
+  Op *main = a.mains[0];
+  const bool fp8 = main->kind() == OpKind::ScaledMatmul;
+  const bool tensorScales = scaleModeOf(main) == GemmScaleMode::Tensor;
+  const bool bias = biasOf(main) != nullptr;
+  a.epilogue = bias ? GemmEpilogue::Bias : GemmEpilogue::Default;
+  std::set<const Op *> fused;
+  const Value *tail = main->result();
+  // Activation on the GEMM result (not with rowwise / block scales).
+  if (tensorScales && tail->numUses() == 1 && !yielded(tail)) {
+    Op *u = tail->users()[0];
+    bool gelu = u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
+    if (gelu || u->kind() == OpKind::Relu) {
+      fused.insert(u);
+      a.fused.push_back(u);
+      a.epilogue = gelu ? (bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu)
+                        : (bias ? GemmEpilogue::ReluBias : GemmEpilogue::Relu);
+      tail = u->result();
+    }
+  }
+  if (fp8 && tensorScales) {
+    Op *castD = nullptr;
+    int others = 0;
+    for (Op *u : tail->users()) {
+      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !a.amaxD) {
+        a.amaxD = u;
+      } else if (u->kind() == OpKind::Cast && u->operand(0) == tail && !castD &&
+                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains)) {
+        castD = u;
+      } else {
+        ++others;
+      }
+    }
+    if (a.amaxD) {
+      fused.insert(a.amaxD);
+      a.fused.push_back(a.amaxD);
+    }
+    if (castD && others == 0 && !yielded(tail)) {
+      a.castD = castD;
+      fused.insert(castD);
+      a.fused.push_back(castD);
+      tail = castD->result();
+    }
+  }
+  a.written[0] = tail;
+  for (Op *op : epi)
+    if (!fused.count(op))
+      a.post.push_back(op);
+  return a;
+}
+
+Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
+  GemmAnalysis a = analyzeGemm(kernel);
+  if (a.mains.empty() || a.mains.size() > 2)
+    return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
+                 std::to_string(a.mains.size()));
+  if (!a.pre.empty())
+    if (Status s = buildLaunches(lw, kernel, kernelIndex, a.pre, "prologue"); !s)
+      return s;
+  for (size_t i = 0; i < a.mains.size(); ++i) {
+    const Op *main = a.mains[i];
+    CublasLtGemm g;
+    g.name = "k" + std::to_string(kernelIndex) + "_gemm" + (a.mains.size() > 1 ? std::to_string(i) : "");
+    const Value *A = main->operand(0), *B = main->operand(1);
+    g.a = lw.gemmOperandBuffer(A);
+    g.b = lw.gemmOperandBuffer(B);
+    g.m = Lowerer::rowsOf(A->type());
+    g.k = Lowerer::colsOf(A->type());
+    g.bKMajor = main->kind() != OpKind::Matmul;
+    g.n = g.bKMajor ? B->type().dim(0) : Lowerer::colsOf(B->type());
+    g.scaleMode = scaleModeOf(main);
+    // cuBLASLt rejects FAST_ACCUM with the 128-block scale modes (they promote per K block).
+    g.fastAccum = main->kind() == OpKind::ScaledMatmul && main->boolAttr("fast_accum") &&
+                  g.scaleMode != GemmScaleMode::Block128;
+    std::string ops = std::string(main->name()) + " %" + main->result()->name();
+    if (main->kind() == OpKind::ScaledMatmul) {
+      const bool block = g.scaleMode == GemmScaleMode::Block128;
+      InvLayout la = block ? InvLayout::KBlockMajor : InvLayout::RowMajor;
+      InvLayout lb = block ? InvLayout::RowMajorPad4 : InvLayout::RowMajor;
+      for (auto [v, layout, slot] : {std::tuple{main->operand(2), la, &g.invScaleA},
+                                     std::tuple{main->operand(3), lb, &g.invScaleB}}) {
+        std::optional<int> inv = lw.inverseBuffer(v, layout);
+        if (!inv)
+          return Error("internal error: no inverse-scale buffer for %" + v->name());
+        const auto pending = lw.pendingInverses(v);
+        if (std::find(pending.begin(), pending.end(), layout) != pending.end()) {
+          // Nothing computed it yet (e.g. the scale is a graph input): a launch inverts it.
+          const TensorType &t = v->type();
+          LaunchDesc d;
+          d.kind = LaunchKind::Inverse;
+          d.suffix = "inverse";
+          d.description = "1 / %" + v->name() + " for cuBLASLt";
+          d.rows = t.rank() == 2 ? Lowerer::rowsOf(t) : AffineM{0, 1};
+          d.cols = t.rank() == 0 ? 1 : Lowerer::colsOf(t);
+          d.invIn = lw.bufferOf(v);
+          d.invOutBuf = *inv;
+          d.invLayout = layout;
+          lw.addLaunch(d, kernelIndex);
+          lw.markInverseWritten(v, layout);
+        }
+        *slot = *inv;
+      }
+    }
+    if (const Value *bias = biasOf(main)) {
+      g.bias = lw.bufferOf(bias);
+    }
+    g.epilogue = a.mains.size() == 1 ? a.epilogue : (g.bias >= 0 ? GemmEpilogue::Bias : GemmEpilogue::Default);
+    for (const Op *f : a.fused)
+      ops += ", " + std::string(f->name()) + " %" + f->result()->name();
+    if (a.amaxD && i == 0) {
+      g.amaxD = lw.bufferOf(a.amaxD->result());
+      lw.desc(g.amaxD).zeroInit = true;
+      lw.setAmaxRound(g.amaxD, a.amaxD->operand(0)->type().dtype());
+    }
+    if (a.castD && i == 0)
+      g.scaleD = lw.bufferOf(a.castD->operand(1));
+    g.d = lw.bufferOf(a.written[i]);
+    const BufferDesc &dd = lw.desc(g.d);
+    if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))
+      lw.desc(g.d).zeroInit = true; // the pad columns of an FP8 operand-to-be must be zero
+    g.description = ops;
+    lw.addGemm(std::move(g));
+  }
+  if (!a.post.empty())
+    if (Status s = buildLaunches(lw, kernel, kernelIndex, a.post, "epilogue"); !s)
+      return s;
+  return Status::ok();
+}
+
+} // namespace fp8c::codegen

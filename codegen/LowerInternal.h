@@ -1,0 +1,205 @@
+// Internal to codegen/: the state of one lowering (the Lowerer) and the launch descriptions
+// (LaunchDesc) the kernel lowerings build and EmitLaunch.cpp renders to CUDA C++ text.
+//
+// The flow (Lowering.cpp): BufferAssignment.cpp gives every graph input, output and kernel
+// result a buffer and works out, before any code is emitted, which tensors need a padded row
+// pitch (GEMM operands and outputs) and which scales cuBLASLt needs inverted. Then each
+// fp8.kernel in order: LowerGemm.cpp for gemm kernels (prologue launch, cuBLASLt steps,
+// epilogue launch), LaunchBuilder.cpp for the ops of the others and for the prologue and
+// epilogue ops of gemm kernels.
+#pragma once
+
+#include "codegen/LaunchPlan.h"
+#include "codegen/Lowering.h"
+#include "ir/IR.h"
+#include "ir/TypeRules.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fp8c::codegen {
+
+/// Where a GEMM wants the inverse of a scale (cuBLASLt's layouts; see CublasLtGemm).
+enum class InvLayout { RowMajor, KBlockMajor, RowMajorPad4 };
+
+/// How an input of a launch is indexed at element (r, c) (layout.cuh's Bcast).
+enum class Bcast { Full, Scalar, Row, Col, Block1x128, Block128x128 };
+
+struct LaunchInput {
+  int buf = -1;
+  DType dt = DType::F32;
+  int64_t ld = 0;     ///< row pitch (Full) or column groups (Block*)
+  Bcast bc = Bcast::Full;
+};
+
+/// The FP8 cast of a launch's value (layout.cuh's CastDesc).
+struct CastInfo {
+  enum class Src { Slot, Buffer, Local };
+  int buf = -1;
+  DType dt = DType::F8E4M3FN;
+  int64_t ld = 0;
+  Granularity gran = Granularity::Tensor;
+  int64_t groups = 0;
+  Src src = Src::Slot;
+  int slot = 0;
+  int scaleBuf = -1;
+  bool fromAmax = false;
+  DType amaxRound = DType::F32;
+  DType scaleDt = DType::F8E4M3FN; ///< the FP8 type whose max the scale formula uses
+  int64_t margin = 0;
+  bool pow2 = false;
+  int scaleOut = -1, invOut = -1, amaxOut = -1;
+  InvLayout invLayout = InvLayout::RowMajor;
+};
+
+enum class LaunchKind { Rows, Tiles, Transpose, Small, Inverse };
+
+/// One generated launch before rendering. Buffer numbers are LaunchPlan buffer indices; the
+/// renderer maps them to the launch's own argument slots.
+struct LaunchDesc {
+  LaunchKind kind = LaunchKind::Rows;
+  std::string suffix;      ///< kernel name suffix: "quantize", "epilogue", ...
+  std::string description; ///< the ops it runs
+  AffineM rows;            ///< iteration space rows (input rows for a transpose)
+  int64_t cols = 1;
+  std::vector<LaunchInput> inputs;
+  std::vector<std::string> body; ///< statements of value(const float *x)
+  std::string result;            ///< the expression value() returns
+  DType valueDt = DType::F32;
+  int storeBuf = -1;
+  DType storeDt = DType::F32;
+  int64_t storeLd = 0;
+  int amaxBuf = -1;
+  Granularity amaxGran = Granularity::Tensor;
+  int64_t amaxGroups = 0;
+  std::optional<CastInfo> cast;
+  std::vector<std::string> scalarLines; ///< body of scalars(buf, m, slot, leader)
+  int numSlots = 0;
+  int barrierBuf = -1;
+  int outLdAlignM = 0;     ///< transpose: output pitch roundup(M, this), or
+  int64_t outLd = 0;       ///< a static output pitch
+  std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
+  // Inverse: out[layout] = 1 / in over a [rows, cols] grid.
+  int invIn = -1, invOutBuf = -1;
+  InvLayout invLayout = InvLayout::RowMajor;
+  std::vector<int> extraBuffers; ///< buffers named only in scalar/small lines
+};
+
+/// The lowering of one graph.
+class Lowerer {
+public:
+  Lowerer(const Graph &g, const CodegenOptions &opts);
+  Expected<LaunchPlan> run();
+
+  // --- buffers (BufferAssignment.cpp) --------------------------------------------------------
+  /// The value a region value stands for at the top level: a block argument's kernel operand,
+  /// a yielded value's kernel result; other region values are their own.
+  const Value *canon(const Value *v) const;
+  /// The buffer holding v (created as a Temp on first use).
+  int bufferOf(const Value *v);
+  /// True when v already has a buffer (it was computed by an earlier step, or is an input).
+  bool hasBuffer(const Value *v) const { return buf_.count(canon(v)) != 0; }
+  /// Requires v's rows to be 16-byte aligned (v is written by cuBLASLt); before buffers exist.
+  void requirePitch(const Value *v);
+  /// A new temporary buffer.
+  int newTemp(const std::string &name, TensorType type, int64_t ld = 0, bool zeroInit = false);
+  /// The buffer a GEMM reads v from: bufferOf(v) when its pitch is right, else a padded copy.
+  int gemmOperandBuffer(const Value *v);
+  /// The buffer receiving the inverse of scale value v in `layout`, if a GEMM needs it.
+  std::optional<int> inverseBuffer(const Value *v, InvLayout layout);
+  /// Inverse scales a GEMM needs of v that no launch has written yet, in what layout.
+  std::vector<InvLayout> pendingInverses(const Value *v) const;
+  void markInverseWritten(const Value *v, InvLayout layout);
+  /// Marks an amax buffer written by cuBLASLt (pre-rounding): readers round it to `dt`.
+  void setAmaxRound(int buf, DType dt) { amaxRound_[buf] = dt; }
+  DType amaxRound(int buf) const;
+  /// Row pitch of buffer b (0 if compact).
+  int64_t ldOf(int buf) const;
+  BufferDesc &desc(int buf) { return plan_.buffers[static_cast<size_t>(buf)]; }
+
+  // --- steps ---------------------------------------------------------------------------------
+  /// Renders and appends a launch of kernel `kernelIndex`.
+  void addLaunch(const LaunchDesc &d, int kernelIndex);
+  void addGemm(CublasLtGemm g);
+  /// True while lowering a kernel that runs at load time (parameters only).
+  bool loadTime() const { return loadTime_; }
+  const CodegenOptions &options() const { return opts_; }
+  const Graph &graph() const { return g_; }
+  /// The rows of tensor t as an AffineM (all dims but the last; 1 for rank <= 1).
+  static AffineM rowsOf(const TensorType &t);
+  static int64_t colsOf(const TensorType &t);
+
+  /// Writes an error (first one wins).
+  void fail(const Op &op, const std::string &why);
+  bool failed() const { return !error_.empty(); }
+
+private:
+  // BufferAssignment.cpp
+  void assignGraphBuffers();
+  void planPadding();
+  void planInverses();
+  void planLoadTime();
+  /// Copies values that could not be written into their Output / State buffers in place.
+  void emitOutputCopies(const std::vector<const Value *> &values, int kernelIndex);
+  int createBuffer(const Value *v, BufferRole role, int graphIndex);
+  // Lowering.cpp
+  void lowerKernel(const Op &kernel, int index);
+  void lowerStateKernel(const Op &kernel, int index);
+
+  const Graph &g_;
+  CodegenOptions opts_;
+  LaunchPlan plan_;
+  std::string error_;
+  bool loadTime_ = false;
+  std::map<const Value *, int> buf_;
+  std::map<const Value *, const Value *> alias_; ///< region value -> canonical value
+  std::map<const Value *, int64_t> requiredLd_;
+  std::map<const Value *, int> paddedCopy_;
+  std::map<std::pair<const Value *, InvLayout>, int> inverse_;
+  std::set<std::pair<const Value *, InvLayout>> inverseWritten_;
+  std::map<int, DType> amaxRound_;
+  std::set<const Value *> loadTimeValues_;
+  std::map<const Value *, std::vector<int>> outputCopies_; ///< value -> Output buffers to fill
+  std::map<const Value *, int> stateTarget_; ///< history_push result -> state buffer
+  std::map<std::string, int> nameCount_;
+  int currentKernel_ = 0;
+  std::vector<int> stateWrites_; ///< state buffers updated in place
+  int stateStep_ = -1;           ///< the step that updates them
+  std::set<std::string> kernelNames_;
+  friend class GemmLowering;
+  friend class LaunchBuilder;
+};
+
+/// How a gemm kernel splits between launches and cuBLASLt (LowerGemm.cpp).
+struct GemmAnalysis {
+  std::vector<Op *> mains;    ///< scaled_matmul / linear / matmul (two for a dual GEMM)
+  std::vector<Op *> pre;      ///< ops before the GEMM: the prologue launch
+  std::vector<Op *> fused;    ///< epilogue ops cuBLASLt performs
+  std::vector<Op *> post;     ///< epilogue ops left to the epilogue launch
+  GemmEpilogue epilogue = GemmEpilogue::Default;
+  Op *amaxD = nullptr;        ///< the tensor amax cuBLASLt computes (AMAX_D)
+  Op *castD = nullptr;        ///< the FP8 cast cuBLASLt performs (scaleD)
+  std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
+};
+GemmAnalysis analyzeGemm(const Op &kernel);
+/// Lowers one gemm kernel.
+Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
+
+/// Renders a launch to a GeneratedLaunch (EmitLaunch.cpp); `buffers` are the plan's.
+GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &kernelName,
+                             const std::vector<BufferDesc> &buffers);
+
+/// C++ spellings used in generated code.
+std::string dtName(DType t);         ///< "fp8c::Dt::BF16"
+std::string granName(Granularity g); ///< "fp8c::Gran::Row"
+
+/// The buffers read and written by the ops of one region, lowered to generated launches
+/// (LaunchBuilder.cpp). `ops` are region ops in order; values they use that are computed
+/// outside `ops` are read from buffers.
+Status buildLaunches(Lowerer &lw, const Op &kernel, int kernelIndex, const std::vector<Op *> &ops,
+                     const std::string &role);
+
+} // namespace fp8c::codegen

@@ -1,0 +1,167 @@
+// lowerGraph: a fused graph to a LaunchPlan, one fp8.kernel at a time, in order (DESIGN.md
+// sections 6 and 7). Buffers and the padding / inverse-scale / load-time decisions come
+// first (BufferAssignment.cpp); gemm kernels go through LowerGemm.cpp, state kernels (amax
+// history pushes) become one single-block launch here, every other kernel goes through
+// LaunchBuilder. planToCudaText prints the whole plan for `fp8c --emit=cuda`.
+#include "codegen/Lowering.h"
+
+#include "codegen/LowerInternal.h"
+
+#include <cctype>
+
+namespace fp8c {
+namespace codegen {
+namespace {
+
+std::string sanitize(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out.empty() ? "graph" : out;
+}
+
+} // namespace
+
+Lowerer::Lowerer(const Graph &g, const CodegenOptions &opts) : g_(g), opts_(opts) {}
+
+void Lowerer::fail(const Op &op, const std::string &why) {
+  if (error_.empty())
+    error_ = op.loc().str() + ": error: '" + std::string(op.name()) + "' op codegen: " + why;
+}
+
+void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
+  if (kernelIndex < 0)
+    kernelIndex = currentKernel_;
+  std::string name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix;
+  for (int i = 2; kernelNames_.count(name); ++i)
+    name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix + "_" +
+           std::to_string(i);
+  kernelNames_.insert(name);
+  GeneratedLaunch gl = renderLaunch(d, name, plan_.buffers);
+  gl.nvrtcOptions = {"--fmad=false"};
+  (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(gl));
+}
+
+void Lowerer::addGemm(CublasLtGemm g) {
+  g.name = "fp8c_" + sanitize(g_.name()) + "_" + g.name;
+  (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));
+}
+
+void Lowerer::lowerStateKernel(const Op &kernel, int index) {
+  LaunchDesc d;
+  d.kind = LaunchKind::Small;
+  d.suffix = "state";
+  for (const auto &opPtr : kernel.body()->ops()) {
+    const Op &op = *opPtr;
+    if (op.kind() == OpKind::Yield)
+      continue;
+    const Value *res = canon(op.result());
+    auto st = stateTarget_.find(res);
+    const int out = st != stateTarget_.end() ? st->second : bufferOf(res);
+    const int in = bufferOf(op.operand(0)), amax = bufferOf(op.operand(1));
+    const std::string len = std::to_string(colsOf(op.operand(0)->type()));
+    const std::string a = "fp8c::roundTo<" + dtName(amaxRound(amax)) + ">(fp8c::f32p(@" +
+                          std::to_string(amax) + "@)[0])";
+    if (out == in)
+      d.smallLines.push_back("fp8c::historyPushInPlace<" + len + ">(fp8c::f32p(@" + std::to_string(out) +
+                             "@), " + a + ");");
+    else
+      d.smallLines.push_back("fp8c::historyPushTo<" + len + ">(fp8c::f32p(@" + std::to_string(out) +
+                             "@), fp8c::f32p(@" + std::to_string(in) + "@), " + a + ");");
+    d.description += (d.description.empty() ? "" : ", ") + std::string(op.name()) + " %" +
+                     op.result()->name() + (out == in ? " (in place)" : "");
+    if (desc(out).role == BufferRole::State)
+      stateWrites_.push_back(out);
+  }
+  addLaunch(d, index);
+  stateStep_ = static_cast<int>(plan_.steps.size()) - 1;
+}
+
+void Lowerer::lowerKernel(const Op &kernel, int index) {
+  currentKernel_ = index;
+  loadTime_ = kernel.numResults() > 0;
+  for (const Value *r : kernel.results())
+    loadTime_ &= loadTimeValues_.count(r) != 0;
+  std::vector<Op *> ops;
+  bool allPushes = true;
+  for (const auto &op : kernel.body()->ops())
+    if (op->kind() != OpKind::Yield) {
+      ops.push_back(op.get());
+      allPushes &= op->kind() == OpKind::HistoryPush;
+    }
+  Status s;
+  if (kernel.strAttr("kind") == "gemm")
+    s = lowerGemmKernel(*this, kernel, index);
+  else if (allPushes && !ops.empty())
+    lowerStateKernel(kernel, index);
+  else
+    s = buildLaunches(*this, kernel, index, ops, "");
+  if (!s)
+    fail(kernel, s.message());
+  loadTime_ = false;
+}
+
+Expected<LaunchPlan> Lowerer::run() {
+  plan_.graphName = g_.name();
+  for (const auto &op : g_.body().ops()) {
+    if (op->kind() == OpKind::Return)
+      continue;
+    if (op->kind() != OpKind::Kernel || !op->body()) {
+      fail(*op, "codegen needs a fused graph (run `fuse` first): this op is outside any fp8.kernel");
+      return Error(error_);
+    }
+    const Block &b = *op->body();
+    for (unsigned i = 0; i < b.numArguments() && i < op->numOperands(); ++i)
+      alias_[b.argument(i)] = op->operand(i);
+    if (const Op *y = b.terminator(); y && y->kind() == OpKind::Yield)
+      for (unsigned j = 0; j < y->numOperands() && j < op->numResults(); ++j) {
+        const Value *v = y->operand(j);
+        if (v->isBlockArgument() || alias_.count(v))
+          alias_[op->result(j)] = v;
+        else
+          alias_[v] = op->result(j);
+      }
+  }
+  planLoadTime();
+  planPadding();
+  planInverses();
+  assignGraphBuffers();
+  std::vector<const Value *> inputs;
+  for (unsigned i = 0; i < g_.numInputs(); ++i)
+    inputs.push_back(g_.input(i));
+  emitOutputCopies(inputs, 0);
+  int index = 0;
+  for (const auto &op : g_.body().ops()) {
+    if (op->kind() != OpKind::Kernel)
+      continue;
+    lowerKernel(*op, index);
+    if (failed())
+      return Error(error_);
+    const std::vector<Value *> rs = op->results();
+    std::vector<const Value *> results(rs.begin(), rs.end());
+    emitOutputCopies(results, index);
+    ++index;
+  }
+  // The in-place state update must be the last step that touches the state.
+  for (int sb : stateWrites_)
+    for (size_t s = static_cast<size_t>(stateStep_) + 1; s < plan_.steps.size(); ++s)
+      if (const auto *gl = std::get_if<GeneratedLaunch>(&plan_.steps[s]))
+        for (int b : gl->buffers)
+          if (b == sb)
+            return Error("codegen: the state %" + desc(sb).name + " is read after its update in place");
+  return std::move(plan_);
+}
+
+} // namespace codegen
+
+Expected<LaunchPlan> lowerGraph(const Graph &g, const CodegenOptions &opts) {
+  if (opts.arch != "sm_90a" && opts.arch != "sm_90" && opts.arch != "sm_89")
+    return Error("codegen: unsupported --arch '" + opts.arch + "' (sm_90a, sm_89)");
+  try {
+    return codegen::Lowerer(g, opts).run();
+  } catch (const std::exception &e) {
+    return Error(std::string("codegen: internal error: ") + e.what());
+  }
+}
+
+} // namespace fp8c

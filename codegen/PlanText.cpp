@@ -1,0 +1,141 @@
+// planToCudaText: the whole LaunchPlan as one CUDA text for `fp8c --emit=cuda`: a header
+// listing the buffers, then every step in order (load-time steps first), each generated launch
+// with its grid rule and complete source, each cuBLASLt GEMM as a comment describing the call.
+#include "codegen/Lowering.h"
+
+#include <sstream>
+
+namespace fp8c {
+namespace {
+
+std::string affineStr(const AffineM &a) {
+  if (a.perM == 0)
+    return std::to_string(a.fixed);
+  std::string s = (a.perM == 1 ? "" : std::to_string(a.perM) + "*") + "M";
+  if (a.fixed)
+    s += " + " + std::to_string(a.fixed);
+  return s;
+}
+
+const char *roleStr(BufferRole r) {
+  switch (r) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Param:
+    return "param";
+  case BufferRole::State:
+    return "state";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Constant:
+    return "constant";
+  case BufferRole::Temp:
+    return "temp";
+  }
+  return "?";
+}
+
+const char *epilogueStr(GemmEpilogue e) {
+  switch (e) {
+  case GemmEpilogue::Default:
+    return "DEFAULT";
+  case GemmEpilogue::Bias:
+    return "BIAS";
+  case GemmEpilogue::Gelu:
+    return "GELU";
+  case GemmEpilogue::GeluBias:
+    return "GELU_BIAS";
+  case GemmEpilogue::Relu:
+    return "RELU";
+  case GemmEpilogue::ReluBias:
+    return "RELU_BIAS";
+  }
+  return "?";
+}
+
+const char *scaleModeStr(GemmScaleMode m) {
+  switch (m) {
+  case GemmScaleMode::Tensor:
+    return "SCALAR_32F";
+  case GemmScaleMode::OuterVector:
+    return "OUTER_VEC_32F";
+  case GemmScaleMode::Block128:
+    return "VEC128_32F (A) x BLK128x128_32F (B)";
+  }
+  return "?";
+}
+
+std::string bufStr(const LaunchPlan &p, int b) {
+  if (b < 0)
+    return "-";
+  const BufferDesc &d = p.buffers[static_cast<size_t>(b)];
+  return "#" + std::to_string(b) + " %" + d.name;
+}
+
+void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s, const std::string &label) {
+  if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
+    os << "// ===== " << label << ": launch " << g->entry << " =====\n";
+    os << "// grid: ceil((" << affineStr(g->grid.work) << ") / " << g->grid.perBlock << ") blocks of "
+       << g->blockThreads << (g->grid.persistent ? ", persistent" : "")
+       << (g->grid.cooperative ? ", cooperative" : "") << "; buffers:";
+    for (int b : g->buffers)
+      os << " " << bufStr(p, b);
+    os << "\n" << g->source << "\n";
+    return;
+  }
+  const auto &c = std::get<CublasLtGemm>(s);
+  os << "// ===== " << label << ": cuBLASLt GEMM " << c.name << " =====\n";
+  os << "//   ops: " << c.description << "\n";
+  os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A[" << affineStr(c.m) << ", " << c.k << "] * B"
+     << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T (TN)"
+                   : "[" + std::to_string(c.k) + ", " + std::to_string(c.n) + "]")
+     << "\n";
+  os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b) << ", D " << bufStr(p, c.d) << "\n";
+  if (c.invScaleA >= 0 || c.invScaleB >= 0)
+    os << "//   scales " << scaleModeStr(c.scaleMode) << ": 1/sA " << bufStr(p, c.invScaleA) << ", 1/sB "
+       << bufStr(p, c.invScaleB) << (c.fastAccum ? ", fast accumulation" : "") << "\n";
+  os << "//   epilogue " << epilogueStr(c.epilogue);
+  if (c.bias >= 0)
+    os << ", bias " << bufStr(p, c.bias);
+  if (c.amaxD >= 0)
+    os << ", AMAX_D " << bufStr(p, c.amaxD);
+  if (c.scaleD >= 0)
+    os << ", FP8 D scale " << bufStr(p, c.scaleD);
+  os << "\n\n";
+}
+
+} // namespace
+
+std::string planToCudaText(const LaunchPlan &plan) {
+  std::ostringstream os;
+  size_t launches = 0, gemms = 0;
+  for (const auto *list : {&plan.loadSteps, &plan.steps})
+    for (const Step &s : *list)
+      (std::holds_alternative<GeneratedLaunch>(s) ? launches : gemms)++;
+  os << "// fp8c CUDA for @" << plan.graphName << ": " << launches << " generated launches, " << gemms
+     << " cuBLASLt GEMMs, " << plan.loadSteps.size() << " of the steps at load\n";
+  os << "// buffers:\n";
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferDesc &b = plan.buffers[i];
+    os << "//   #" << i << " %" << b.name << " " << b.type.str() << " " << roleStr(b.role);
+    if (b.graphIndex >= 0)
+      os << " " << b.graphIndex;
+    if (b.role == BufferRole::State && b.outputIndex >= 0)
+      os << " (returned as output " << b.outputIndex << ")";
+    if (b.ld > 0)
+      os << ", pitch " << b.ld;
+    if (b.ldAlignM > 0)
+      os << ", pitch roundup(M, " << b.ldAlignM << ")";
+    if (b.zeroInit)
+      os << ", zeroed before use";
+    os << "\n";
+  }
+  os << "\n";
+  for (size_t i = 0; i < plan.loadSteps.size(); ++i)
+    printStep(os, plan, plan.loadSteps[i], "load step " + std::to_string(i));
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    printStep(os, plan, plan.steps[i], "step " + std::to_string(i));
+  return os.str();
+}
+
+} // namespace fp8c

@@ -1,0 +1,42 @@
+// compile()'s device-free half: a clone of the graph through the pass pipeline, then
+// lowering to a LaunchPlan.
+#include "runtime/Executable.h"
+
+#include "codegen/Lowering.h"
+#include "ir/Clone.h"
+#include "ir/Verifier.h"
+#include "passes/PassManager.h"
+
+namespace fp8c {
+
+std::string pipelineFor(const CompileOptions &opts) {
+  if (!opts.passes.empty())
+    return opts.passes;
+  if (opts.recipe.empty() || opts.recipe == "none")
+    return "shape-infer,canonicalize,cse,fuse,dce";
+  return defaultPipeline(opts.recipe);
+}
+
+Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts) {
+  DiagnosticEngine diag;
+  if (!verifyGraph(g, diag))
+    return Error("the graph is invalid:\n" + diag.str());
+  CompiledGraph out;
+  out.graph = cloneGraph(g);
+  out.pipeline = pipelineFor(opts);
+  PassManager pm;
+  if (Status s = pm.parsePipeline(out.pipeline); !s)
+    return Error(s.message());
+  pm.setVerifyEach(opts.verifyEach);
+  if (!pm.run(*out.graph, diag) || !verifyGraph(*out.graph, diag))
+    return Error("compiling @" + g.name() + " failed:\n" + diag.str());
+  CodegenOptions co;
+  co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
+  Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
+  if (!plan)
+    return Error(plan.error());
+  out.plan = plan.take();
+  return out;
+}
+
+} // namespace fp8c

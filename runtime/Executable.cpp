@@ -1,0 +1,300 @@
+// Executable: JIT-compiles a LaunchPlan's kernels, allocates its arena once, and runs its
+// steps on a stream without synchronizing or allocating.
+#include "runtime/Executable.h"
+
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceBuffer.h"
+#include "runtime/cuda/LoadedModules.h"
+#include "runtime/gpu/CublasLtGemm.h"
+#include "runtime/jit/KernelCache.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace fp8c {
+
+struct LoadedLaunch {
+  CUfunction fn = nullptr;
+  int maxBlocks = 1; ///< co-resident blocks on the whole device (persistent / cooperative cap)
+};
+
+struct Executable::Impl {
+  CompiledGraph compiled;
+  MemoryPlan memory;
+  CudaDriver *drv = nullptr;
+  Device device;
+  DeviceBuffer arena;
+  std::unique_ptr<CublasLtRunner> cublas;
+  std::map<std::string, LoadedLaunch> launches; ///< by kernelName
+  std::vector<CUdeviceptr> loadedParams;        ///< parameter pointers the constants match
+  std::string arch; ///< the NVRTC target the kernels were compiled for
+  double jitSeconds = 0;
+  int coldCompiles = 0;
+
+  const LaunchPlan &plan() const { return compiled.plan; }
+  Status compileKernels(const std::vector<Step> &steps);
+  Status runSteps(const std::vector<Step> &steps, const std::vector<CUdeviceptr> &ptrs,
+                  int64_t m, CUstream stream);
+  Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
+};
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+} // namespace
+
+Status Executable::Impl::compileKernels(const std::vector<Step> &steps) {
+  for (const Step &s : steps) {
+    const auto *g = std::get_if<GeneratedLaunch>(&s);
+    if (!g || launches.count(g->kernelName))
+      continue;
+    NvrtcRequest req;
+    req.kernelName = g->kernelName;
+    req.source = g->source;
+    req.arch = arch;
+    Expected<std::shared_ptr<const CachedKernel>> k = KernelCache::global().get(req);
+    if (!k)
+      return Error(k.error());
+    jitSeconds += (*k)->seconds;
+    coldCompiles += !(*k)->fromDisk && !(*k)->fromMemory;
+    Expected<CUfunction> fn = LoadedModules::global().function(**k, g->entry);
+    if (!fn)
+      return Error(fn.error());
+    if (g->sharedBytes > 48 * 1024)
+      if (Status st = setMaxDynamicSharedBytes(*fn, g->sharedBytes, g->kernelName); !st)
+        return st;
+    Expected<int> perSm = maxActiveBlocksPerSM(*fn, g->blockThreads, g->sharedBytes);
+    if (!perSm)
+      return Error(perSm.error());
+    if (*perSm < 1)
+      return Error("kernel '" + g->kernelName + "' cannot be resident on an SM (" +
+                   std::to_string(g->blockThreads) + " threads, " +
+                   std::to_string(g->sharedBytes) + " bytes of shared memory)");
+    launches[g->kernelName] = {*fn, *perSm * device.smCount};
+  }
+  return Status::ok();
+}
+
+Expected<std::vector<CUdeviceptr>> Executable::Impl::bind(const Bindings &b, int64_t *mOut) {
+  const Graph &g = *compiled.graph;
+  std::vector<Value *> outs = g.outputs();
+  std::optional<int64_t> m;
+  std::vector<CUdeviceptr> ptrs(plan().buffers.size(), 0);
+  for (size_t i = 0; i < plan().buffers.size(); ++i) {
+    const BufferDesc &d = plan().buffers[i];
+    if (d.role != BufferRole::Input && d.role != BufferRole::Param && d.role != BufferRole::Output) {
+      const BufferSlot &slot = memory.slots[i];
+      ptrs[i] = arena.ptr() + static_cast<CUdeviceptr>(slot.offset);
+      continue;
+    }
+    auto it = b.find(d.name);
+    if (it == b.end())
+      return Error("run @" + g.name() + ": no binding for " +
+                   (d.role == BufferRole::Output ? "output '" : "input '") + d.name + "'");
+    const DeviceTensor &t = it->second;
+    if (!t.data)
+      return Error("run @" + g.name() + ": binding '" + d.name + "' has a null pointer");
+    if (t.dtype != d.type.dtype())
+      return Error("run @" + g.name() + ": '" + d.name + "' has dtype " +
+                   std::string(dtypeName(t.dtype)) + ", expected " +
+                   std::string(dtypeName(d.type.dtype())));
+    if (static_cast<int64_t>(t.shape.size()) != d.type.rank())
+      return Error("run @" + g.name() + ": '" + d.name + "' has shape " + shapeStr(t.shape) +
+                   ", expected " + d.type.str());
+    for (int64_t k = 0; k < d.type.rank(); ++k) {
+      if (d.type.isDynamicDim(k)) {
+        if (m && *m != t.shape[k])
+          return Error("run @" + g.name() + ": '" + d.name + "' has " + std::to_string(t.shape[k]) +
+                       " rows but another binding has " + std::to_string(*m));
+        m = t.shape[k];
+      } else if (t.shape[k] != d.type.dim(k)) {
+        return Error("run @" + g.name() + ": '" + d.name + "' has shape " + shapeStr(t.shape) +
+                     ", expected " + d.type.str());
+      }
+    }
+    if (d.ld != 0 && d.type.rank() == 2 && d.ld != d.type.dim(1))
+      return Error("internal error: caller buffer '" + d.name + "' planned with a padded pitch");
+    ptrs[i] = reinterpret_cast<CUdeviceptr>(t.data);
+  }
+  int64_t rows = m.value_or(0);
+  if (rows > memory.maxM)
+    return Error("run @" + g.name() + ": " + std::to_string(rows) +
+                 " rows exceed the compiled maximum of " + std::to_string(memory.maxM) +
+                 " (CompileOptions::maxTokens)");
+  *mOut = rows;
+  return ptrs;
+}
+
+Status Executable::Impl::runSteps(const std::vector<Step> &steps,
+                                  const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                                  CUstream stream) {
+  for (const Step &s : steps) {
+    for (int b : buffersOf(s)) {
+      const BufferDesc &d = plan().buffers[b];
+      if (d.zeroInit)
+        FP8C_CU_TRY(drv, cuMemsetD32Async, ptrs[b], 0,
+                    static_cast<size_t>((d.bytes(m) + 3) / 4), stream);
+    }
+    if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
+      const LoadedLaunch &ll = launches.at(g->kernelName);
+      int64_t units = g->grid.work.eval(m);
+      if (units <= 0)
+        continue;
+      int64_t blocks = (units + g->grid.perBlock - 1) / g->grid.perBlock;
+      if (g->grid.persistent || g->grid.cooperative)
+        blocks = std::min<int64_t>(blocks, ll.maxBlocks);
+      blocks = std::max<int64_t>(blocks, 1);
+      // The kernel's argument: struct { void *buffers[N]; long long m; } by value.
+      std::vector<unsigned char> arg(g->buffers.size() * sizeof(void *) + sizeof(long long));
+      for (size_t i = 0; i < g->buffers.size(); ++i) {
+        void *p = reinterpret_cast<void *>(ptrs[g->buffers[i]]);
+        std::memcpy(arg.data() + i * sizeof(void *), &p, sizeof(void *));
+      }
+      long long mm = m;
+      std::memcpy(arg.data() + g->buffers.size() * sizeof(void *), &mm, sizeof mm);
+      void *params[] = {arg.data()};
+      if (Status st = drv->launch(ll.fn, static_cast<unsigned>(blocks),
+                                  static_cast<unsigned>(g->blockThreads),
+                                  static_cast<unsigned>(g->sharedBytes), stream, params,
+                                  g->grid.cooperative, g->kernelName);
+          !st)
+        return st;
+    } else {
+      const auto &c = std::get<CublasLtGemm>(s);
+      if (c.m.eval(m) <= 0)
+        continue;
+      if (Status st = cublas->run(c, plan(), m, ptrs, stream); !st)
+        return Error("cuBLASLt GEMM '" + c.name + "': " + st.message());
+    }
+  }
+  return Status::ok();
+}
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+const Graph &Executable::graph() const { return *impl_->compiled.graph; }
+const LaunchPlan &Executable::plan() const { return impl_->compiled.plan; }
+const MemoryPlan &Executable::memoryPlan() const { return impl_->memory; }
+double Executable::jitSeconds() const { return impl_->jitSeconds; }
+int Executable::coldCompiles() const { return impl_->coldCompiles; }
+
+namespace {
+std::vector<std::string> namesWithRole(const LaunchPlan &p, std::initializer_list<BufferRole> roles) {
+  std::vector<std::string> out;
+  for (const BufferDesc &d : p.buffers)
+    if (std::find(roles.begin(), roles.end(), d.role) != roles.end())
+      out.push_back(d.name);
+  return out;
+}
+} // namespace
+
+std::vector<std::string> Executable::inputNames() const {
+  return namesWithRole(plan(), {BufferRole::Input, BufferRole::Param});
+}
+std::vector<std::string> Executable::parameterNames() const {
+  return namesWithRole(plan(), {BufferRole::Param});
+}
+std::vector<std::string> Executable::outputNames() const {
+  return namesWithRole(plan(), {BufferRole::Output});
+}
+std::vector<std::string> Executable::stateNames() const {
+  return namesWithRole(plan(), {BufferRole::State});
+}
+
+Status Executable::run(const Bindings &bindings, CUstream stream) {
+  Impl &I = *impl_;
+  if (Status st = I.drv->makeCurrent(I.device.ordinal); !st)
+    return st;
+  int64_t m = 0;
+  Expected<std::vector<CUdeviceptr>> ptrs = I.bind(bindings, &m);
+  if (!ptrs)
+    return Error(ptrs.error());
+  if (!I.plan().loadSteps.empty()) {
+    std::vector<CUdeviceptr> params;
+    for (size_t i = 0; i < I.plan().buffers.size(); ++i)
+      if (I.plan().buffers[i].role == BufferRole::Param)
+        params.push_back((*ptrs)[i]);
+    if (params != I.loadedParams) {
+      if (Status st = I.runSteps(I.plan().loadSteps, *ptrs, m, stream); !st)
+        return st;
+      I.loadedParams = params;
+    }
+  }
+  return I.runSteps(I.plan().steps, *ptrs, m, stream);
+}
+
+Status Executable::resetState(CUstream stream) {
+  Impl &I = *impl_;
+  for (size_t i = 0; i < I.plan().buffers.size(); ++i)
+    if (I.plan().buffers[i].role == BufferRole::State)
+      FP8C_CU_TRY(I.drv, cuMemsetD8Async, I.arena.ptr() + I.memory.slots[i].offset, 0,
+                  static_cast<size_t>(I.memory.slots[i].bytes), stream);
+  return Status::ok();
+}
+
+Expected<std::vector<float>> Executable::readState(const std::string &key, CUstream stream) {
+  Impl &I = *impl_;
+  for (size_t i = 0; i < I.plan().buffers.size(); ++i) {
+    const BufferDesc &d = I.plan().buffers[i];
+    if (d.role != BufferRole::State || d.name != key)
+      continue;
+    FP8C_CU_TRY(I.drv, cuStreamSynchronize, stream);
+    std::vector<float> out(static_cast<size_t>(I.memory.slots[i].bytes / 4));
+    if (Status st = I.arena.download(out.data(), out.size() * 4,
+                                     static_cast<size_t>(I.memory.slots[i].offset));
+        !st)
+      return Error(st.message());
+    return out;
+  }
+  return Error("no state buffer named '" + key + "'");
+}
+
+Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptions &opts) {
+  Expected<CudaDriver *> drv = CudaDriver::get();
+  if (!drv)
+    return Error(drv.error());
+  if (Status st = (*drv)->makeCurrent(0); !st)
+    return Error(st.message());
+  Expected<Device> dev = (*drv)->device(0);
+  if (!dev)
+    return Error(dev.error());
+  CompileOptions o = opts;
+  if (o.arch.empty())
+    o.arch = dev->arch;
+  Expected<CompiledGraph> cg = compileToPlan(g, o);
+  if (!cg)
+    return Error(cg.error());
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->drv = *drv;
+  impl->device = *dev;
+  impl->compiled = cg.take();
+  impl->arch = o.arch;
+  impl->memory = planMemory(impl->compiled.plan, o.maxTokens);
+  if (Status st = impl->compileKernels(impl->compiled.plan.loadSteps); !st)
+    return Error(st.message());
+  if (Status st = impl->compileKernels(impl->compiled.plan.steps); !st)
+    return Error(st.message());
+  Expected<DeviceBuffer> arena = DeviceBuffer::allocate(
+      static_cast<size_t>(std::max<int64_t>(impl->memory.arenaBytes, 256)));
+  if (!arena)
+    return Error(arena.error());
+  impl->arena = arena.take();
+  Expected<std::unique_ptr<CublasLtRunner>> runner = CublasLtRunner::create();
+  if (!runner)
+    return Error(runner.error());
+  impl->cublas = runner.take();
+  auto exe = std::unique_ptr<Executable>(new Executable(std::move(impl)));
+  if (Status st = exe->resetState(nullptr); !st)
+    return Error(st.message());
+  FP8C_CU_TRY(exe->impl_->drv, cuStreamSynchronize, nullptr);
+  return exe;
+}
+
+} // namespace fp8c

@@ -1,0 +1,92 @@
+// The C++ compile/run API (DESIGN.md section 7):
+//
+//   fp8c::CompileOptions opts;            // recipe = "tensorwise", ...
+//   auto exe = fp8c::compile(graph, opts); // passes, codegen, NVRTC (cached), load, memory plan
+//   if (!exe) { std::cerr << exe.error(); ... }
+//   fp8c::Bindings b = {{"x", {xPtr, {m, 4096}, DType::BF16}}, {"w1", ...}, {"y", {yPtr, ...}}};
+//   fp8c::Status s = (*exe)->run(b, stream); // no host sync, no allocation, graph-capturable
+//
+// Bindings name graph inputs, parameters and outputs (an output is named after the value the
+// graph returns). Scaling state (amax histories) lives on the device inside the executable
+// and persists across runs. With weights=static, parameters are quantized once: on the first
+// run that binds them, or when their pointers change. No exception crosses this API.
+#pragma once
+
+#include "codegen/LaunchPlan.h"
+#include "ir/DType.h"
+#include "ir/IR.h"
+#include "ir/Status.h"
+#include "runtime/MemoryPlan.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+typedef struct CUstream_st *CUstream;
+
+namespace fp8c {
+
+struct CompileOptions {
+  std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
+  std::string passes;                ///< a full pipeline; overrides `recipe` when set
+  std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
+  int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
+  bool verifyEach = true;
+};
+
+/// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
+struct DeviceTensor {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+};
+using Bindings = std::map<std::string, DeviceTensor, std::less<>>;
+
+/// What compile() produces before touching a GPU: the fused graph and its lowered plan.
+struct CompiledGraph {
+  std::unique_ptr<Graph> graph; ///< after the pipeline
+  LaunchPlan plan;
+  std::string pipeline;
+};
+
+/// The pipeline for `opts` ("" when recipe is none and no passes are given: just fuse).
+std::string pipelineFor(const CompileOptions &opts);
+/// Passes + lowering; no GPU needed. `arch` must be set (or defaults to sm_90a).
+Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts);
+
+class Executable {
+public:
+  ~Executable();
+  const Graph &graph() const;
+  const LaunchPlan &plan() const;
+  const MemoryPlan &memoryPlan() const;
+  /// Names callers bind: inputs (incl. parameters) and outputs.
+  std::vector<std::string> inputNames() const;
+  std::vector<std::string> parameterNames() const;
+  std::vector<std::string> outputNames() const;
+  std::vector<std::string> stateNames() const;
+  /// Seconds compile() spent in NVRTC/cache lookups, and how many kernels it compiled cold.
+  double jitSeconds() const;
+  int coldCompiles() const;
+
+  /// Runs the graph on `stream`. Checks every binding's shape and dtype against the graph.
+  Status run(const Bindings &bindings, CUstream stream);
+  /// Zeroes every state buffer (fresh amax histories), on `stream`.
+  Status resetState(CUstream stream);
+  /// Reads a state buffer (synchronizes `stream`). For tests and monitoring.
+  Expected<std::vector<float>> readState(const std::string &key, CUstream stream);
+
+  struct Impl;
+
+private:
+  friend Expected<std::unique_ptr<Executable>> compile(const Graph &, const CompileOptions &);
+  explicit Executable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Compiles `g` for the current device (device 0): passes, codegen, NVRTC through the kernel
+/// cache, module loading, memory plan and arena allocation.
+Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptions &opts);
+
+} // namespace fp8c

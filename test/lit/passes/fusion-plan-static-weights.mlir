@@ -1,0 +1,55 @@
+// weights=static: the weights' quantization depends on parameters only, so its kernels
+// are marked to run once, at load; under the delayed recipe the weights keep current
+// scaling and need no history.
+// RUN: fp8c %fp8c_src/examples/mlp.mlir --passes='shape-infer,canonicalize,quantize{recipe=tensorwise weights=static},canonicalize,cse,fuse,dce' --verify-each --print-fusion-plan | FileCheck %s --check-prefix=TENSORWISE --match-full-lines
+// RUN: fp8c %fp8c_src/examples/mlp.mlir --passes='shape-infer,canonicalize,quantize{recipe=delayed weights=static},canonicalize,cse,fuse,dce' --verify-each --print-fusion-plan | FileCheck %s --check-prefix=DELAYED --match-full-lines
+// RUN: fp8c %fp8c_src/examples/mlp.mlir --passes='shape-infer,canonicalize,quantize{recipe=blockwise weights=static},canonicalize,cse,fuse,dce' --verify-each --print-fusion-plan | FileCheck %s --check-prefix=BLOCKWISE --match-full-lines
+
+// TENSORWISE: // fusion plan for @mlp: 5 kernels
+// TENSORWISE-NEXT: kernel #0 reduce -> generated
+// TENSORWISE-NEXT:   body: fp8.amax %x_amax
+// TENSORWISE-NEXT: kernel #1 reduce -> generated [at load: parameters only]
+// TENSORWISE-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
+// TENSORWISE-NEXT: kernel #2 reduce -> generated [at load: parameters only]
+// TENSORWISE-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
+// TENSORWISE-NEXT: kernel #3 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
+// TENSORWISE-NEXT:   main: fp8.scaled_matmul %h
+// TENSORWISE-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax
+// TENSORWISE-NEXT: kernel #4 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT:   prologue: fp8.scale %g_scale, fp8.cast %g_fp8
+// TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
+// TENSORWISE-NEXT: not fused:
+// TENSORWISE-NEXT:   fp8.cast %g_fp8 not in the epilogue of kernel #3: its scale needs the whole-tensor amax of %g, known only after the kernel finishes; it is in kernel #4 (prologue)
+// TENSORWISE-NOT: {{.}}
+
+// DELAYED: // fusion plan for @mlp: 5 kernels
+// DELAYED-NEXT: kernel #0 reduce -> generated [at load: parameters only]
+// DELAYED-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
+// DELAYED-NEXT: kernel #1 reduce -> generated [at load: parameters only]
+// DELAYED-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
+// DELAYED-NEXT: kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// DELAYED-NEXT:   prologue: fp8.amax %x_amax, fp8.history_scale %x_scale, fp8.cast %x_fp8, fp8.history_scale %g_scale
+// DELAYED-NEXT:   main: fp8.scaled_matmul %h
+// DELAYED-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8
+// DELAYED-NEXT: kernel #3 gemm -> cublaslt
+// DELAYED-NEXT:   main: fp8.scaled_matmul %y
+// DELAYED-NEXT: kernel #4 reduce -> generated
+// DELAYED-NEXT:   body: fp8.history_push %x_amax_history_next, fp8.history_push %g_amax_history_next
+// DELAYED-NOT: {{.}}
+
+// BLOCKWISE: // fusion plan for @mlp: 5 kernels
+// BLOCKWISE-NEXT: kernel #0 reduce -> generated
+// BLOCKWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
+// BLOCKWISE-NEXT: kernel #1 reduce -> generated [at load: parameters only]
+// BLOCKWISE-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
+// BLOCKWISE-NEXT: kernel #2 reduce -> generated [at load: parameters only]
+// BLOCKWISE-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
+// BLOCKWISE-NEXT: kernel #3 gemm -> generated (cuBLASLt's row and block scale modes allow no epilogue but bias)
+// BLOCKWISE-NEXT:   main: fp8.scaled_matmul %h
+// BLOCKWISE-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax, fp8.scale %g_scale, fp8.cast %g_fp8
+// BLOCKWISE-NEXT: kernel #4 gemm -> cublaslt
+// BLOCKWISE-NEXT:   main: fp8.scaled_matmul %y
+// BLOCKWISE-NEXT: not fused:
+// BLOCKWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #3: a block_1x128 cast is not done in a GEMM prologue (tensor and row scales only); it is in kernel #0 (body)
+// BLOCKWISE-NOT: {{.}}

@@ -1,0 +1,568 @@
+// The cuBLASLt backend (runtime/gpu/CublasLtGemm.h). On the CPU: the row-major -> column-major
+// layout, scale modes, configuration checks, plan steps -> calls, the config key, and the
+// descriptors (which need no GPU). On a GPU (skipped with a message elsewhere): FP8 GEMMs in
+// every scale mode, epilogue and output type against an f64 reference on the dequantized
+// operands, within 1e-3 relative Frobenius error for f32 output (DESIGN.md section 4).
+#include "runtime/gpu/CublasLtGemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace fp8c {
+namespace {
+
+CublasLtGemmConfig fp8Config(int64_t m = 64, int64_t n = 256, int64_t k = 384) {
+  CublasLtGemmConfig c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.lda = k;
+  c.ldb = k;
+  c.ldd = n;
+  return c;
+}
+
+TEST(CublasLtLayout, RowMajorProblemIsHandedOverTransposed) {
+  CublasLtGemmConfig c = fp8Config(64, 256, 384);
+  c.lda = 400;
+  c.ldb = 416;
+  c.ldd = 272;
+  CublasLtLayout l = cublasLtLayout(c);
+  // cuBLASLt's A is our B (K x N, ld = ldb), transposed; its B is our A (K x M, ld = lda).
+  EXPECT_EQ(l.rowsA, 384u);
+  EXPECT_EQ(l.colsA, 256u);
+  EXPECT_EQ(l.ldA, 416);
+  EXPECT_EQ(l.rowsB, 384u);
+  EXPECT_EQ(l.colsB, 64u);
+  EXPECT_EQ(l.ldB, 400);
+  EXPECT_EQ(l.rowsD, 256u);
+  EXPECT_EQ(l.colsD, 64u);
+  EXPECT_EQ(l.ldD, 272);
+  EXPECT_EQ(l.transA, CUBLAS_OP_T);
+  EXPECT_EQ(l.transB, CUBLAS_OP_N);
+  EXPECT_EQ(l.scaleModeA, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F);
+  EXPECT_EQ(l.epilogue, CUBLASLT_EPILOGUE_DEFAULT);
+
+  c.scaleMode = GemmScaleMode::OuterVector;
+  l = cublasLtLayout(c);
+  EXPECT_EQ(l.scaleModeA, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+  EXPECT_EQ(l.scaleModeB, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+  // Our B (weights, 128x128 blocks) is cuBLASLt's A; our A (1x128) its B.
+  c.scaleMode = GemmScaleMode::Block128;
+  l = cublasLtLayout(c);
+  EXPECT_EQ(l.scaleModeA, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F);
+  EXPECT_EQ(l.scaleModeB, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F);
+
+  for (auto [ours, theirs] : {std::pair{GemmEpilogue::Bias, CUBLASLT_EPILOGUE_BIAS},
+                              {GemmEpilogue::Gelu, CUBLASLT_EPILOGUE_GELU},
+                              {GemmEpilogue::GeluBias, CUBLASLT_EPILOGUE_GELU_BIAS},
+                              {GemmEpilogue::Relu, CUBLASLT_EPILOGUE_RELU},
+                              {GemmEpilogue::ReluBias, CUBLASLT_EPILOGUE_RELU_BIAS}}) {
+    c.epilogue = ours;
+    EXPECT_EQ(cublasLtLayout(c).epilogue, theirs);
+  }
+}
+
+// The message of checkCublasLtConfig for `c` on compute capability 9.0 (or "ok").
+std::string check(const CublasLtGemmConfig &c, int major = 9, int minor = 0) {
+  Status s = checkCublasLtConfig(c, major, minor);
+  return s ? "ok" : s.message();
+}
+
+TEST(CublasLtConfig, Checks) {
+  EXPECT_EQ(check(fp8Config()), "ok");
+  EXPECT_EQ(check(fp8Config(), 8, 9), "ok") << "tensor-wide FP8 on Ada";
+  CublasLtGemmConfig c = fp8Config();
+  c.bType = DType::F8E5M2;
+  EXPECT_EQ(check(c), "ok");
+  c.aType = DType::F8E5M2;
+  EXPECT_NE(check(c).find("e5m2 x e5m2 is not offered"), std::string::npos) << check(c);
+  EXPECT_NE(check(c).find("cuBLASLt cannot run this GEMM [m=64 n=256 k=384"), std::string::npos);
+  c = fp8Config();
+  c.bType = DType::BF16;
+  EXPECT_NE(check(c).find("both be FP8"), std::string::npos);
+  EXPECT_NE(check(fp8Config(), 8, 6).find("compute capability 8.9"), std::string::npos);
+
+  c = fp8Config();
+  c.scaleMode = GemmScaleMode::OuterVector;
+  EXPECT_EQ(check(c), "ok");
+  EXPECT_NE(check(c, 8, 9).find("compute capability 9.0 (Hopper) only"), std::string::npos);
+  EXPECT_NE(check(c, 10, 0).find("this device is 10.0"), std::string::npos);
+  c.dType = DType::F8E4M3FN;
+  EXPECT_NE(check(c).find("D cannot be FP8"), std::string::npos);
+  c = fp8Config();
+  c.scaleMode = GemmScaleMode::Block128;
+  c.epilogue = GemmEpilogue::Gelu;
+  EXPECT_NE(check(c).find("gelu epilogue is not offered with block128"), std::string::npos)
+      << check(c);
+  c.epilogue = GemmEpilogue::Bias;
+  c.biasType = DType::BF16;
+  EXPECT_EQ(check(c), "ok");
+  c.m = 62;
+  EXPECT_NE(check(c).find("multiples of 4"), std::string::npos);
+
+  c = fp8Config();
+  c.epilogue = GemmEpilogue::GeluBias;
+  EXPECT_NE(check(c).find("a bias epilogue without a bias"), std::string::npos);
+  c.biasType = DType::F32;
+  EXPECT_NE(check(c).find("the bias must be bf16 for D of bf16"), std::string::npos) << check(c);
+  c.biasType = DType::BF16;
+  EXPECT_EQ(check(c), "ok");
+  c.dType = DType::F8E4M3FN;
+  EXPECT_EQ(check(c), "ok") << "FP8 D takes a bf16 (or f16) bias";
+  c.dType = DType::F16;
+  EXPECT_NE(check(c).find("must be f16"), std::string::npos);
+
+  c = fp8Config(64, 256, 100);
+  EXPECT_NE(check(c).find("multiples of 16 bytes"), std::string::npos);
+  c = fp8Config();
+  c.lda = 100;
+  EXPECT_NE(check(c).find("smaller than its row"), std::string::npos);
+  c = fp8Config();
+  c.alignA = 8;
+  EXPECT_NE(check(c).find("16-byte aligned"), std::string::npos);
+
+  c = fp8Config();
+  c.aType = c.bType = DType::BF16;
+  EXPECT_EQ(check(c, 8, 0), "ok") << "bf16 runs anywhere";
+  c.hasAmaxD = true;
+  EXPECT_NE(check(c).find("FP8 GEMMs only"), std::string::npos);
+}
+
+TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
+  CublasLtGemmConfig a = fp8Config(64), b = fp8Config(128);
+  EXPECT_NE(a.str(), b.str());
+  EXPECT_EQ(a.str(), fp8Config(64).str());
+  CublasLtGemmConfig c = fp8Config(64);
+  c.fastAccum = false;
+  EXPECT_NE(c.str(), a.str());
+  c = fp8Config(64);
+  c.alignD = 16;
+  EXPECT_NE(c.str(), a.str());
+}
+
+// A plan with one GEMM: A[?, 100] and B[256, 100] FP8 with pitch 112, D[?, 256] bf16, scalar
+// inverse scales and a bf16 bias.
+LaunchPlan gemmPlan(CublasLtGemm &g) {
+  LaunchPlan plan;
+  auto add = [&](const char *name, std::vector<int64_t> shape, DType t, int64_t ld = 0) {
+    BufferDesc b;
+    b.name = name;
+    b.type = TensorType(std::move(shape), t);
+    b.ld = ld;
+    plan.buffers.push_back(b);
+    return static_cast<int>(plan.buffers.size() - 1);
+  };
+  g.name = "linear0";
+  g.a = add("x8", {kDynamic, 100}, DType::F8E4M3FN, 112);
+  g.b = add("w8", {256, 100}, DType::F8E4M3FN, 112);
+  g.d = add("y", {kDynamic, 256}, DType::BF16);
+  g.invScaleA = add("x_inv_scale", {}, DType::F32);
+  g.invScaleB = add("w_inv_scale", {}, DType::F32);
+  g.bias = add("b", {256}, DType::BF16);
+  g.epilogue = GemmEpilogue::GeluBias;
+  g.m = AffineM{1, 0};
+  g.n = 256;
+  g.k = 100;
+  plan.steps.push_back(g);
+  return plan;
+}
+
+TEST(CublasLtCall, FromAPlanStep) {
+  CublasLtGemm g;
+  LaunchPlan plan = gemmPlan(g);
+  std::vector<CUdeviceptr> addr = {0x100000, 0x200010, 0x300000, 0x400000, 0x400100, 0x500000};
+  auto call = cublasLtCall(g, plan, 48, addr);
+  ASSERT_TRUE(call) << call.error();
+  const auto &[c, p] = *call;
+  EXPECT_EQ(c.m, 48);
+  EXPECT_EQ(c.n, 256);
+  EXPECT_EQ(c.k, 112) << "K rounded up to 16 bytes within the padded pitch";
+  EXPECT_EQ(c.lda, 112);
+  EXPECT_EQ(c.ldb, 112);
+  EXPECT_EQ(c.ldd, 256);
+  EXPECT_EQ(c.dType, DType::BF16);
+  ASSERT_TRUE(c.biasType);
+  EXPECT_EQ(*c.biasType, DType::BF16);
+  EXPECT_EQ(c.alignA, 256);
+  EXPECT_EQ(c.alignB, 16);
+  EXPECT_EQ(p.a, reinterpret_cast<const void *>(0x100000));
+  EXPECT_EQ(p.invScaleA, reinterpret_cast<const float *>(0x400000));
+  EXPECT_EQ(p.invScaleB, reinterpret_cast<const float *>(0x400100));
+  EXPECT_EQ(p.bias, reinterpret_cast<const void *>(0x500000));
+  EXPECT_EQ(p.amaxD, nullptr);
+  EXPECT_EQ(check(c), "ok");
+
+  addr.pop_back();
+  auto wrong = cublasLtCall(g, plan, 48, addr);
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().find("cuBLASLt GEMM 'linear0'"), std::string::npos);
+}
+
+TEST(CublasLtDescriptors, BuiltWithoutAGpu) {
+  std::vector<CublasLtGemmConfig> configs;
+  configs.push_back(fp8Config());
+  CublasLtGemmConfig c = fp8Config();
+  c.scaleMode = GemmScaleMode::OuterVector;
+  configs.push_back(c);
+  c.scaleMode = GemmScaleMode::Block128;
+  c.fastAccum = false;
+  c.epilogue = GemmEpilogue::Bias;
+  c.biasType = DType::BF16;
+  configs.push_back(c);
+  c = fp8Config();
+  c.dType = DType::F8E4M3FN;
+  c.hasScaleD = c.hasAmaxD = true;
+  c.epilogue = GemmEpilogue::GeluBias;
+  c.biasType = DType::BF16;
+  configs.push_back(c);
+  c = fp8Config();
+  c.aType = c.bType = DType::BF16;
+  configs.push_back(c);
+  for (const CublasLtGemmConfig &cfg : configs) {
+    auto d = CublasLtDescriptors::create(cfg);
+    ASSERT_TRUE(d) << d.error();
+    CublasLtGemmPointers p;
+    float dummy[4];
+    p.invScaleA = p.invScaleB = p.scaleD = dummy;
+    p.amaxD = dummy;
+    p.bias = dummy;
+    EXPECT_TRUE((*d)->setPointers(p)) << cfg.str();
+  }
+}
+
+// --- on a GPU ------------------------------------------------------------------------------
+
+// Host operands, quantized, and the f64 reference on their dequantized values.
+struct Problem {
+  int64_t m = 0, n = 0, k = 0;
+  DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN;
+  GemmScaleMode mode = GemmScaleMode::Tensor;
+  std::vector<uint8_t> a, b;        // row-major [m, k], [n, k] (FP8 bytes or bf16 pairs)
+  std::vector<float> invA, invB;    // in cuBLASLt's layouts (CublasLtGemm.h)
+  std::vector<float> bias;          // [n] values (already bf16-representable), empty if none
+  std::vector<double> ref;          // [m, n], before the activation
+};
+
+Problem makeProblem(int64_t m, int64_t n, int64_t k, DType aType, DType bType,
+                    GemmScaleMode mode, bool withBias, unsigned seed = 1) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.aType = aType;
+  p.bType = bType;
+  p.mode = mode;
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> scaleDist(0.25f, 4.0f);
+  const bool bf16 = aType == DType::BF16;
+  const int64_t kb = (k + 127) / 128, kb4 = (kb + 3) / 4 * 4, nb = (n + 127) / 128;
+  // Inverse scales per mode, and accessors giving the one applying to (row, k).
+  switch (mode) {
+  case GemmScaleMode::Tensor:
+    p.invA = {bf16 ? 1.0f : scaleDist(rng)};
+    p.invB = {bf16 ? 1.0f : scaleDist(rng)};
+    break;
+  case GemmScaleMode::OuterVector:
+    for (int64_t i = 0; i < m; ++i)
+      p.invA.push_back(scaleDist(rng));
+    for (int64_t j = 0; j < n; ++j)
+      p.invB.push_back(scaleDist(rng));
+    break;
+  case GemmScaleMode::Block128:
+    p.invA.assign(kb * m, 0.0f); // [kb][m]
+    for (auto &v : p.invA)
+      v = scaleDist(rng);
+    p.invB.assign(nb * kb4, 0.0f); // [nb][kb4]
+    for (auto &v : p.invB)
+      v = scaleDist(rng);
+    break;
+  }
+  auto invAOf = [&](int64_t i, int64_t kk) {
+    switch (mode) {
+    case GemmScaleMode::Tensor:
+      return double(p.invA[0]);
+    case GemmScaleMode::OuterVector:
+      return double(p.invA[i]);
+    case GemmScaleMode::Block128:
+      return double(p.invA[(kk / 128) * m + i]);
+    }
+    return 0.0;
+  };
+  auto invBOf = [&](int64_t j, int64_t kk) {
+    switch (mode) {
+    case GemmScaleMode::Tensor:
+      return double(p.invB[0]);
+    case GemmScaleMode::OuterVector:
+      return double(p.invB[j]);
+    case GemmScaleMode::Block128:
+      return double(p.invB[(j / 128) * kb4 + kk / 128]);
+    }
+    return 0.0;
+  };
+  // Quantized values: random FP8 codes of moderate magnitude (never zero-heavy).
+  auto quantize = [&](DType t, std::vector<uint8_t> &out, int64_t rows,
+                      std::vector<double> &values) {
+    values.resize(rows * k);
+    out.resize(rows * k * (t == DType::BF16 ? 2 : 1));
+    for (int64_t i = 0; i < rows * k; ++i) {
+      float x = normal(rng) * (t == DType::F8E5M2 ? 64.0f : 16.0f);
+      if (t == DType::BF16) {
+        uint16_t bits = floatToBf16(normal(rng));
+        out[2 * i] = uint8_t(bits);
+        out[2 * i + 1] = uint8_t(bits >> 8);
+        values[i] = bf16ToFloat(bits);
+      } else {
+        out[i] = floatToFp8(x, t);
+        values[i] = fp8ToFloat(out[i], t);
+      }
+    }
+  };
+  std::vector<double> av, bv;
+  quantize(aType, p.a, m, av);
+  quantize(bType, p.b, n, bv);
+  if (withBias)
+    for (int64_t j = 0; j < n; ++j)
+      p.bias.push_back(bf16ToFloat(floatToBf16(normal(rng) * 8.0f)));
+  p.ref.assign(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += av[i * k + kk] * invAOf(i, kk) * bv[j * k + kk] * invBOf(j, kk);
+      p.ref[i * n + j] = s + (withBias ? p.bias[j] : 0.0);
+    }
+  return p;
+}
+
+double geluTanh(double x) {
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+double relFrobenius(const std::vector<double> &got, const std::vector<double> &want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / den);
+}
+
+class CublasLtGpu : public testing::Test {
+protected:
+  void SetUp() override {
+    Expected<CudaDriver *> d = CudaDriver::get();
+    if (!d)
+      GTEST_SKIP() << "cublasLtCreate needs a GPU: " << d.error();
+    drv = *d;
+    ASSERT_TRUE(drv->makeCurrent(0));
+    auto r = CublasLtRunner::create();
+    ASSERT_TRUE(r) << r.error();
+    runner = r.take();
+  }
+
+  DeviceBuffer upload(const void *data, size_t bytes) {
+    auto b = DeviceBuffer::allocate(bytes);
+    EXPECT_TRUE(b) << b.error();
+    EXPECT_TRUE(b->upload(data, bytes));
+    return b.take();
+  }
+
+  // Runs `p` with output dtype `dType`, `epilogue`, and returns D as doubles (FP8 D is
+  // returned dequantized by 1/scaleD); amax(D) in *amax when asked.
+  std::vector<double> run(const Problem &p, DType dType, GemmEpilogue epilogue, bool fastAccum,
+                          float scaleD = 0.0f, float *amax = nullptr) {
+    CublasLtGemmConfig c;
+    c.m = p.m;
+    c.n = p.n;
+    c.k = p.k;
+    c.lda = c.ldb = p.k;
+    c.ldd = p.n;
+    c.aType = p.aType;
+    c.bType = p.bType;
+    c.dType = dType;
+    c.scaleMode = p.mode;
+    c.epilogue = epilogue;
+    c.fastAccum = fastAccum;
+    if (!p.bias.empty())
+      c.biasType = dType == DType::F16 ? DType::F16 : DType::BF16;
+    c.hasScaleD = scaleD != 0.0f;
+    c.hasAmaxD = amax != nullptr;
+    DeviceBuffer a = upload(p.a.data(), p.a.size());
+    DeviceBuffer b = upload(p.b.data(), p.b.size());
+    DeviceBuffer ia = upload(p.invA.data(), p.invA.size() * 4);
+    DeviceBuffer ib = upload(p.invB.data(), p.invB.size() * 4);
+    std::vector<uint16_t> biasBits;
+    for (float v : p.bias)
+      biasBits.push_back(c.biasType == DType::F16 ? floatToHalf(v) : floatToBf16(v));
+    DeviceBuffer bias = upload(biasBits.data(), biasBits.size() * 2);
+    DeviceBuffer sd = upload(&scaleD, 4);
+    float zero = 0;
+    DeviceBuffer am = upload(&zero, 4);
+    const size_t dBytes = size_t(p.m * p.n) * dtypeBytes(dType);
+    auto d = DeviceBuffer::allocate(dBytes);
+    EXPECT_TRUE(d);
+    EXPECT_TRUE(d->fill(0xff)); // poisoned: NaN in every float format
+    CublasLtGemmPointers ptr;
+    ptr.a = a.data();
+    ptr.b = b.data();
+    ptr.d = d->data();
+    ptr.invScaleA = static_cast<const float *>(ia.data());
+    ptr.invScaleB = static_cast<const float *>(ib.data());
+    ptr.bias = p.bias.empty() ? nullptr : bias.data();
+    ptr.scaleD = c.hasScaleD ? static_cast<const float *>(sd.data()) : nullptr;
+    ptr.amaxD = amax ? static_cast<float *>(am.data()) : nullptr;
+    c.alignA = c.alignB = c.alignD = c.alignBias = 256;
+    Status s = runner->run(c, ptr, nullptr);
+    EXPECT_TRUE(s) << s.message();
+    if (!s)
+      return {};
+    EXPECT_TRUE(checkCu(drv->cuCtxSynchronize(), "cuCtxSynchronize"));
+    std::vector<uint8_t> host(dBytes);
+    EXPECT_TRUE(d->download(host.data(), dBytes));
+    std::vector<double> out(p.m * p.n);
+    for (int64_t i = 0; i < p.m * p.n; ++i) {
+      switch (dType) {
+      case DType::F32: {
+        float v;
+        std::memcpy(&v, &host[4 * i], 4);
+        out[i] = v;
+        break;
+      }
+      case DType::BF16:
+        out[i] = bf16ToFloat(uint16_t(host[2 * i] | host[2 * i + 1] << 8));
+        break;
+      case DType::F16:
+        out[i] = halfToFloat(uint16_t(host[2 * i] | host[2 * i + 1] << 8));
+        break;
+      default:
+        out[i] = fp8ToFloat(host[i], dType) / (c.hasScaleD ? scaleD : 1.0f);
+      }
+    }
+    if (amax) {
+      EXPECT_TRUE(am.download(amax, 4));
+    }
+    return out;
+  }
+
+  CudaDriver *drv = nullptr;
+  std::unique_ptr<CublasLtRunner> runner;
+};
+
+std::vector<double> activated(const std::vector<double> &ref, GemmEpilogue e) {
+  std::vector<double> out = ref;
+  for (double &v : out) {
+    if (e == GemmEpilogue::Gelu || e == GemmEpilogue::GeluBias)
+      v = geluTanh(v);
+    if (e == GemmEpilogue::Relu || e == GemmEpilogue::ReluBias)
+      v = std::max(v, 0.0);
+  }
+  return out;
+}
+
+TEST_F(CublasLtGpu, TensorwiseF32OutputWithinDesignTolerance) {
+  for (auto [aT, bT] : {std::pair{DType::F8E4M3FN, DType::F8E4M3FN},
+                        {DType::F8E4M3FN, DType::F8E5M2},
+                        {DType::F8E5M2, DType::F8E4M3FN}})
+    for (bool fast : {false, true}) {
+      Problem p = makeProblem(100, 256, 384, aT, bT, GemmScaleMode::Tensor, false);
+      std::vector<double> got = run(p, DType::F32, GemmEpilogue::Default, fast);
+      ASSERT_FALSE(got.empty());
+      double err = relFrobenius(got, p.ref);
+      EXPECT_LT(err, 1e-3) << dtypeName(aT) << " x " << dtypeName(bT) << " fast " << fast;
+      std::printf("[ CUBLASLT ] %s x %s -> f32, fastAccum=%d: rel. Frobenius error %.2e\n",
+                  std::string(dtypeName(aT)).c_str(), std::string(dtypeName(bT)).c_str(),
+                  int(fast), err);
+    }
+}
+
+TEST_F(CublasLtGpu, Epilogues) {
+  for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::Gelu, GemmEpilogue::GeluBias,
+                         GemmEpilogue::Relu, GemmEpilogue::ReluBias}) {
+    bool bias = e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias ||
+                e == GemmEpilogue::ReluBias;
+    Problem p = makeProblem(64, 128, 256, DType::F8E4M3FN, DType::F8E4M3FN,
+                            GemmScaleMode::Tensor, bias, 7);
+    std::vector<double> got = run(p, DType::BF16, e, true);
+    ASSERT_FALSE(got.empty());
+    double err = relFrobenius(got, activated(p.ref, e));
+    EXPECT_LT(err, 4e-3) << "bf16 output, epilogue " << int(e);
+  }
+}
+
+TEST_F(CublasLtGpu, Fp8OutputWithScaleAndAmax) {
+  Problem p = makeProblem(64, 256, 256, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor,
+                          true, 3);
+  double refAmax = 0;
+  for (double v : p.ref)
+    refAmax = std::max(refAmax, std::fabs(v));
+  float scaleD = float(448.0 / refAmax);
+  float amax = -1;
+  std::vector<double> got =
+      run(p, DType::F8E4M3FN, GemmEpilogue::Bias, true, scaleD, &amax);
+  ASSERT_FALSE(got.empty());
+  EXPECT_NEAR(amax, refAmax, 1e-3 * refAmax) << "AMAX_D is max |D| before the D scale";
+  EXPECT_LT(relFrobenius(got, p.ref), 0.05) << "e4m3 keeps 3 mantissa bits";
+}
+
+TEST_F(CublasLtGpu, RowwiseOuterVectorScales) {
+  if (runner->device().ccMajor != 9 || runner->device().ccMinor != 0)
+    GTEST_SKIP() << "outer-vector scales are a compute capability 9.0 mode";
+  Problem p = makeProblem(64, 256, 384, DType::F8E4M3FN, DType::F8E4M3FN,
+                          GemmScaleMode::OuterVector, true, 5);
+  std::vector<double> got = run(p, DType::BF16, GemmEpilogue::Bias, true);
+  ASSERT_FALSE(got.empty());
+  EXPECT_LT(relFrobenius(got, p.ref), 4e-3);
+  got = run(p, DType::F32, GemmEpilogue::Bias, false);
+  ASSERT_FALSE(got.empty());
+  EXPECT_LT(relFrobenius(got, p.ref), 1e-3);
+}
+
+TEST_F(CublasLtGpu, Block128Scales) {
+  if (runner->device().ccMajor != 9 || runner->device().ccMinor != 0)
+    GTEST_SKIP() << "128-block scales are a compute capability 9.0 mode";
+  // N not a multiple of 128 and K not a multiple of 512, to exercise the padded scale pitch.
+  Problem p = makeProblem(64, 320, 384, DType::F8E4M3FN, DType::F8E4M3FN,
+                          GemmScaleMode::Block128, false, 9);
+  std::vector<double> got = run(p, DType::F32, GemmEpilogue::Default, false);
+  ASSERT_FALSE(got.empty());
+  double err = relFrobenius(got, p.ref);
+  std::printf("[ CUBLASLT ] block128 e4m3 -> f32: rel. Frobenius error %.2e\n", err);
+  EXPECT_LT(err, 1e-3);
+}
+
+TEST_F(CublasLtGpu, Bf16Gemm) {
+  Problem p = makeProblem(64, 128, 256, DType::BF16, DType::BF16, GemmScaleMode::Tensor, true);
+  std::vector<double> got = run(p, DType::BF16, GemmEpilogue::GeluBias, false);
+  ASSERT_FALSE(got.empty());
+  EXPECT_LT(relFrobenius(got, activated(p.ref, GemmEpilogue::GeluBias)), 4e-3);
+}
+
+TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {
+  size_t before = runner->cachedConfigs();
+  for (int64_t m : {16, 32, 16}) {
+    Problem p = makeProblem(m, 128, 128, DType::F8E4M3FN, DType::F8E4M3FN,
+                            GemmScaleMode::Tensor, false);
+    ASSERT_FALSE(run(p, DType::BF16, GemmEpilogue::Default, true).empty());
+  }
+  EXPECT_EQ(runner->cachedConfigs(), before + 2);
+}
+
+TEST_F(CublasLtGpu, UnsupportedConfigIsAnError) {
+  CublasLtGemmConfig c = fp8Config();
+  c.scaleMode = GemmScaleMode::Block128;
+  c.epilogue = GemmEpilogue::Gelu;
+  CublasLtGemmPointers p;
+  Status s = runner->run(c, p, nullptr);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("cuBLASLt cannot run this GEMM"), std::string::npos)
+      << s.message();
+}
+
+} // namespace
+} // namespace fp8c

@@ -1,0 +1,18 @@
+// `fp8c --emit=cuda [--arch=sm_90a|sm_89]`: lowers every function of a fused module to its
+// LaunchPlan and prints the generated CUDA (codegen's planToCudaText).
+#pragma once
+
+#include "ir/IR.h"
+
+#include <ostream>
+#include <string>
+
+namespace fp8c::cli {
+
+/// Lowers each function of `m` (which must have been through `fuse`, e.g. --recipe=R) for
+/// `arch` and writes the plan's CUDA text to `out`, functions separated by a blank line.
+/// On an error (a located diagnostic) writes it to `err` and returns false; writes nothing
+/// to `out` for the failing function.
+bool emitCuda(const Module &m, const std::string &arch, std::ostream &out, std::ostream &err);
+
+} // namespace fp8c::cli

@@ -1,0 +1,221 @@
+// `fp8c --run=gpu [--check] [--bench]`: compiles the graph for the GPU, uploads the inputs
+// (.npy or seeded random), runs it into poisoned output buffers, downloads the outputs;
+// --check compares them with the CPU interpreter on the same inputs, --bench times run()
+// with CUDA events (warm-up excluded, median of many runs).
+#include "RunGpu.h"
+
+#include "runtime/Executable.h"
+#include "runtime/Interpreter.h"
+#include "runtime/TensorStats.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace fp8c::cli {
+namespace {
+
+std::vector<unsigned char> encode(const HostTensor &t) {
+  int w = dtypeBytes(t.dtype);
+  std::vector<unsigned char> out(t.data.size() * w);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    uint32_t bits = encodeBits(t.data[i], t.dtype);
+    std::memcpy(out.data() + i * w, &bits, w); // little-endian low bytes
+  }
+  return out;
+}
+
+HostTensor decode(const std::vector<unsigned char> &bytes, std::vector<int64_t> shape, DType t) {
+  HostTensor h;
+  h.shape = std::move(shape);
+  h.dtype = t;
+  int w = dtypeBytes(t);
+  h.data.resize(bytes.size() / w);
+  for (size_t i = 0; i < h.data.size(); ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, bytes.data() + i * w, w);
+    h.data[i] = decodeBits(bits, t);
+  }
+  return h;
+}
+
+// Elements whose bits differ (NaN == NaN).
+int64_t countMismatches(const HostTensor &a, const HostTensor &b) {
+  int64_t n = 0;
+  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
+    float x = a.data[i], y = b.data[i];
+    if (std::isnan(x) && std::isnan(y))
+      continue;
+    n += std::memcmp(&x, &y, sizeof x) != 0;
+  }
+  return n;
+}
+
+} // namespace
+
+bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &inputs,
+              std::ostream &out) {
+  CompileOptions co;
+  co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
+  co.arch = o.arch;
+  co.maxTokens = 1;
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (g.input(i)->type().rank() > 0 && g.input(i)->type().isDynamicDim(0))
+      co.maxTokens = std::max<int64_t>(co.maxTokens, inputs[i].shape[0]);
+  Expected<std::unique_ptr<Executable>> exe = compile(g, co);
+  if (!exe) {
+    std::cerr << "fp8c: error: " << exe.error() << "\n";
+    return false;
+  }
+  Executable &E = **exe;
+  out << "// compiled @" << g.name() << " for the GPU: " << E.plan().steps.size() << " steps, "
+      << E.coldCompiles() << " kernels compiled cold, JIT " << E.jitSeconds() * 1e3 << " ms\n";
+  CudaDriver *drv = *CudaDriver::get();
+
+  Bindings bindings;
+  std::vector<DeviceBuffer> owned;
+  const Graph &cg = E.graph();
+  for (unsigned i = 0; i < cg.numInputs(); ++i) {
+    if (cg.inputAttrs(i).has("fp8.state"))
+      continue; // state lives in the executable
+    const std::string &name = cg.input(i)->name();
+    const HostTensor *h = nullptr;
+    for (unsigned j = 0; j < g.numInputs(); ++j)
+      if (g.input(j)->name() == name)
+        h = &inputs[j];
+    if (!h) {
+      std::cerr << "fp8c: error: no value for input '" << name << "'\n";
+      return false;
+    }
+    std::vector<unsigned char> bytes = encode(*h);
+    Expected<DeviceBuffer> buf = DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 1));
+    if (!buf) {
+      std::cerr << "fp8c: error: " << buf.error() << "\n";
+      return false;
+    }
+    if (Status st = buf->upload(bytes.data(), bytes.size()); !st) {
+      std::cerr << "fp8c: error: " << st.message() << "\n";
+      return false;
+    }
+    bindings[name] = {buf->data(), h->shape, h->dtype};
+    owned.push_back(buf.take());
+  }
+  // Outputs: shapes from the interpreter's view of the types, M from the inputs.
+  int64_t m = co.maxTokens;
+  std::vector<std::pair<std::string, TensorType>> outs;
+  for (const BufferDesc &d : E.plan().buffers)
+    if (d.role == BufferRole::Output)
+      outs.push_back({d.name, d.type});
+  std::vector<size_t> outIndex;
+  for (auto &[name, type] : outs) {
+    std::vector<int64_t> shape = type.shape();
+    for (int64_t &d : shape)
+      if (d == kDynamic)
+        d = m;
+    size_t bytes = static_cast<size_t>(TensorType(shape, type.dtype()).numElements()) *
+                   dtypeBytes(type.dtype());
+    Expected<DeviceBuffer> buf = DeviceBuffer::allocate(std::max<size_t>(bytes, 1));
+    if (!buf || !buf->fill(0xFF)) { // poison: NaN in every float format
+      std::cerr << "fp8c: error: cannot allocate output '" << name << "'\n";
+      return false;
+    }
+    bindings[name] = {buf->data(), shape, type.dtype()};
+    outIndex.push_back(owned.size());
+    owned.push_back(buf.take());
+  }
+
+  if (Status st = E.run(bindings, nullptr); !st) {
+    std::cerr << "fp8c: error: " << st.message() << "\n";
+    return false;
+  }
+  if (CUresult r = drv->cuStreamSynchronize(nullptr); r != CUDA_SUCCESS) {
+    std::cerr << "fp8c: error: " << drv->errorMessage(r, "cuStreamSynchronize", "after run")
+              << "\n";
+    return false;
+  }
+  std::vector<HostTensor> results;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const DeviceTensor &t = bindings[outs[i].first];
+    std::vector<unsigned char> bytes(owned[outIndex[i]].bytes());
+    if (Status st = owned[outIndex[i]].download(bytes.data(), bytes.size()); !st) {
+      std::cerr << "fp8c: error: " << st.message() << "\n";
+      return false;
+    }
+    results.push_back(decode(bytes, t.shape, t.dtype));
+  }
+
+  std::optional<std::vector<HostTensor>> ref;
+  if (o.check) {
+    std::vector<HostTensor> refInputs;
+    for (unsigned i = 0; i < cg.numInputs(); ++i) {
+      const std::string &name = cg.input(i)->name();
+      bool found = false;
+      for (unsigned j = 0; j < g.numInputs() && !found; ++j)
+        if (g.input(j)->name() == name) {
+          refInputs.push_back(inputs[j]);
+          found = true;
+        }
+      if (!found) // a state input: zeros, as the executable's fresh state
+        refInputs.push_back(HostTensor::make(cg.input(i)->type().shape(), cg.input(i)->type().dtype()));
+    }
+    Expected<std::vector<HostTensor>> r = interpret(cg, refInputs);
+    if (!r) {
+      std::cerr << "fp8c: error: --check: " << r.error() << "\n";
+      return false;
+    }
+    ref = r.take();
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    TensorStats s = computeStats(results[i]);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "output '%s' %s: mean=%.6g std=%.6g absmax=%.6g nan=%lld inf=%lld\n",
+                  outs[i].first.c_str(), TensorType(results[i].shape, results[i].dtype).str().c_str(),
+                  s.mean, s.stddev, s.absMax, static_cast<long long>(s.nanCount),
+                  static_cast<long long>(s.infCount));
+    out << buf;
+    if (ref) {
+      const HostTensor &r = (*ref)[i];
+      std::snprintf(buf, sizeof buf,
+                    "  --check vs interpreter: relative Frobenius error %.3g, %lld of %lld "
+                    "elements differ in bits\n",
+                    relativeFrobeniusError(results[i], r),
+                    static_cast<long long>(countMismatches(results[i], r)),
+                    static_cast<long long>(r.data.size()));
+      out << buf;
+    }
+  }
+
+  if (o.bench) {
+    CUevent start, stop;
+    drv->cuEventCreate(&start, CU_EVENT_DEFAULT);
+    drv->cuEventCreate(&stop, CU_EVENT_DEFAULT);
+    for (int i = 0; i < 10; ++i)
+      E.run(bindings, nullptr);
+    std::vector<float> times;
+    for (int i = 0; i < 100; ++i) {
+      drv->cuEventRecord(start, nullptr);
+      E.run(bindings, nullptr);
+      drv->cuEventRecord(stop, nullptr);
+      drv->cuEventSynchronize(stop);
+      float ms = 0;
+      drv->cuEventElapsedTime(&ms, start, stop);
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "--bench: median %.1f us, p10 %.1f us, p90 %.1f us over %zu runs\n",
+                  times[times.size() / 2] * 1e3, times[times.size() / 10] * 1e3,
+                  times[times.size() * 9 / 10] * 1e3, times.size());
+    out << buf;
+    drv->cuEventDestroy(start);
+    drv->cuEventDestroy(stop);
+  }
+  return true;
+}
+
+} // namespace fp8c::cli
