@@ -59,6 +59,12 @@ int Lowerer::createBuffer(const Value *v, BufferRole role, int graphIndex) {
     auto it = requiredLd_.find(v);
     if (it != requiredLd_.end() && role == BufferRole::Temp)
       d.ld = it->second;
+    // A trailing dynamic dim (a transposed activation): pitch M, padded for a GEMM operand.
+    if (d.type.rank() == 2 && d.type.isDynamicDim(1)) {
+      auto a = dynamicAlign_.find(v);
+      if (a != dynamicAlign_.end() && role == BufferRole::Temp)
+        d.ldAlignM = a->second;
+    }
   }
   plan_.buffers.push_back(d);
   int b = static_cast<int>(plan_.buffers.size()) - 1;
@@ -205,6 +211,10 @@ void Lowerer::planPadding() {
     const int64_t k = colsOf(a);
     auto need = [&](const Value *v, int64_t cols) {
       const int64_t per = 16 / dtypeBytes(v->type().dtype());
+      if (cols == kDynamic) {
+        dynamicAlign_[canon(v)] = static_cast<int>(per);
+        return;
+      }
       if (cols % per == 0)
         return;
       int64_t &ld = requiredLd_[canon(v)];

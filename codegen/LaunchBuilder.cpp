@@ -109,8 +109,10 @@ Status LaunchBuilder::classify() {
       continue; // computed by the cast that uses it (Buffer scale from amaxes), written there
     if (op->kind() == OpKind::Cast)
       continue; // the cast of a group, or an inner cast computed inline
-    if (op->kind() == OpKind::Transpose || materialized(op->result()))
+    if (materialized(op->result()))
       groupFor(op->result()).store = true;
+    else if (op->kind() == OpKind::Transpose)
+      groupFor(op->result());
   }
   // A transpose is one launch: a plain transpose, or a cast-transpose with a tensor scale (and
   // a tensor amax). Anything else is done on the stored transpose by a second launch.

@@ -302,6 +302,10 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   LaunchDesc d;
   d.rows = Lowerer::rowsOf(v->type());
   d.cols = Lowerer::colsOf(v->type());
+  if (d.cols == kDynamic)
+    return Error("%" + v->name() + " has a dynamic last dim: only a transpose (or a tensorwise "
+                 "cast-transpose) of it is supported, not " +
+                 (g.amax || g.cast ? "this reduction or cast" : "this pointwise op"));
   ExprBuilder eb(lw_, *this, d, v);
   d.result = eb.of(v);
   d.valueDt = v->type().dtype();

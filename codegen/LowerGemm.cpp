@@ -155,6 +155,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     g.b = lw.gemmOperandBuffer(B);
     g.m = Lowerer::rowsOf(A->type());
     g.k = Lowerer::colsOf(A->type());
+    if (g.k == kDynamic)
+      return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
     g.bKMajor = main->kind() != OpKind::Matmul;
     g.n = g.bKMajor ? B->type().dim(0) : Lowerer::colsOf(B->type());
     g.scaleMode = scaleModeOf(main);

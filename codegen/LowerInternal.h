@@ -157,6 +157,7 @@ private:
   std::map<const Value *, int> buf_;
   std::map<const Value *, const Value *> alias_; ///< region value -> canonical value
   std::map<const Value *, int64_t> requiredLd_;
+  std::map<const Value *, int> dynamicAlign_; ///< trailing-M tensors read by a GEMM
   std::map<const Value *, int> paddedCopy_;
   std::map<std::pair<const Value *, InvLayout>, int> inverse_;
   std::set<std::pair<const Value *, InvLayout>> inverseWritten_;

@@ -225,6 +225,12 @@ void closeOtherFds(int keep) {
   closeOtherFds(writeFd);
   struct rlimit noCore = {0, 0};
   ::setrlimit(RLIMIT_CORE, &noCore); // a crashing compiler leaves no core file behind
+  // NVRTC 13 keeps its own compilation cache in the driver's compute cache when a driver is
+  // present; a hit there skips ptxas, and with it the ptxas report we parse (registers,
+  // spills). fp8c has its own cache, and this child must not initialize CUDA after a fork
+  // anyway: turn NVRTC's off. (Only here: the child is single-threaded and the setting dies
+  // with it.)
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   if (envIsOne("FP8C_TEST_NVRTC_CRASH")) {
     // Test only: die the way NVRTC 13.0 did, whatever handler the parent installed.
     std::signal(SIGSEGV, SIG_DFL);

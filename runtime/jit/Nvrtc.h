@@ -2,7 +2,9 @@
 // runs in CI. A compiler crash (NVRTC 13.0 was seen to SIGSEGV on some wgmma code) must not
 // kill the caller: compilation runs in a forked child process, and a child that dies becomes
 // an Error naming the kernel. Every NVRTC call is checked with nvrtcGetErrorString, and errors
-// carry the NVRTC log and the path where the failing source was written.
+// carry the NVRTC log and the path where the failing source was written. The child also turns
+// off NVRTC 13's own cache (CUDA_CACHE_DISABLE=1): on a machine with a driver it would skip
+// ptxas on a hit, and the ptxas report (registers, spills) would be missing.
 //
 // Includes: the embedded headers (codegen/EmbeddedHeaders.h) are handed to NVRTC from memory.
 // NVRTC 13 has no built-in cuda_fp8.h / cuda_bf16.h / cuda_fp16.h, so the toolkit's include
@@ -13,7 +15,9 @@
 //   CUDA_HOME, CUDA_PATH   toolkit root whose include/ provides cuda_fp8.h (else the build's
 //                          toolkit, else /usr/local/cuda)
 //   FP8C_DUMP_CUDA=DIR     write every compiled source to DIR/<kernel>.cu
-//   FP8C_NVRTC_NO_FORK=1   compile in this process (debugging; a compiler crash then kills it)
+//   FP8C_NVRTC_NO_FORK=1   compile in this process (debugging; a compiler crash then kills it;
+//                          on a machine with a driver, also set CUDA_CACHE_DISABLE=1, or NVRTC's
+//                          own cache may skip ptxas and leave the ptxas report empty)
 //   FP8C_TEST_NVRTC_CRASH=1  test only: the compiling child raises SIGSEGV before compiling,
 //                          to exercise the crash path
 #pragma once

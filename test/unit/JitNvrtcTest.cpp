@@ -241,6 +241,9 @@ TEST(JitNvrtc, DumpCudaWritesEveryCompiledSource) {
 
 TEST(JitNvrtc, InProcessModeForDebugging) {
   ScopedEnv noFork("FP8C_NVRTC_NO_FORK", "1");
+  // NVRTC's own cache (active where a driver is) would skip ptxas on a hit: keep it off, as
+  // the forked child does. NVRTC reads this once per process, at its first compilation.
+  ScopedEnv noNvrtcCache("CUDA_CACHE_DISABLE", "1");
   Expected<NvrtcResult> r = compileWithNvrtc(scaleRequest("sm_89"));
   ASSERT_TRUE(r) << r.error();
   EXPECT_EQ(r->entries.size(), 1u) << r->log;

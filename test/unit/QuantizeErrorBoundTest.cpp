@@ -5,23 +5,28 @@
 // and heavy-tailed (Student-t with 3 degrees of freedom, same variance: rare values many
 // sigmas out, as real activations have) for activations and weights alike.
 //
-// Why the errors are what they are. e4m3 keeps 3 mantissa bits: relative spacing 2^-3 at the
-// bottom of a binade, 2^-4 at the top, so round-to-nearest leaves a relative error uniform in
-// +-2^-4..2^-5 with a standard deviation of about 2^-4/sqrt(3) * (3/4) ~ 2.7% of the value
-// (2^-3/sqrt(12) = 3.6% at the worst spacing). A dot product of K independent terms adds the
-// errors of both operands in quadrature: sqrt(2) * 2.7% ~ 3.8%, up to 5.1%. So a Gaussian Linear
-// lands near 3.5 %, whatever the recipe: with Gaussian data the amax is a few sigmas, and
-// almost no value falls below e4m3's normal range (2^-6 * amax / 448 ~ 4e-5 sigma).
-// The MLP quantizes twice (x and w1, then gelu(h) and w2); gelu halves the negative half, and
-// the error of the first GEMM passes through the second: about sqrt(2) times the Linear's.
-// Heavy tails: one outlier sets the tensor's amax far above the bulk (the largest of 32768
-// t3 samples is ~40 sigma), so tensorwise scales push the bulk down by that factor toward
-// e4m3's subnormals (relative spacing up to 100 % at 2^-9), losing several mantissa bits there.
-// Rowwise and blockwise adapt the scale per row / per 1x128 block, where a t3 outlier is ~8 to
-// 20 sigma, and recover most of it. Delayed scaling after warm-up steps on other batches of the
-// same distribution uses the largest amax seen in its history, at least as large as the
-// current one: at best tensorwise's error, worse when an earlier batch had a larger outlier.
-// The bounds are the measured values (listed per case below, seed fixed) times 1.5, rounded up.
+// Why the errors are what they are. e4m3 keeps 3 mantissa bits: round to nearest leaves an
+// absolute error uniform within half a spacing, and the spacing is 2^-3 of the binade's bottom,
+// so the relative error has a standard deviation of 2^-3 / sqrt(12) = 3.6% at a binade's
+// bottom, 2.65% averaged over a binade (log-uniform values). A product of two quantized
+// operands carries both: sqrt(2) * 2.65% = 3.75%, and a dot product of K independent terms
+// with random signs keeps that relative size. Measured: the Linear 3.7% for every recipe, the
+// MLP (two quantized GEMMs in a row) sqrt(2) times that, 5.3%; e5m2 activations (2 mantissa
+// bits, 5.3% per operand) 5.8%.
+// Heavy tails cost tensorwise almost nothing at these sizes: the largest of 32768 t3 samples is
+// 15 to 65 sigma, and e4m3's normal range spans 2^-6..448 (15 binades), so the bulk of the
+// values stays normal, where the relative error does not depend on the magnitude, and what
+// reaches the subnormals is too small to matter in a Frobenius norm. What helps is that the
+// element that sets a scale is represented exactly (it lands on 448): rowwise does that for
+// every row, and the rows' largest elements dominate the output, so it gains ~10% (3.4% vs
+// 3.7%); blockwise rounds its scales down to powers of two (pow2 is its default), which loses
+// that, and without pow2 it gains the same as rowwise. Delayed scaling takes the largest amax
+// of its history (4 warm-up steps on other batches here): on Gaussian data the same as the
+// current amax to a few percent; on heavy-tailed data a batch whose outlier exceeds every
+// amax in the history saturates it at 448, and the error depends on the batch (seeds 1 to 7:
+// Linear 3.7% to 9.8%, MLP 5.4% to 8.5%; seed 7: 3.7% and 7.9%).
+// The bounds are the measured values (seed 7, listed at each case) times 1.5, rounded up; all
+// other recipes vary by less than 5% between seeds 1 to 7.
 #include "ir/Builder.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
@@ -131,7 +136,7 @@ double measure(Model model, const std::string &recipe, bool heavy, uint64_t seed
 
 struct BoundCase {
   Model model;
-  const char *recipe;
+  const char *recipe; ///< quantize options
   bool heavy;
   double bound; ///< 1.5 x the measured error, rounded up
   const char *id;
@@ -141,7 +146,7 @@ class QuantizeErrorBound : public ::testing::TestWithParam<BoundCase> {};
 
 TEST_P(QuantizeErrorBound, RelativeFrobeniusErrorAgainstF32) {
   const BoundCase &c = GetParam();
-  double err = measure(c.model, c.recipe, c.heavy, std::getenv("SEED") ? std::atoi(std::getenv("SEED")) : 7);
+  double err = measure(c.model, c.recipe, c.heavy);
   if (std::getenv("FP8C_TEST_PRINT_ERRORS"))
     std::printf("[ error    ] %-34s %.5f (bound %.3f)\n", c.id, err, c.bound);
   RecordProperty("relative_frobenius_error", std::to_string(err));
@@ -151,30 +156,45 @@ TEST_P(QuantizeErrorBound, RelativeFrobeniusErrorAgainstF32) {
   EXPECT_GT(err, c.bound / 2) << "the error dropped well below its bound: re-measure";
 }
 
-// Measured (seed 7): see the comment at each line. Bounds: 1.5x, rounded up.
+// Measured (seed 7) in the comment at each line; bound = 1.5 x measured, rounded up.
 const BoundCase kBounds[] = {
-    {Model::Linear, "tensorwise", false, 1.0, "linear_gaussian_tensorwise"},
-    {Model::Linear, "delayed", false, 1.0, "linear_gaussian_delayed"},
-    {Model::Linear, "rowwise", false, 1.0, "linear_gaussian_rowwise"},
-    {Model::Linear, "blockwise", false, 1.0, "linear_gaussian_blockwise"},
-    {Model::Linear, "tensorwise", true, 1.0, "linear_heavy_tensorwise"},
-    {Model::Linear, "delayed", true, 1.0, "linear_heavy_delayed"},
-    {Model::Linear, "rowwise", true, 1.0, "linear_heavy_rowwise"},
-    {Model::Linear, "blockwise", true, 1.0, "linear_heavy_blockwise"},
-    {Model::Mlp, "tensorwise", false, 1.0, "mlp_gaussian_tensorwise"},
-    {Model::Mlp, "delayed", false, 1.0, "mlp_gaussian_delayed"},
-    {Model::Mlp, "rowwise", false, 1.0, "mlp_gaussian_rowwise"},
-    {Model::Mlp, "blockwise", false, 1.0, "mlp_gaussian_blockwise"},
-    {Model::Mlp, "tensorwise", true, 1.0, "mlp_heavy_tensorwise"},
-    {Model::Mlp, "delayed", true, 1.0, "mlp_heavy_delayed"},
-    {Model::Mlp, "rowwise", true, 1.0, "mlp_heavy_rowwise"},
-    {Model::Mlp, "blockwise", true, 1.0, "mlp_heavy_blockwise"},
+    {Model::Linear, "tensorwise", false, 0.056, "linear_gaussian_tensorwise"}, // 0.03723
+    {Model::Linear, "delayed", false, 0.057, "linear_gaussian_delayed"},       // 0.03752
+    {Model::Linear, "rowwise", false, 0.056, "linear_gaussian_rowwise"},       // 0.03689
+    {Model::Linear, "blockwise", false, 0.057, "linear_gaussian_blockwise"},   // 0.03742
+    {Model::Linear, "tensorwise", true, 0.057, "linear_heavy_tensorwise"},     // 0.03744
+    {Model::Linear, "delayed", true, 0.056, "linear_heavy_delayed"},           // 0.03704
+    {Model::Linear, "rowwise", true, 0.052, "linear_heavy_rowwise"},           // 0.03406
+    {Model::Linear, "blockwise", true, 0.056, "linear_heavy_blockwise"},       // 0.03725
+    {Model::Mlp, "tensorwise", false, 0.080, "mlp_gaussian_tensorwise"},       // 0.05325
+    {Model::Mlp, "delayed", false, 0.080, "mlp_gaussian_delayed"},             // 0.05275
+    {Model::Mlp, "rowwise", false, 0.080, "mlp_gaussian_rowwise"},             // 0.05316
+    {Model::Mlp, "blockwise", false, 0.081, "mlp_gaussian_blockwise"},         // 0.05332
+    {Model::Mlp, "tensorwise", true, 0.082, "mlp_heavy_tensorwise"},           // 0.05405
+    {Model::Mlp, "delayed", true, 0.119, "mlp_heavy_delayed"},                 // 0.07900
+    {Model::Mlp, "rowwise", true, 0.074, "mlp_heavy_rowwise"},                 // 0.04910
+    {Model::Mlp, "blockwise", true, 0.083, "mlp_heavy_blockwise"},             // 0.05473
+    // Options that change the error: exact block maxima again, and 2-bit activations.
+    {Model::Linear, "blockwise pow2=false", true, 0.052, "linear_heavy_blockwise_no_pow2"}, // 0.03447
+    {Model::Linear, "tensorwise act_dtype=e5m2", false, 0.088, "linear_gaussian_e5m2_act"}, // 0.05821
 };
 
 INSTANTIATE_TEST_SUITE_P(Recipes, QuantizeErrorBound, ::testing::ValuesIn(kBounds),
                          [](const ::testing::TestParamInfo<BoundCase> &info) {
                            return std::string(info.param.id);
                          });
+
+// Where a scale's group is a row (or a 1x128 block with exact scales), the row's largest
+// element is exact in FP8; on heavy-tailed data those elements dominate, so these recipes beat
+// tensorwise on every seed tried.
+TEST(QuantizeErrorOrder, PerRowScalesBeatPerTensorOnHeavyTails) {
+  for (uint64_t seed : {1, 2, 3}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    double tensorwise = measure(Model::Linear, "tensorwise", true, seed);
+    EXPECT_LT(measure(Model::Linear, "rowwise", true, seed), tensorwise);
+    EXPECT_LT(measure(Model::Linear, "blockwise pow2=false", true, seed), tensorwise);
+  }
+}
 
 } // namespace
 } // namespace fp8c

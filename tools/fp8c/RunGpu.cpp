@@ -4,6 +4,7 @@
 // with CUDA events (warm-up excluded, median of many runs).
 #include "RunGpu.h"
 
+#include "runtime/DeviceTensorIO.h"
 #include "runtime/Executable.h"
 #include "runtime/Interpreter.h"
 #include "runtime/TensorStats.h"
@@ -18,30 +19,6 @@
 
 namespace fp8c::cli {
 namespace {
-
-std::vector<unsigned char> encode(const HostTensor &t) {
-  int w = dtypeBytes(t.dtype);
-  std::vector<unsigned char> out(t.data.size() * w);
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    uint32_t bits = encodeBits(t.data[i], t.dtype);
-    std::memcpy(out.data() + i * w, &bits, w); // little-endian low bytes
-  }
-  return out;
-}
-
-HostTensor decode(const std::vector<unsigned char> &bytes, std::vector<int64_t> shape, DType t) {
-  HostTensor h;
-  h.shape = std::move(shape);
-  h.dtype = t;
-  int w = dtypeBytes(t);
-  h.data.resize(bytes.size() / w);
-  for (size_t i = 0; i < h.data.size(); ++i) {
-    uint32_t bits = 0;
-    std::memcpy(&bits, bytes.data() + i * w, w);
-    h.data[i] = decodeBits(bits, t);
-  }
-  return h;
-}
 
 // Elements whose bits differ (NaN == NaN).
 int64_t countMismatches(const HostTensor &a, const HostTensor &b) {
@@ -91,14 +68,9 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
       std::cerr << "fp8c: error: no value for input '" << name << "'\n";
       return false;
     }
-    std::vector<unsigned char> bytes = encode(*h);
-    Expected<DeviceBuffer> buf = DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 1));
+    Expected<DeviceBuffer> buf = uploadTensor(*h);
     if (!buf) {
-      std::cerr << "fp8c: error: " << buf.error() << "\n";
-      return false;
-    }
-    if (Status st = buf->upload(bytes.data(), bytes.size()); !st) {
-      std::cerr << "fp8c: error: " << st.message() << "\n";
+      std::cerr << "fp8c: error: input '" << name << "': " << buf.error() << "\n";
       return false;
     }
     bindings[name] = {buf->data(), h->shape, h->dtype};
@@ -140,12 +112,12 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   std::vector<HostTensor> results;
   for (size_t i = 0; i < outs.size(); ++i) {
     const DeviceTensor &t = bindings[outs[i].first];
-    std::vector<unsigned char> bytes(owned[outIndex[i]].bytes());
-    if (Status st = owned[outIndex[i]].download(bytes.data(), bytes.size()); !st) {
-      std::cerr << "fp8c: error: " << st.message() << "\n";
+    Expected<HostTensor> h = downloadTensor(owned[outIndex[i]], t.shape, t.dtype);
+    if (!h) {
+      std::cerr << "fp8c: error: output '" << outs[i].first << "': " << h.error() << "\n";
       return false;
     }
-    results.push_back(decode(bytes, t.shape, t.dtype));
+    results.push_back(h.take());
   }
 
   std::optional<std::vector<HostTensor>> ref;

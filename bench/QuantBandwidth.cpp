@@ -1,0 +1,167 @@
+// fp8c-quant-bw: bandwidth of fp8c's fused amax + scale + cast kernels (bf16 -> e4m3, every
+// granularity) against a device-to-device copy measured in the same run. Bytes counted: each
+// input read once, each output written once (2 bytes in, 1 byte out per element, plus scales);
+// the copy moves 2 x its size. Input sets rotate across three buffers larger than L2 where the
+// tensor is small, so repeated runs do not measure the cache. CUDA events, 5 warm-up runs
+// excluded, median of 50.
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "runtime/DeviceTensorIO.h"
+#include "runtime/Executable.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/cuda/CudaDriver.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstdio>
+#include <functional>
+
+using namespace fp8c;
+
+namespace {
+
+double medianMs(CudaDriver *drv, const std::function<void(int)> &work) {
+  CUevent a, b;
+  drv->cuEventCreate(&a, CU_EVENT_DEFAULT);
+  drv->cuEventCreate(&b, CU_EVENT_DEFAULT);
+  for (int i = 0; i < 5; ++i)
+    work(i);
+  std::vector<float> t;
+  for (int i = 0; i < 50; ++i) {
+    drv->cuEventRecord(a, nullptr);
+    work(i);
+    drv->cuEventRecord(b, nullptr);
+    drv->cuEventSynchronize(b);
+    float ms = 0;
+    drv->cuEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  drv->cuEventDestroy(a);
+  drv->cuEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+DeviceBuffer mustAllocate(size_t bytes) {
+  Expected<DeviceBuffer> b = DeviceBuffer::allocate(bytes);
+  if (!b) {
+    std::fprintf(stderr, "fp8c-quant-bw: %s\n", b.error().c_str());
+    std::exit(1);
+  }
+  return b.take();
+}
+
+DeviceBuffer mustUpload(const HostTensor &h) {
+  Expected<DeviceBuffer> b = uploadTensor(h);
+  if (!b) {
+    std::fprintf(stderr, "fp8c-quant-bw: %s\n", b.error().c_str());
+    std::exit(1);
+  }
+  return b.take();
+}
+
+} // namespace
+
+int main() {
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr) {
+    std::fprintf(stderr, "fp8c-quant-bw: %s\n", drvOr.error().c_str());
+    return 1;
+  }
+  CudaDriver *drv = *drvOr;
+  if (Status st = drv->makeCurrent(0); !st) {
+    std::fprintf(stderr, "fp8c-quant-bw: %s\n", st.message().c_str());
+    return 1;
+  }
+  Device dev = *drv->device(0);
+  std::printf("device: %s\n", dev.str().c_str());
+
+  // Copy bandwidth: 1 GiB device to device.
+  const size_t copyBytes = size_t(1) << 30;
+  DeviceBuffer src = mustAllocate(copyBytes), dst = mustAllocate(copyBytes);
+  double copyMs = medianMs(drv, [&](int) {
+    drv->cuMemcpyDtoDAsync(dst.ptr(), src.ptr(), copyBytes, nullptr);
+  });
+  double copyGBs = 2.0 * copyBytes / (copyMs * 1e-3) / 1e9;
+  std::printf("device-to-device copy: %.0f GB/s (read + write, 1 GiB)\n\n", copyGBs);
+  std::printf("%-14s %-12s %10s %10s %8s\n", "granularity", "shape", "time (us)", "GB/s",
+              "vs copy");
+
+  struct Case {
+    const char *gran;
+    int64_t m, k;
+  };
+  const Case cases[] = {{"tensor", 8192, 8192}, {"tensor", 4096, 4096}, {"row", 8192, 8192},
+                        {"block_1x128", 8192, 8192}, {"block_128x128", 8192, 8192},
+                        {"tensor", 16384, 14336}};
+  int failures = 0;
+  for (const Case &c : cases) {
+    std::string g = c.gran;
+    std::string st = g == "tensor" ? "tensor<f32>"
+                     : g == "row"  ? "tensor<?xf32>"
+                                   : fmt::format("tensor<?x{}xf32>", (c.k + 127) / 128);
+    std::string text = fmt::format(R"(
+func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
+  %a = fp8.amax %x {{granularity = "{g}"}} : (tensor<?x{k}xbf16>) -> {st}
+  %s = fp8.scale %a {{dtype = f8E4M3FN}} : ({st}) -> {st}
+  %q = fp8.cast %x, %s {{granularity = "{g}"}} : (tensor<?x{k}xbf16>, {st}) -> tensor<?x{k}xf8E4M3FN>
+  return %s, %q : {st}, tensor<?x{k}xf8E4M3FN>
+}}
+)",
+                                   fmt::arg("k", c.k), fmt::arg("g", g), fmt::arg("st", st));
+    DiagnosticEngine diag;
+    std::unique_ptr<Module> mod = parseModule(text, "<bench>", diag);
+    if (!mod || !verifyModule(*mod, diag)) {
+      std::fprintf(stderr, "%s", diag.str().c_str());
+      return 1;
+    }
+    CompileOptions o;
+    o.passes = "shape-infer,fuse,dce";
+    o.maxTokens = c.m;
+    Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
+    if (!exe) {
+      std::printf("%-14s compile failed: %s\n", c.gran, exe.error().c_str());
+      ++failures;
+      continue;
+    }
+    // Three input sets (rotated), random bf16 (never zero), each as large as the tensor.
+    int64_t elems = c.m * c.k;
+    HostTensor h = randomTensor({c.m, c.k}, DType::BF16, 3, 2.0);
+    for (float &v : h.data)
+      if (v == 0)
+        v = 0.5f;
+    std::vector<DeviceBuffer> xs;
+    int sets = elems * 2 < 3 * dev.l2Bytes ? 3 : 1;
+    for (int i = 0; i < sets; ++i)
+      xs.push_back(mustUpload(h));
+    int64_t scaleElems = g == "tensor" ? 1 : g == "row" ? c.m : c.m * ((c.k + 127) / 128);
+    DeviceBuffer q = mustAllocate(elems), s = mustAllocate(scaleElems * 4);
+    std::vector<Bindings> bs(sets);
+    for (int i = 0; i < sets; ++i) {
+      std::vector<int64_t> sshape = g == "tensor" ? std::vector<int64_t>{}
+                                    : g == "row"  ? std::vector<int64_t>{c.m}
+                                                  : std::vector<int64_t>{c.m, (c.k + 127) / 128};
+      bs[i] = {{"x", {xs[i].data(), {c.m, c.k}, DType::BF16}},
+               {"q", {q.data(), {c.m, c.k}, DType::F8E4M3FN}},
+               {"s", {s.data(), sshape, DType::F32}}};
+    }
+    Status runSt;
+    double ms = medianMs(drv, [&](int i) {
+      Status r = (*exe)->run(bs[i % sets], nullptr);
+      if (!r)
+        runSt = r;
+    });
+    if (!runSt) {
+      std::printf("%-14s run failed: %s\n", c.gran, runSt.message().c_str());
+      ++failures;
+      continue;
+    }
+    double bytes = 3.0 * elems + 4.0 * scaleElems;
+    double gbs = bytes / (ms * 1e-3) / 1e9;
+    std::printf("%-14s %-12s %10.1f %10.0f %7.1f%%\n", c.gran,
+                fmt::format("{}x{}", c.m, c.k).c_str(), ms * 1e3, gbs, 100.0 * gbs / copyGBs);
+  }
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,127 @@
+// Shared helpers of the GPU tests: skip without a device, run an Executable on host tensors
+// with poisoned outputs, and compare against the interpreter.
+#pragma once
+
+#include "runtime/DeviceTensorIO.h"
+#include "runtime/Executable.h"
+#include "runtime/Interpreter.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/TensorStats.h"
+#include "runtime/cuda/CudaDriver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace fp8c::gputest {
+
+/// GTEST_SKIP()s the calling test when no CUDA device answers.
+#define FP8C_REQUIRE_GPU()                                                                        \
+  do {                                                                                            \
+    ::fp8c::Expected<::fp8c::CudaDriver *> drv_ = ::fp8c::CudaDriver::get();                      \
+    if (!drv_)                                                                                    \
+      GTEST_SKIP() << "needs a CUDA GPU: " << drv_.error();                                       \
+  } while (0)
+
+/// Runs `exe` on `inputs` (by input name; state inputs are the executable's own) and returns
+/// the outputs by name. Output buffers are filled with 0xFF (NaN in every float format) first.
+inline std::map<std::string, HostTensor>
+runOnDevice(Executable &exe, const std::map<std::string, HostTensor> &inputs, CUstream stream,
+            std::map<std::string, DeviceBuffer> *keep = nullptr, Bindings *bindingsOut = nullptr) {
+  std::map<std::string, DeviceBuffer> owned;
+  Bindings b;
+  int64_t m = 0;
+  for (const BufferDesc &d : exe.plan().buffers) {
+    if (d.role != BufferRole::Input && d.role != BufferRole::Param)
+      continue;
+    const HostTensor &h = inputs.at(d.name);
+    Expected<DeviceBuffer> buf = uploadTensor(h);
+    EXPECT_TRUE(buf.hasValue()) << (buf ? "" : buf.error());
+    if (!buf)
+      return {};
+    if (d.type.rank() > 0 && d.type.isDynamicDim(0))
+      m = h.shape[0];
+    b[d.name] = {buf->data(), h.shape, h.dtype};
+    owned.emplace(d.name, buf.take());
+  }
+  std::vector<std::pair<std::string, std::vector<int64_t>>> outs;
+  for (const BufferDesc &d : exe.plan().buffers) {
+    if (d.role != BufferRole::Output)
+      continue;
+    std::vector<int64_t> shape = d.type.shape();
+    for (int64_t &x : shape)
+      if (x == kDynamic)
+        x = m;
+    Expected<DeviceBuffer> buf = DeviceBuffer::allocate(
+        std::max<size_t>(1, TensorType(shape, d.type.dtype()).numElements() * dtypeBytes(d.type.dtype())));
+    EXPECT_TRUE(buf.hasValue());
+    if (!buf)
+      return {};
+    EXPECT_TRUE(buf->fill(0xFF).isOk());
+    b[d.name] = {buf->data(), shape, d.type.dtype()};
+    outs.push_back({d.name, shape});
+    owned.emplace(d.name, buf.take());
+  }
+  Status st = exe.run(b, stream);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  CudaDriver *drv = *CudaDriver::get();
+  EXPECT_EQ(drv->cuStreamSynchronize(stream), CUDA_SUCCESS);
+  std::map<std::string, HostTensor> result;
+  for (auto &[name, shape] : outs) {
+    Expected<HostTensor> h = downloadTensor(owned.at(name), shape, b.at(name).dtype);
+    EXPECT_TRUE(h.hasValue());
+    if (h)
+      result[name] = h.take();
+  }
+  if (bindingsOut)
+    *bindingsOut = b;
+  if (keep)
+    *keep = std::move(owned);
+  return result;
+}
+
+/// Interpreter outputs of `g` by output name (fresh, zero state).
+inline std::map<std::string, HostTensor> runOnCpu(const Graph &g,
+                                                  const std::map<std::string, HostTensor> &inputs) {
+  std::vector<HostTensor> in;
+  for (unsigned i = 0; i < g.numInputs(); ++i) {
+    auto it = inputs.find(g.input(i)->name());
+    in.push_back(it != inputs.end() ? it->second
+                                    : HostTensor::make(g.input(i)->type().shape(),
+                                                       g.input(i)->type().dtype()));
+  }
+  Expected<std::vector<HostTensor>> r = interpret(g, in);
+  EXPECT_TRUE(r.hasValue()) << (r ? "" : r.error());
+  std::map<std::string, HostTensor> out;
+  if (!r)
+    return out;
+  std::vector<Value *> outs = g.outputs();
+  for (size_t i = 0; i < outs.size(); ++i)
+    out[outs[i]->name()] = (*r)[i];
+  return out;
+}
+
+/// Elements whose bit patterns differ (NaN equals NaN).
+inline int64_t bitMismatches(const HostTensor &a, const HostTensor &b) {
+  int64_t n = 0;
+  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
+    float x = a.data[i], y = b.data[i];
+    if (std::isnan(x) && std::isnan(y))
+      continue;
+    n += std::memcmp(&x, &y, sizeof x) != 0;
+  }
+  return n + static_cast<int64_t>(a.data.size() > b.data.size() ? a.data.size() - b.data.size()
+                                                                 : b.data.size() - a.data.size());
+}
+
+inline int64_t nanCount(const HostTensor &t) {
+  int64_t n = 0;
+  for (float v : t.data)
+    n += std::isnan(v);
+  return n;
+}
+
+} // namespace fp8c::gputest
