@@ -2,6 +2,8 @@
 // and the pointwise expression of v as the statements of the Spec's value(x, slot).
 #include "codegen/LaunchBuilder.h"
 
+#include <algorithm>
+
 namespace fp8c::codegen {
 namespace {
 
@@ -292,8 +294,9 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
       d.description += ", " + opsList({g.amax});
     }
     const BufferDesc &ob = lw_.desc(outBuf);
-    d.outLdAlignM = ob.ldAlignM;
-    d.outLd = ob.ldAlignM ? 0 : lw_.ldOf(outBuf);
+    // The output's pitch: static, or M (rounded up when a GEMM reads it) for a dynamic M.
+    d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
+    d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
     d.suffix = suffix(d, "transpose");
     out.push_back(std::move(d));
     if (!g.splitTranspose || (!g.amax && !g.cast))

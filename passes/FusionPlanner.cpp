@@ -227,9 +227,9 @@ private:
       return true;
     }
     Op *amax = sdef && sdef->kind() == OpKind::Scale ? sdef->operand(0)->definingOp() : nullptr;
-    if (gran == Granularity::Block1x128 && amax && inKernel(amax, k) &&
-        amax->operand(0) == tail && amax->strAttr("granularity") == "block_1x128" &&
-        topLevel(sdef) && !planned(sdef) && addIfAcyclic(k, sdef, OpRole::Epilogue)) {
+    if (gran == Granularity::Block1x128 && amax && inKernel(amax, k) && amax->operand(0) == tail &&
+        amax->strAttr("granularity") == "block_1x128" && topLevel(sdef) && !planned(sdef) &&
+        addIfAcyclic(k, sdef, OpRole::Epilogue)) {
       if (addIfAcyclic(k, cast, OpRole::Epilogue))
         return true;
       reject(cast, k, "epilogue", "another op the kernel needs is computed from it");

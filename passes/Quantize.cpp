@@ -175,8 +175,8 @@ private:
       // per right operand, so that a weight shared by several matmuls is quantized once.
       auto it = transposeOf_.find(w);
       if (it == transposeOf_.end()) {
-        Value *t = make(b, OpKind::Transpose, {w}, {}, op->loc(), std::nullopt,
-                        baseName(w, "w") + "_t");
+        Value *t =
+            make(b, OpKind::Transpose, {w}, {}, op->loc(), std::nullopt, baseName(w, "w") + "_t");
         if (!t)
           return false;
         transposes_.insert(t->definingOp());

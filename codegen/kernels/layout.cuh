@@ -168,6 +168,9 @@ struct SpecDefaults {
   static constexpr AmaxDesc kAmax = AmaxDesc::none();
   static constexpr CastDesc kCast = CastDesc::none();
   static constexpr int kBarrierBuf = -1; ///< zero-initialized u32 for the grid barrier
+  /// Row mapping: a row is kept in registers when each thread holds at most this many of its
+  /// values (else it is read twice, the second time mostly from L1).
+  static constexpr int kRowRegElems = 32;
   __device__ static void scalars(void *const *, i64, float *, bool) {}
 };
 

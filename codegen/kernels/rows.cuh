@@ -60,7 +60,6 @@ template <class Spec> struct Shape {
   static constexpr int kTpr = pow2Ceil(kCpr);          ///< threads per row segment
   static constexpr int kRpb = kThreads / kTpr;         ///< rows per block step
   static constexpr int kChunksPerThread = int(ceilDiv(kCpr, kTpr));
-  static constexpr int kRowRegChunks = 64 / E;         ///< row kept in registers up to this
   static_assert(!kBlockGroups || (128 % E == 0 && kGroupLanes <= 32), "bad chunk size");
 };
 
@@ -122,9 +121,25 @@ __device__ __forceinline__ void loadFull(void *const *buf, i64 r, i64 c0, float 
 template <class Spec, int E>
 __device__ __forceinline__ void evalChunk(const float (&x)[E][Spec::kNumIn], const float *slots,
                                           i64 c0, float (&v)[E]) {
+  if (c0 + E <= Spec::kCols) { // the common case: no per-element bounds
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      v[e] = Spec::value(x[e], slots);
+  } else {
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      v[e] = c0 + e < Spec::kCols ? Spec::value(x[e], slots) : 0.0f;
+  }
+}
+
+/// max |v[e]| (NaN wins, canonical). On the bits: |x| as unsigned sorts like the magnitude,
+/// and every NaN sorts above +inf.
+template <int E> __device__ __forceinline__ float chunkMaxOf(const float (&v)[E]) {
+  u32 mx = 0;
 #pragma unroll
   for (int e = 0; e < E; ++e)
-    v[e] = c0 + e < Spec::kCols ? Spec::value(x[e], slots) : 0.0f;
+    mx = max(mx, __float_as_uint(v[e]) & 0x7FFFFFFFu);
+  return mx > 0x7F800000u ? canonicalNaN() : __uint_as_float(mx);
 }
 
 /// Stores chunk (r, c0) of a [rows, Ld] tensor of type D at `base` (columns >= Ld are not
@@ -172,16 +187,47 @@ __device__ __forceinline__ void writeScale(void *const *buf, i64 r, i64 g, i64 r
     f32p(buf[c.invOutBuf])[invIndex(c.invLayout, r, g, groups, rows)] = reciprocal(s);
 }
 
-/// Casts and stores chunk (r, c0) with per-element scales s[e] (pad columns stay 0).
+/// Casts and stores chunk (r, c0) with per-element scales s[e] (pad columns stay 0: v is 0
+/// there and the scales are finite).
 template <class Spec, int E>
 __device__ __forceinline__ void castChunk(void *const *buf, i64 r, i64 c0, const float (&v)[E],
                                           const float (&s)[E]) {
   float q[E];
 #pragma unroll
   for (int e = 0; e < E; ++e)
-    q[e] = c0 + e < Spec::kCols ? op::quantize(v[e], s[e]) : 0.0f;
+    q[e] = op::quantize(v[e], s[e]);
+  if (c0 + E > Spec::kCols)
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      q[e] = c0 + e < Spec::kCols ? q[e] : 0.0f;
   constexpr CastDesc c = Spec::kCast;
   storeOut<c.dt, c.ld, E>(buf[c.buf], r, c0, q);
+}
+
+/// The same with one scale for the whole chunk.
+template <class Spec, int E>
+__device__ __forceinline__ void castChunk(void *const *buf, i64 r, i64 c0, const float (&v)[E], float s) {
+  float q[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e)
+    q[e] = op::quantize(v[e], s);
+  if (c0 + E > Spec::kCols)
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      q[e] = c0 + e < Spec::kCols ? q[e] : 0.0f;
+  constexpr CastDesc c = Spec::kCast;
+  storeOut<c.dt, c.ld, E>(buf[c.buf], r, c0, q);
+}
+
+/// The scale of chunk (r, c0) for Slot / Buffer casts that are not per column.
+template <class Spec>
+__device__ __forceinline__ float knownScale(void *const *buf, const float *slots, i64 r, i64 c0) {
+  constexpr CastDesc c = Spec::kCast;
+  static_assert(c.gran != Gran::Col, "per-column scales vary within a chunk");
+  if constexpr (c.src == ScaleSrc::Slot)
+    return slots[c.slot];
+  const i64 idx = c.gran == Gran::Row ? r : c.gran == Gran::Block1x128 ? r * c.groups + c0 / 128 : 0;
+  return bufferScale<Spec>(buf, idx);
 }
 
 /// Per-element scales of chunk (r, c0) for Slot / Buffer casts.

@@ -56,16 +56,13 @@ __device__ __forceinline__ float flatPass(void *const *buf, i64 m, const float *
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float chunkMax = 0.0f;
-      if constexpr (kTensorMax || kGroupMax || (kAmax && A.gran == Gran::Col)) {
+      if constexpr (kTensorMax || kGroupMax)
+        chunkMax = chunkMaxOf<E>(v[u]);
+      if constexpr (kAmax && A.gran == Gran::Col)
 #pragma unroll
-        for (int e = 0; e < E; ++e) {
-          const float a = magnitude(v[u][e]);
-          chunkMax = maxMag(chunkMax, a);
-          if constexpr (kAmax && A.gran == Gran::Col)
-            if (ok[u] && c0[u] + e < Spec::kCols)
-              atomicMaxMag(f32p(buf[A.buf]) + c0[u] + e, a);
-        }
-      }
+        for (int e = 0; e < E; ++e)
+          if (ok[u] && c0[u] + e < Spec::kCols)
+            atomicMaxMag(f32p(buf[A.buf]) + c0[u] + e, magnitude(v[u][e]));
       if constexpr (kTensorMax)
         tensorMax = maxMag(tensorMax, chunkMax);
       // 1x128 group: G consecutive lanes, all in this warp; every lane takes part.
@@ -82,34 +79,34 @@ __device__ __forceinline__ float flatPass(void *const *buf, i64 m, const float *
         if (ok[u])
           storeValue<Spec, E>(buf, r[u], c0[u], v[u]);
 
-      if constexpr (kCast) {
+      if constexpr (kCast && C.gran == Gran::Col) {
         float s[E];
-        if constexpr (C.src == ScaleSrc::Local && C.gran == Gran::Block1x128) {
-          const float one = scaleFromAmax<C.scaleDt>(groupMax, C.margin, C.pow2);
+        if (ok[u] && c0[u] < Spec::kCols)
+          knownScales<Spec, E>(buf, slots, r[u], c0[u], s);
+        else
 #pragma unroll
           for (int e = 0; e < E; ++e)
-            s[e] = one;
+            s[e] = 1.0f;
+        if (ok[u])
+          castChunk<Spec, E>(buf, r[u], c0[u], v[u], s);
+      } else if constexpr (kCast) {
+        float s;
+        if constexpr (C.src == ScaleSrc::Local && C.gran == Gran::Block1x128) {
+          s = scaleFromAmax<C.scaleDt>(groupMax, C.margin, C.pow2);
           if (leader) {
             if constexpr (C.amaxOutBuf >= 0)
               f32p(buf[C.amaxOutBuf])[r[u] * C.groups + group] = groupMax;
-            writeScale<Spec>(buf, r[u], group, rows, one);
+            writeScale<Spec>(buf, r[u], group, rows, s);
           }
-        } else if constexpr (C.src == ScaleSrc::Local) { // Tensor: phase 2, scale in slot 0
-#pragma unroll
-          for (int e = 0; e < E; ++e)
-            s[e] = slots[Spec::kNumSlots];
+        } else if constexpr (C.src == ScaleSrc::Local) { // Tensor: phase 2, the scale in a slot
+          s = slots[Spec::kNumSlots];
         } else {
-          if (ok[u] && c0[u] < Spec::kCols)
-            knownScales<Spec, E>(buf, slots, r[u], c0[u], s);
-          else
-#pragma unroll
-            for (int e = 0; e < E; ++e)
-              s[e] = 1.0f;
+          s = ok[u] && c0[u] < Spec::kCols ? knownScale<Spec>(buf, slots, r[u], c0[u]) : 1.0f;
           if constexpr (C.src == ScaleSrc::Buffer && C.fromAmax &&
                         (C.gran == Gran::Row || C.gran == Gran::Block1x128)) {
             const bool first = C.gran == Gran::Row ? c0[u] == 0 : leader;
             if (ok[u] && first)
-              writeScale<Spec>(buf, r[u], C.gran == Gran::Row ? 0 : group, rows, s[0]);
+              writeScale<Spec>(buf, r[u], C.gran == Gran::Row ? 0 : group, rows, s);
           }
         }
         if (ok[u])

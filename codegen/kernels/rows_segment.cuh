@@ -35,22 +35,22 @@ __device__ __forceinline__ void emitChunk(void *const *buf, const float *slots, 
   constexpr CastDesc C = Spec::kCast;
   if constexpr (Spec::kStore.buf >= 0)
     storeValue<Spec, E>(buf, r, c0, v);
-  if constexpr (C.buf >= 0) {
+  if constexpr (C.buf >= 0 && C.gran == Gran::Col) {
     float s[E];
-    if constexpr (C.src == ScaleSrc::Local) {
+    if (c0 < Spec::kCols)
+      knownScales<Spec, E>(buf, slots, r, c0, s);
+    else
 #pragma unroll
       for (int e = 0; e < E; ++e)
-        s[e] = rowScale;
-    } else {
-      if (c0 < Spec::kCols)
-        knownScales<Spec, E>(buf, slots, r, c0, s);
-      else
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          s[e] = 1.0f;
+        s[e] = 1.0f;
+    castChunk<Spec, E>(buf, r, c0, v, s);
+  } else if constexpr (C.buf >= 0) {
+    float s = rowScale;
+    if constexpr (C.src != ScaleSrc::Local) {
+      s = c0 < Spec::kCols ? knownScale<Spec>(buf, slots, r, c0) : 1.0f;
       if constexpr (C.src == ScaleSrc::Buffer && C.fromAmax && C.gran == Gran::Row)
         if (c0 == 0)
-          writeScale<Spec>(buf, r, 0, rows, s[0]);
+          writeScale<Spec>(buf, r, 0, rows, s);
     }
     castChunk<Spec, E>(buf, r, c0, v, s);
   }
@@ -64,14 +64,6 @@ __device__ __forceinline__ void evalAt(void *const *buf, const float *slots, i64
   if (ok && c0 < Spec::kCols)
     loadBroadcast<Spec, E>(buf, r, c0, x);
   evalChunk<Spec, E>(x, slots, ok ? c0 : Spec::kCols, v);
-}
-
-template <class Spec, int E> __device__ __forceinline__ float chunkMaxOf(const float (&v)[E]) {
-  float mx = 0.0f;
-#pragma unroll
-  for (int e = 0; e < E; ++e)
-    mx = maxMag(mx, magnitude(v[e]));
-  return mx;
 }
 
 template <class Spec>
@@ -88,15 +80,24 @@ __device__ __forceinline__ void segmentPass(void *const *buf, i64 m, const float
   for (i64 r0 = i64(blockIdx.x) * S::kRpb; r0 < rows; r0 += stride) { // block-uniform
     const i64 r = r0 + seg;
     const bool rowOk = r < rows;
-    if constexpr (K * E * Spec::kNumIn <= 64) {
+    if constexpr (K * E * Spec::kNumIn <= Spec::kRowRegElems) {
       // The whole row in registers: one read.
+      float x[K][E][Spec::kNumIn];
+#pragma unroll
+      for (int k = 0; k < K; ++k) { // every load first: K * kNumIn loads in flight
+        const i64 cc = lane + i64(k) * T;
+        loadFull<Spec, E>(buf, r, rowOk && cc < S::kCpr ? cc * E : Spec::kCols, x[k]);
+      }
       float v[K][E];
       float rowMax = 0.0f;
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const i64 cc = lane + i64(k) * T;
-        evalAt<Spec, E>(buf, slots, r, cc * E, rowOk && cc < S::kCpr, v[k]);
-        rowMax = maxMag(rowMax, chunkMaxOf<Spec, E>(v[k]));
+        const bool ok = rowOk && cc < S::kCpr;
+        if (ok && cc * E < Spec::kCols)
+          loadBroadcast<Spec, E>(buf, r, cc * E, x[k]);
+        evalChunk<Spec, E>(x[k], slots, ok ? cc * E : Spec::kCols, v[k]);
+        rowMax = maxMag(rowMax, chunkMaxOf<E>(v[k]));
       }
       rowMax = segmentMaxMag<T>(rowMax, scratch);
       const float s = finishRow<Spec>(buf, r, rows, rowOk && lane == 0, rowMax);
@@ -113,7 +114,7 @@ __device__ __forceinline__ void segmentPass(void *const *buf, i64 m, const float
         const i64 cc = lane + i64(k) * T;
         float v[E];
         evalAt<Spec, E>(buf, slots, r, cc * E, rowOk && cc < S::kCpr, v);
-        rowMax = maxMag(rowMax, chunkMaxOf<Spec, E>(v));
+        rowMax = maxMag(rowMax, chunkMaxOf<E>(v));
       }
       rowMax = segmentMaxMag<T>(rowMax, scratch);
       const float s = finishRow<Spec>(buf, r, rows, rowOk && lane == 0, rowMax);

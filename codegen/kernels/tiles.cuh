@@ -43,7 +43,7 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
       c0[k] = tc * kTile + q % kChunksPerRow * E;
       ok[k] = r[k] < rowsN;
       rows::evalAt<Spec, E>(buf, slots, r[k], c0[k], ok[k], v[k]);
-      tileMax = maxMag(tileMax, rows::chunkMaxOf<Spec, E>(v[k]));
+      tileMax = maxMag(tileMax, rows::chunkMaxOf<E>(v[k]));
     }
     if constexpr (A.gran == Gran::Block128x128 ||
                   (C.buf >= 0 && C.src == ScaleSrc::Local)) {
@@ -78,13 +78,8 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
         continue;
       if constexpr (Spec::kStore.buf >= 0)
         rows::storeValue<Spec, E>(buf, r[k], c0[k], v[k]);
-      if constexpr (C.buf >= 0) {
-        float sv[E];
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          sv[e] = s;
-        rows::castChunk<Spec, E>(buf, r[k], c0[k], v[k], sv);
-      }
+      if constexpr (C.buf >= 0)
+        rows::castChunk<Spec, E>(buf, r[k], c0[k], v[k], s);
     }
   }
 }

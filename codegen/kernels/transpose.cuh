@@ -60,7 +60,7 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
     const i64 r = r0 + tr;
     rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
     if constexpr (kAmax)
-      amax = maxMag(amax, rows::chunkMaxOf<Spec, kE>(v));
+      amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
     if constexpr (kWrite) {
       __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll

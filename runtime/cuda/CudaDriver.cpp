@@ -64,9 +64,9 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::open(const std::string &librar
   std::string missing;
 #define FP8C_STRINGIFY_(x) #x
 #define FP8C_STRINGIFY(x) FP8C_STRINGIFY_(x)
-#define FP8C_RESOLVE(name)                                                                        \
-  drv->name = reinterpret_cast<decltype(drv->name)>(::dlsym(handle, FP8C_STRINGIFY(name)));      \
-  if (!drv->name)                                                                                 \
+#define FP8C_RESOLVE(name)                                                                         \
+  drv->name = reinterpret_cast<decltype(drv->name)>(::dlsym(handle, FP8C_STRINGIFY(name)));        \
+  if (!drv->name)                                                                                  \
     missing += std::string(missing.empty() ? "" : ", ") + FP8C_STRINGIFY(name);
   FP8C_CUDA_DRIVER_FUNCTIONS(FP8C_RESOLVE)
 #undef FP8C_RESOLVE
@@ -76,8 +76,8 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::open(const std::string &librar
     return Error("no usable CUDA driver: cuDriverGetVersion failed in " + library + unaffected);
   if (!missing.empty())
     return Error("CUDA driver " + versionString(drv->driverVersion_) + " (" + library +
-                 ") lacks entry points fp8c needs: " + missing +
-                 "; update the NVIDIA driver" + unaffected);
+                 ") lacks entry points fp8c needs: " + missing + "; update the NVIDIA driver" +
+                 unaffected);
 
   CUresult r = drv->cuInit(0);
   if (r != CUDA_SUCCESS)
@@ -182,10 +182,10 @@ Status CudaDriver::makeCurrent(int ordinal) {
 Status CudaDriver::launch(CUfunction f, unsigned gridX, unsigned blockX, unsigned sharedBytes,
                           CUstream stream, void **args, bool cooperative,
                           std::string_view kernelName) {
-  CUresult r = cooperative ? cuLaunchCooperativeKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes,
-                                                       stream, args)
-                           : cuLaunchKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream,
-                                            args, nullptr);
+  CUresult r =
+      cooperative
+          ? cuLaunchCooperativeKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args)
+          : cuLaunchKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args, nullptr);
   if (r != CUDA_SUCCESS)
     return Error(errorMessage(r, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
                               std::string(kernelName) + " grid " + std::to_string(gridX) +

@@ -21,53 +21,53 @@
 
 namespace fp8c {
 
-#define FP8C_CUDA_DRIVER_FUNCTIONS(X)                                                             \
-  X(cuInit)                                                                                       \
-  X(cuDriverGetVersion)                                                                           \
-  X(cuGetErrorName)                                                                               \
-  X(cuGetErrorString)                                                                             \
-  X(cuDeviceGet)                                                                                  \
-  X(cuDeviceGetCount)                                                                             \
-  X(cuDeviceGetName)                                                                              \
-  X(cuDeviceGetAttribute)                                                                         \
-  X(cuDeviceTotalMem)                                                                             \
-  X(cuDevicePrimaryCtxRetain)                                                                     \
-  X(cuDevicePrimaryCtxRelease)                                                                    \
-  X(cuCtxSetCurrent)                                                                              \
-  X(cuCtxGetCurrent)                                                                              \
-  X(cuCtxGetDevice)                                                                               \
-  X(cuCtxSynchronize)                                                                             \
-  X(cuModuleLoadData)                                                                             \
-  X(cuModuleUnload)                                                                               \
-  X(cuModuleGetFunction)                                                                          \
-  X(cuFuncSetAttribute)                                                                           \
-  X(cuFuncGetAttribute)                                                                           \
-  X(cuLaunchKernel)                                                                               \
-  X(cuLaunchCooperativeKernel)                                                                    \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                  \
-  X(cuMemAlloc)                                                                                   \
-  X(cuMemFree)                                                                                    \
-  X(cuMemGetInfo)                                                                                 \
-  X(cuMemcpyHtoD)                                                                                 \
-  X(cuMemcpyDtoH)                                                                                 \
-  X(cuMemcpyDtoDAsync)                                                                            \
-  X(cuMemcpyHtoDAsync)                                                                            \
-  X(cuMemcpyDtoHAsync)                                                                            \
-  X(cuMemsetD8Async)                                                                              \
-  X(cuMemsetD32Async)                                                                             \
-  X(cuStreamCreate)                                                                               \
-  X(cuStreamDestroy)                                                                              \
-  X(cuStreamSynchronize)                                                                          \
-  X(cuStreamBeginCapture)                                                                         \
-  X(cuStreamEndCapture)                                                                           \
-  X(cuEventCreate)                                                                                \
-  X(cuEventRecord)                                                                                \
-  X(cuEventSynchronize)                                                                           \
-  X(cuEventElapsedTime)                                                                           \
-  X(cuEventDestroy)                                                                               \
-  X(cuGraphInstantiateWithFlags)                                                                  \
-  X(cuGraphLaunch)                                                                                \
-  X(cuGraphDestroy)                                                                               \
+#define FP8C_CUDA_DRIVER_FUNCTIONS(X)                                                              \
+  X(cuInit)                                                                                        \
+  X(cuDriverGetVersion)                                                                            \
+  X(cuGetErrorName)                                                                                \
+  X(cuGetErrorString)                                                                              \
+  X(cuDeviceGet)                                                                                   \
+  X(cuDeviceGetCount)                                                                              \
+  X(cuDeviceGetName)                                                                               \
+  X(cuDeviceGetAttribute)                                                                          \
+  X(cuDeviceTotalMem)                                                                              \
+  X(cuDevicePrimaryCtxRetain)                                                                      \
+  X(cuDevicePrimaryCtxRelease)                                                                     \
+  X(cuCtxSetCurrent)                                                                               \
+  X(cuCtxGetCurrent)                                                                               \
+  X(cuCtxGetDevice)                                                                                \
+  X(cuCtxSynchronize)                                                                              \
+  X(cuModuleLoadData)                                                                              \
+  X(cuModuleUnload)                                                                                \
+  X(cuModuleGetFunction)                                                                           \
+  X(cuFuncSetAttribute)                                                                            \
+  X(cuFuncGetAttribute)                                                                            \
+  X(cuLaunchKernel)                                                                                \
+  X(cuLaunchCooperativeKernel)                                                                     \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                   \
+  X(cuMemAlloc)                                                                                    \
+  X(cuMemFree)                                                                                     \
+  X(cuMemGetInfo)                                                                                  \
+  X(cuMemcpyHtoD)                                                                                  \
+  X(cuMemcpyDtoH)                                                                                  \
+  X(cuMemcpyDtoDAsync)                                                                             \
+  X(cuMemcpyHtoDAsync)                                                                             \
+  X(cuMemcpyDtoHAsync)                                                                             \
+  X(cuMemsetD8Async)                                                                               \
+  X(cuMemsetD32Async)                                                                              \
+  X(cuStreamCreate)                                                                                \
+  X(cuStreamDestroy)                                                                               \
+  X(cuStreamSynchronize)                                                                           \
+  X(cuStreamBeginCapture)                                                                          \
+  X(cuStreamEndCapture)                                                                            \
+  X(cuEventCreate)                                                                                 \
+  X(cuEventRecord)                                                                                 \
+  X(cuEventSynchronize)                                                                            \
+  X(cuEventElapsedTime)                                                                            \
+  X(cuEventDestroy)                                                                                \
+  X(cuGraphInstantiateWithFlags)                                                                   \
+  X(cuGraphLaunch)                                                                                 \
+  X(cuGraphDestroy)                                                                                \
   X(cuGraphExecDestroy)
 
 /// A GPU as fp8c sees it.
@@ -143,9 +143,9 @@ Status checkCu(CUresult r, const char *call, std::string_view context = {});
 
 /// Calls drv->fn(args...) and returns an Error naming fn from the enclosing function when the
 /// result is not CUDA_SUCCESS. `drv` is a CudaDriver pointer.
-#define FP8C_CU_TRY(drv, fn, ...)                                                                 \
-  do {                                                                                            \
-    CUresult fp8cCuResult_ = (drv)->fn(__VA_ARGS__);                                              \
-    if (fp8cCuResult_ != CUDA_SUCCESS)                                                            \
-      return ::fp8c::Error((drv)->errorMessage(fp8cCuResult_, #fn));                              \
+#define FP8C_CU_TRY(drv, fn, ...)                                                                  \
+  do {                                                                                             \
+    CUresult fp8cCuResult_ = (drv)->fn(__VA_ARGS__);                                               \
+    if (fp8cCuResult_ != CUDA_SUCCESS)                                                             \
+      return ::fp8c::Error((drv)->errorMessage(fp8cCuResult_, #fn));                               \
   } while (0)

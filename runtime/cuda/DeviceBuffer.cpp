@@ -43,9 +43,8 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&o) noexcept {
 }
 
 static Status rangeError(const char *what, size_t offset, size_t bytes, size_t size) {
-  return Error(std::string("DeviceBuffer::") + what + ": bytes [" + std::to_string(offset) +
-               ", " + std::to_string(offset + bytes) + ") outside a buffer of " +
-               std::to_string(size));
+  return Error(std::string("DeviceBuffer::") + what + ": bytes [" + std::to_string(offset) + ", " +
+               std::to_string(offset + bytes) + ") outside a buffer of " + std::to_string(size));
 }
 
 Status DeviceBuffer::upload(const void *host, size_t bytes, size_t offset) {

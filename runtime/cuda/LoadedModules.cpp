@@ -8,8 +8,7 @@ LoadedModules &LoadedModules::global() {
   return *modules;
 }
 
-Expected<CUfunction> LoadedModules::function(const CachedKernel &kernel,
-                                             const std::string &entry) {
+Expected<CUfunction> LoadedModules::function(const CachedKernel &kernel, const std::string &entry) {
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());
@@ -40,9 +39,8 @@ Expected<CUfunction> LoadedModules::function(const CachedKernel &kernel,
     CUresult r = drv->cuModuleGetFunction(&it->second, module, entry.c_str());
     if (r != CUDA_SUCCESS) {
       functions_.erase(it);
-      return Error(drv->errorMessage(r, "cuModuleGetFunction",
-                                     "entry '" + entry + "' of kernel '" + kernel.kernelName +
-                                         "'"));
+      return Error(drv->errorMessage(
+          r, "cuModuleGetFunction", "entry '" + entry + "' of kernel '" + kernel.kernelName + "'"));
     }
   }
   return it->second;

@@ -14,17 +14,16 @@ namespace fp8c {
 
 /// "cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not
 /// supported) [context]".
-std::string cublasLtErrorMessage(cublasStatus_t s, std::string_view call,
-                                 std::string_view context);
+std::string cublasLtErrorMessage(cublasStatus_t s, std::string_view call, std::string_view context);
 
 } // namespace fp8c
 
-#define FP8C_CUBLASLT_TRY(call, context)                                                          \
-  do {                                                                                            \
-    cublasStatus_t fp8cLtStatus_ = (call);                                                        \
-    if (fp8cLtStatus_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-      std::string_view fp8cLtCall_ = #call;                                                       \
-      return ::fp8c::Error(::fp8c::cublasLtErrorMessage(                                          \
-          fp8cLtStatus_, fp8cLtCall_.substr(0, fp8cLtCall_.find('(')), (context)));              \
-    }                                                                                             \
+#define FP8C_CUBLASLT_TRY(call, context)                                                           \
+  do {                                                                                             \
+    cublasStatus_t fp8cLtStatus_ = (call);                                                         \
+    if (fp8cLtStatus_ != CUBLAS_STATUS_SUCCESS) {                                                  \
+      std::string_view fp8cLtCall_ = #call;                                                        \
+      return ::fp8c::Error(::fp8c::cublasLtErrorMessage(                                           \
+          fp8cLtStatus_, fp8cLtCall_.substr(0, fp8cLtCall_.find('(')), (context)));                \
+    }                                                                                              \
   } while (0)

@@ -66,11 +66,10 @@ std::string cublasLtErrorMessage(cublasStatus_t s, std::string_view call,
 bool CublasLtGemmConfig::isFp8() const { return isFloat8(aType) || isFloat8(bType); }
 
 std::string CublasLtGemmConfig::str() const {
-  std::string s = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" +
-                  std::to_string(k) + " lda=" + std::to_string(lda) + " ldb=" +
-                  std::to_string(ldb) + " ldd=" + std::to_string(ldd) + " A=" + dt(aType) +
-                  " B=" + dt(bType) + " D=" + dt(dType) +
-                  " bias=" + (biasType ? dt(*biasType) : std::string("none")) +
+  std::string s = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                  " lda=" + std::to_string(lda) + " ldb=" + std::to_string(ldb) +
+                  " ldd=" + std::to_string(ldd) + " A=" + dt(aType) + " B=" + dt(bType) +
+                  " D=" + dt(dType) + " bias=" + (biasType ? dt(*biasType) : std::string("none")) +
                   " scale=" + modeName(scaleMode) + " epilogue=" + epilogueName(epilogue) +
                   " fastAccum=" + (fastAccum ? "1" : "0");
   if (hasScaleD)
@@ -195,8 +194,8 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
                   " scales are offered on compute capability 9.0 (Hopper) only; this device is " +
                   cc + ": run it as a generated kernel");
     if (c.epilogue != GemmEpilogue::Default && c.epilogue != GemmEpilogue::Bias)
-      return fail(std::string("the ") + epilogueName(c.epilogue) + " epilogue is not offered with " +
-                  modeName(c.scaleMode) +
+      return fail(std::string("the ") + epilogueName(c.epilogue) +
+                  " epilogue is not offered with " + modeName(c.scaleMode) +
                   " scales (only default and bias): run the activation as a generated kernel");
     if (c.scaleMode == GemmScaleMode::Block128 && (c.m % 4 != 0 || c.n % 4 != 0))
       return fail("128-block scales need M and N to be multiples of 4: pad M");
@@ -305,9 +304,9 @@ CublasLtDescriptors::create(const CublasLtGemmConfig &c) {
   };
   int32_t transA = l.transA, transB = l.transB;
   uint32_t epilogue = l.epilogue;
-  for (Status s : {set(CUBLASLT_MATMUL_DESC_TRANSA, transA),
-                   set(CUBLASLT_MATMUL_DESC_TRANSB, transB),
-                   set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue)})
+  for (Status s :
+       {set(CUBLASLT_MATMUL_DESC_TRANSA, transA), set(CUBLASLT_MATMUL_DESC_TRANSB, transB),
+        set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue)})
     if (!s)
       return Error(s.message());
   if (c.isFp8()) {
@@ -331,12 +330,10 @@ CublasLtDescriptors::create(const CublasLtGemmConfig &c) {
   }
   // For FP8 D, C's type must be the bias type (bf16 when there is none); beta is 0 and C null.
   DType cType = isFloat8(c.dType) ? c.biasType.value_or(DType::BF16) : c.dType;
-  FP8C_CUBLASLT_TRY(cublasLtMatrixLayoutCreate(&d->a, cudaDataTypeOf(c.bType), l.rowsA, l.colsA,
-                                               l.ldA),
-                    ctx);
-  FP8C_CUBLASLT_TRY(cublasLtMatrixLayoutCreate(&d->b, cudaDataTypeOf(c.aType), l.rowsB, l.colsB,
-                                               l.ldB),
-                    ctx);
+  FP8C_CUBLASLT_TRY(
+      cublasLtMatrixLayoutCreate(&d->a, cudaDataTypeOf(c.bType), l.rowsA, l.colsA, l.ldA), ctx);
+  FP8C_CUBLASLT_TRY(
+      cublasLtMatrixLayoutCreate(&d->b, cudaDataTypeOf(c.aType), l.rowsB, l.colsB, l.ldB), ctx);
   FP8C_CUBLASLT_TRY(
       cublasLtMatrixLayoutCreate(&d->c, cudaDataTypeOf(cType), l.rowsD, l.colsD, l.ldD), ctx);
   FP8C_CUBLASLT_TRY(

@@ -92,9 +92,9 @@ Expected<CublasLtRunner::Entry *> CublasLtRunner::entryFor(const CublasLtGemmCon
   PreferenceGuard pref;
   FP8C_CUBLASLT_TRY(cublasLtMatmulPreferenceCreate(&pref.pref), key);
   uint64_t workspace = kWorkspaceBytes;
-  FP8C_CUBLASLT_TRY(cublasLtMatmulPreferenceSetAttribute(
-                        pref.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                        sizeof workspace),
+  FP8C_CUBLASLT_TRY(cublasLtMatmulPreferenceSetAttribute(pref.pref,
+                                                         CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                         &workspace, sizeof workspace),
                     key);
   // cuBLASLt's A is our B and its B our A (cublasLtLayout).
   const uint32_t align[4] = {static_cast<uint32_t>(c.alignB), static_cast<uint32_t>(c.alignA),
@@ -103,15 +103,15 @@ Expected<CublasLtRunner::Entry *> CublasLtRunner::entryFor(const CublasLtGemmCon
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
   for (int i = 0; i < 4; ++i)
-    FP8C_CUBLASLT_TRY(cublasLtMatmulPreferenceSetAttribute(pref.pref, alignAttr[i], &align[i],
-                                                           sizeof align[i]),
-                      key);
+    FP8C_CUBLASLT_TRY(
+        cublasLtMatmulPreferenceSetAttribute(pref.pref, alignAttr[i], &align[i], sizeof align[i]),
+        key);
 
   cublasLtMatmulHeuristicResult_t result = {};
   int returned = 0;
   const CublasLtDescriptors &d = *entry->desc;
-  FP8C_CUBLASLT_TRY(cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d, pref.pref,
-                                                   1, &result, &returned),
+  FP8C_CUBLASLT_TRY(cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d, pref.pref, 1,
+                                                   &result, &returned),
                     key);
   if (returned == 0 || result.state != CUBLAS_STATUS_SUCCESS)
     return Error("cuBLASLt has no algorithm for this GEMM on " + device_.str() + " [" + key +

@@ -55,15 +55,15 @@ struct ChildResult {
 
 // Every NVRTC call in compileHere goes through this: on failure it records the call and its
 // result code (the parent adds nvrtcGetErrorString and the log) and returns.
-#define FP8C_NVRTC_TRY(out, call)                                                                 \
-  do {                                                                                            \
-    nvrtcResult r_ = (call);                                                                      \
-    if (r_ != NVRTC_SUCCESS) {                                                                    \
-      (out).failedCall = #call;                                                                   \
-      (out).failedCall = (out).failedCall.substr(0, (out).failedCall.find('('));                  \
-      (out).nvrtcCode = r_;                                                                       \
-      return;                                                                                     \
-    }                                                                                             \
+#define FP8C_NVRTC_TRY(out, call)                                                                  \
+  do {                                                                                             \
+    nvrtcResult r_ = (call);                                                                       \
+    if (r_ != NVRTC_SUCCESS) {                                                                     \
+      (out).failedCall = #call;                                                                    \
+      (out).failedCall = (out).failedCall.substr(0, (out).failedCall.find('('));                   \
+      (out).nvrtcCode = r_;                                                                        \
+      return;                                                                                      \
+    }                                                                                              \
   } while (0)
 
 struct ProgramGuard {
@@ -99,15 +99,15 @@ void compileHere(const NvrtcRequest &req, ChildResult &out) {
   }
   ProgramGuard guard;
   const std::string programName = req.kernelName + ".cu";
-  FP8C_NVRTC_TRY(out, nvrtcCreateProgram(&guard.prog, req.source.c_str(), programName.c_str(),
-                                         static_cast<int>(texts.size()), texts.data(),
-                                         names.data()));
+  FP8C_NVRTC_TRY(out,
+                 nvrtcCreateProgram(&guard.prog, req.source.c_str(), programName.c_str(),
+                                    static_cast<int>(texts.size()), texts.data(), names.data()));
   const std::vector<std::string> options = nvrtcOptions(req);
   std::vector<const char *> optionPtrs;
   for (const std::string &o : options)
     optionPtrs.push_back(o.c_str());
-  nvrtcResult compiled = nvrtcCompileProgram(guard.prog, static_cast<int>(optionPtrs.size()),
-                                             optionPtrs.data());
+  nvrtcResult compiled =
+      nvrtcCompileProgram(guard.prog, static_cast<int>(optionPtrs.size()), optionPtrs.data());
   readLog(guard.prog, out);
   if (!out.failedCall.empty())
     return;
@@ -307,8 +307,8 @@ bool writeFile(const fs::path &path, std::string_view data) {
 
 // Writes a failing source where the request says, falling back to the temp dir.
 std::string dumpFailedSource(const NvrtcRequest &req) {
-  std::string dir = req.failedSourceDir.empty() ? defaultKernelCacheDir() + "/failed"
-                                                : req.failedSourceDir;
+  std::string dir =
+      req.failedSourceDir.empty() ? defaultKernelCacheDir() + "/failed" : req.failedSourceDir;
   std::string path = dumpKernelSource(req, dir);
   if (path.empty()) {
     std::error_code ec;
@@ -476,8 +476,7 @@ Expected<NvrtcResult> compileWithNvrtc(const NvrtcRequest &req) {
         child.compileFailed
             ? "NVRTC failed to compile kernel '" + req.kernelName + "' for " + req.arch
             : child.failedCall + " failed for kernel '" + req.kernelName + "'";
-    return Error(what + ": " +
-                 nvrtcGetErrorString(static_cast<nvrtcResult>(child.nvrtcCode)) +
+    return Error(what + ": " + nvrtcGetErrorString(static_cast<nvrtcResult>(child.nvrtcCode)) +
                  "; source written to " + path + "\nNVRTC log:\n" + child.log +
                  includeHint(child.log));
   }
@@ -487,8 +486,7 @@ Expected<NvrtcResult> compileWithNvrtc(const NvrtcRequest &req) {
   result.ptx = std::move(child.ptx);
   result.log = std::move(child.log);
   result.entries = parsePtxasLog(result.log);
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -21,9 +21,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every directory of this file lives under one per-process root, removed after the tests.
+fs::path tempRoot() {
+  return fs::path(testing::TempDir()) / ("fp8c-cache-" + std::to_string(::getpid()));
+}
+
+class RemoveTempRoot : public testing::Environment {
+public:
+  void TearDown() override { fs::remove_all(tempRoot()); }
+};
+const testing::Environment *const kRemoveTempRoot =
+    testing::AddGlobalTestEnvironment(new RemoveTempRoot);
+
 std::string tempDir(const std::string &name) {
-  fs::path p = fs::path(testing::TempDir()) /
-               ("fp8c-cache-" + std::to_string(::getpid()) + "-" + name);
+  fs::path p = tempRoot() / name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
@@ -61,8 +72,7 @@ NvrtcRequest request(const std::string &tag = "a") {
 }
 
 TEST(Sha256, Fips180Vectors) {
-  EXPECT_EQ(Sha256::hexOf(""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256::hexOf(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(Sha256::hexOf("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(Sha256::hexOf("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),

@@ -242,14 +242,14 @@ struct Problem {
   int64_t m = 0, n = 0, k = 0;
   DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN;
   GemmScaleMode mode = GemmScaleMode::Tensor;
-  std::vector<uint8_t> a, b;        // row-major [m, k], [n, k] (FP8 bytes or bf16 pairs)
-  std::vector<float> invA, invB;    // in cuBLASLt's layouts (CublasLtGemm.h)
-  std::vector<float> bias;          // [n] values (already bf16-representable), empty if none
-  std::vector<double> ref;          // [m, n], before the activation
+  std::vector<uint8_t> a, b;     // row-major [m, k], [n, k] (FP8 bytes or bf16 pairs)
+  std::vector<float> invA, invB; // in cuBLASLt's layouts (CublasLtGemm.h)
+  std::vector<float> bias;       // [n] values (already bf16-representable), empty if none
+  std::vector<double> ref;       // [m, n], before the activation
 };
 
-Problem makeProblem(int64_t m, int64_t n, int64_t k, DType aType, DType bType,
-                    GemmScaleMode mode, bool withBias, unsigned seed = 1) {
+Problem makeProblem(int64_t m, int64_t n, int64_t k, DType aType, DType bType, GemmScaleMode mode,
+                    bool withBias, unsigned seed = 1) {
   Problem p;
   p.m = m;
   p.n = n;
@@ -476,18 +476,18 @@ TEST_F(CublasLtGpu, TensorwiseF32OutputWithinDesignTolerance) {
       double err = relFrobenius(got, p.ref);
       EXPECT_LT(err, 1e-3) << dtypeName(aT) << " x " << dtypeName(bT) << " fast " << fast;
       std::printf("[ CUBLASLT ] %s x %s -> f32, fastAccum=%d: rel. Frobenius error %.2e\n",
-                  std::string(dtypeName(aT)).c_str(), std::string(dtypeName(bT)).c_str(),
-                  int(fast), err);
+                  std::string(dtypeName(aT)).c_str(), std::string(dtypeName(bT)).c_str(), int(fast),
+                  err);
     }
 }
 
 TEST_F(CublasLtGpu, Epilogues) {
   for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::Gelu, GemmEpilogue::GeluBias,
                          GemmEpilogue::Relu, GemmEpilogue::ReluBias}) {
-    bool bias = e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias ||
-                e == GemmEpilogue::ReluBias;
-    Problem p = makeProblem(64, 128, 256, DType::F8E4M3FN, DType::F8E4M3FN,
-                            GemmScaleMode::Tensor, bias, 7);
+    bool bias =
+        e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias || e == GemmEpilogue::ReluBias;
+    Problem p =
+        makeProblem(64, 128, 256, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor, bias, 7);
     std::vector<double> got = run(p, DType::BF16, e, true);
     ASSERT_FALSE(got.empty());
     double err = relFrobenius(got, activated(p.ref, e));
@@ -496,15 +496,14 @@ TEST_F(CublasLtGpu, Epilogues) {
 }
 
 TEST_F(CublasLtGpu, Fp8OutputWithScaleAndAmax) {
-  Problem p = makeProblem(64, 256, 256, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor,
-                          true, 3);
+  Problem p =
+      makeProblem(64, 256, 256, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor, true, 3);
   double refAmax = 0;
   for (double v : p.ref)
     refAmax = std::max(refAmax, std::fabs(v));
   float scaleD = float(448.0 / refAmax);
   float amax = -1;
-  std::vector<double> got =
-      run(p, DType::F8E4M3FN, GemmEpilogue::Bias, true, scaleD, &amax);
+  std::vector<double> got = run(p, DType::F8E4M3FN, GemmEpilogue::Bias, true, scaleD, &amax);
   ASSERT_FALSE(got.empty());
   EXPECT_NEAR(amax, refAmax, 1e-3 * refAmax) << "AMAX_D is max |D| before the D scale";
   EXPECT_LT(relFrobenius(got, p.ref), 0.05) << "e4m3 keeps 3 mantissa bits";
@@ -527,8 +526,8 @@ TEST_F(CublasLtGpu, Block128Scales) {
   if (runner->device().ccMajor != 9 || runner->device().ccMinor != 0)
     GTEST_SKIP() << "128-block scales are a compute capability 9.0 mode";
   // N not a multiple of 128 and K not a multiple of 512, to exercise the padded scale pitch.
-  Problem p = makeProblem(64, 320, 384, DType::F8E4M3FN, DType::F8E4M3FN,
-                          GemmScaleMode::Block128, false, 9);
+  Problem p = makeProblem(64, 320, 384, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Block128,
+                          false, 9);
   std::vector<double> got = run(p, DType::F32, GemmEpilogue::Default, false);
   ASSERT_FALSE(got.empty());
   double err = relFrobenius(got, p.ref);
@@ -546,8 +545,8 @@ TEST_F(CublasLtGpu, Bf16Gemm) {
 TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {
   size_t before = runner->cachedConfigs();
   for (int64_t m : {16, 32, 16}) {
-    Problem p = makeProblem(m, 128, 128, DType::F8E4M3FN, DType::F8E4M3FN,
-                            GemmScaleMode::Tensor, false);
+    Problem p =
+        makeProblem(m, 128, 128, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor, false);
     ASSERT_FALSE(run(p, DType::BF16, GemmEpilogue::Default, true).empty());
   }
   EXPECT_EQ(runner->cachedConfigs(), before + 2);
@@ -560,8 +559,7 @@ TEST_F(CublasLtGpu, UnsupportedConfigIsAnError) {
   CublasLtGemmPointers p;
   Status s = runner->run(c, p, nullptr);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("cuBLASLt cannot run this GEMM"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("cuBLASLt cannot run this GEMM"), std::string::npos) << s.message();
 }
 
 } // namespace

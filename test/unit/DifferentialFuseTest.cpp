@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -111,9 +112,9 @@ void cloneOp(const Op &op, Block &into, Op *before, std::map<const Value *, Valu
 
 // Gives `g` a second copy of every token-dim input (same type, a new input after the others),
 // a copy of every top-level op that depends on one, and a second copy of its outputs (after the
-// others; the copy where the output depends on a token-dim input). With the copies bound to another token count, one run of the
-// graph covers two token counts, while what depends only on weights (their quantization, the
-// bulk of the work) runs once.
+// others; the copy where the output depends on a token-dim input). With the copies bound to another
+// token count, one run of the graph covers two token counts, while what depends only on weights
+// (their quantization, the bulk of the work) runs once.
 void addSecondTokenDim(Graph &g) {
   std::map<const Value *, Value *> map;
   const unsigned numInputs = g.numInputs();
@@ -193,8 +194,8 @@ TEST_P(DifferentialFuse, FusedGraphGivesBitIdenticalOutputs) {
 
   std::unique_ptr<Module> m1 = parseVerified(ex.text, c.example);
   ASSERT_TRUE(m1);
-  std::string err = runPipeline(
-      *m1, "shape-infer,canonicalize,quantize{" + std::string(c.recipe) + "},canonicalize,cse");
+  std::string err = runPipeline(*m1, "shape-infer,canonicalize,quantize{" + std::string(c.recipe) +
+                                         "},canonicalize,cse");
   ASSERT_EQ(err, "");
   const std::string g1Text = toString(*m1);
   std::unique_ptr<Module> m2 = parseVerified(g1Text, std::string(c.example) + " (G1)");

@@ -50,8 +50,7 @@ TEST(Driver, GetReportsTheDriverOrItsAbsence) {
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!libcudaLoads()) {
     ASSERT_FALSE(drv) << "no libcuda.so.1 here, yet the driver loaded";
-    EXPECT_EQ(drv.error().rfind("no CUDA driver: libcuda.so.1 not found (", 0), 0u)
-        << drv.error();
+    EXPECT_EQ(drv.error().rfind("no CUDA driver: libcuda.so.1 not found (", 0), 0u) << drv.error();
     EXPECT_NE(drv.error().find("CPU paths (--run=cpu) are unaffected"), std::string::npos);
     // The failure is remembered, not retried with a different answer.
     EXPECT_EQ(CudaDriver::get().error(), drv.error());
@@ -130,7 +129,8 @@ TEST_F(DriverGpu, CompileLoadLaunchAndGraphReplay) {
   req.kernelName = "fp8c_driver_axpy";
   req.source = kAxpy;
   req.arch = dev.arch;
-  KernelCache cache(testing::TempDir() + "fp8c-driver-" + std::to_string(::getpid()));
+  const std::string dir = testing::TempDir() + "fp8c-driver-" + std::to_string(::getpid());
+  KernelCache cache(dir);
   auto kernel = cache.get(req);
   ASSERT_TRUE(kernel) << kernel.error();
   auto f = LoadedModules::global().function(**kernel, "fp8c_driver_axpy");
@@ -189,6 +189,7 @@ TEST_F(DriverGpu, CompileLoadLaunchAndGraphReplay) {
   drv->cuGraphDestroy(graph);
   drv->cuStreamDestroy(stream);
 
+  std::filesystem::remove_all(dir);
   auto blocks = maxActiveBlocksPerSM(*f, 256, 0);
   ASSERT_TRUE(blocks) << blocks.error();
   EXPECT_GT(*blocks, 0);
@@ -200,15 +201,15 @@ TEST_F(DriverGpu, LaunchErrorsNameTheKernel) {
   req.kernelName = "fp8c_driver_axpy";
   req.source = kAxpy;
   req.arch = dev.arch;
-  auto kernel = KernelCache(testing::TempDir() + "fp8c-driver-err-" + std::to_string(::getpid()))
-                    .get(req);
+  const std::string dir = testing::TempDir() + "fp8c-driver-err-" + std::to_string(::getpid());
+  auto kernel = KernelCache(dir).get(req);
+  std::filesystem::remove_all(dir);
   ASSERT_TRUE(kernel) << kernel.error();
   auto f = LoadedModules::global().function(**kernel, "fp8c_driver_axpy");
   ASSERT_TRUE(f) << f.error();
   Status s = drv->launch(*f, 1, 4096, 0, nullptr, nullptr, false, "axpy");
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"), std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("axpy grid 1 block 4096"), std::string::npos) << s.message();
 }
@@ -218,8 +219,9 @@ TEST_F(DriverGpu, WrongArchCubinIsAClearError) {
   req.kernelName = "fp8c_driver_wrong_arch";
   req.source = kAxpy;
   req.arch = dev.arch == "sm_89" ? "sm_90a" : "sm_89";
-  auto kernel =
-      KernelCache(testing::TempDir() + "fp8c-driver-arch-" + std::to_string(::getpid())).get(req);
+  const std::string dir = testing::TempDir() + "fp8c-driver-arch-" + std::to_string(::getpid());
+  auto kernel = KernelCache(dir).get(req);
+  std::filesystem::remove_all(dir);
   ASSERT_TRUE(kernel) << kernel.error();
   auto f = LoadedModules::global().function(**kernel, "fp8c_driver_axpy");
   if (f)

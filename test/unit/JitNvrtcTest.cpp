@@ -45,9 +45,20 @@ private:
   std::optional<std::string> old_;
 };
 
+// Every directory of this file lives under one per-process root, removed after the tests.
+fs::path tempRoot() {
+  return fs::path(testing::TempDir()) / ("fp8c-jit-" + std::to_string(::getpid()));
+}
+
+class RemoveTempRoot : public testing::Environment {
+public:
+  void TearDown() override { fs::remove_all(tempRoot()); }
+};
+const testing::Environment *const kRemoveTempRoot =
+    testing::AddGlobalTestEnvironment(new RemoveTempRoot);
+
 std::string tempDir(const std::string &name) {
-  fs::path p = fs::path(testing::TempDir()) /
-               ("fp8c-jit-" + std::to_string(::getpid()) + "-" + name);
+  fs::path p = tempRoot() / name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
@@ -92,7 +103,8 @@ TEST_P(JitNvrtcArch, CompilesToCubinWithPtxasReport) {
   ASSERT_TRUE(r) << r.error();
   EXPECT_GT(r->cubin.size(), 256u);
   // An ELF image.
-  EXPECT_EQ(std::string(r->cubin.data(), 4), "\x7f" "ELF");
+  EXPECT_EQ(std::string(r->cubin.data(), 4), "\x7f"
+                                             "ELF");
   ASSERT_EQ(r->entries.size(), 1u) << r->log;
   const PtxasEntryInfo &e = r->entries[0];
   EXPECT_EQ(e.entry, "fp8c_test_scale");
@@ -103,8 +115,8 @@ TEST_P(JitNvrtcArch, CompilesToCubinWithPtxasReport) {
   EXPECT_FALSE(r->hasSpills());
   EXPECT_NE(r->log.find(std::string("for '") + GetParam() + "'"), std::string::npos) << r->log;
   EXPECT_TRUE(r->ptx.empty()) << "PTX only when asked for";
-  std::printf("[ NVRTC    ] %s: %zu-byte CUBIN, %d registers, %.3f s (fork included)\n",
-              GetParam(), r->cubin.size(), e.registers, r->seconds);
+  std::printf("[ NVRTC    ] %s: %zu-byte CUBIN, %d registers, %.3f s (fork included)\n", GetParam(),
+              r->cubin.size(), e.registers, r->seconds);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, JitNvrtcArch, testing::Values("sm_90a", "sm_89"));
@@ -204,8 +216,7 @@ TEST(JitNvrtc, MissingToolkitHeaderGetsAHint) {
   req.source = "#include <cuda_does_not_exist.h>\n";
   Expected<NvrtcResult> r = compileWithNvrtc(req);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("open source file \"cuda_does_not_exist.h\""),
-            std::string::npos)
+  EXPECT_NE(r.error().find("open source file \"cuda_does_not_exist.h\""), std::string::npos)
       << r.error();
   EXPECT_NE(r.error().find("hint: NVRTC"), std::string::npos) << r.error();
 }

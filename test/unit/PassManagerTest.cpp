@@ -2,9 +2,9 @@
 // (parse, canonical str() and its round trip, errors that list what exists), and the run loop
 // (stop at the first failure, a failure without a diagnostic gets one, --verify-each,
 // --print-ir-after(-all), the analysis stream).
+#include "passes/PassManager.h"
 #include "ir/Builder.h"
 #include "ir/Verifier.h"
-#include "passes/PassManager.h"
 #include "passes/PassRegistry.h"
 #include "passes/Passes.h"
 
@@ -251,7 +251,7 @@ TEST(PassManagerRun, EveryGraphOfAModule) {
   ASSERT_TRUE(pm.parsePipeline("quantize{recipe=tensorwise}"));
   Module m;
   m.add(smallGraph());
-  m.add(smallGraph())->setName("g2");
+  m.add(smallGraph()).setName("g2");
   DiagnosticEngine diag;
   ASSERT_TRUE(pm.run(m, diag)) << diag.str();
   for (const auto &g : m.graphs()) {

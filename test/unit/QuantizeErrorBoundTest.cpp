@@ -175,8 +175,10 @@ const BoundCase kBounds[] = {
     {Model::Mlp, "rowwise", true, 0.074, "mlp_heavy_rowwise"},                 // 0.04910
     {Model::Mlp, "blockwise", true, 0.083, "mlp_heavy_blockwise"},             // 0.05473
     // Options that change the error: exact block maxima again, and 2-bit activations.
-    {Model::Linear, "blockwise pow2=false", true, 0.052, "linear_heavy_blockwise_no_pow2"}, // 0.03447
-    {Model::Linear, "tensorwise act_dtype=e5m2", false, 0.088, "linear_gaussian_e5m2_act"}, // 0.05821
+    {Model::Linear, "blockwise pow2=false", true, 0.052,
+     "linear_heavy_blockwise_no_pow2"}, // 0.03447
+    {Model::Linear, "tensorwise act_dtype=e5m2", false, 0.088,
+     "linear_gaussian_e5m2_act"}, // 0.05821
 };
 
 INSTANTIATE_TEST_SUITE_P(Recipes, QuantizeErrorBound, ::testing::ValuesIn(kBounds),

@@ -13,6 +13,7 @@
 #include <cfloat>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace fp8c {
 namespace {
@@ -87,7 +88,7 @@ TEST(QuantizeScale, ZeroAmaxGivesScaleOneAndOnlyTheBias) {
     v = 0.0f;
   std::vector<HostTensor> r = run(g.get(), in.t);
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ(r[1].data[0], 1.0f); // amax(x) = 0 -> s = 1
+  EXPECT_EQ(r[1].data[0], 1.0f);   // amax(x) = 0 -> s = 1
   EXPECT_EQ(r[2].data[0], 896.0f); // amax(w) = 0.5 -> 448 / 0.5
   for (float v : r[0].data)
     EXPECT_EQ(v, 0.5f); // 0 / (1 * 896) + 0.5
@@ -176,9 +177,8 @@ TEST(QuantizeScale, BlockwiseScalesArePowersOfTwoByDefault) {
   ASSERT_EQ(r2.size(), 2u);
   EXPECT_EQ(r[1].shape, (std::vector<int64_t>{kM, 2}));
   EXPECT_EQ(r[1].data, (std::vector<float>{128, 16384, 64, 16384, 512, 16384}));
-  EXPECT_EQ(r2[1].data,
-            (std::vector<float>{149.33332824707031f, 28672, 89.59999847412109f, 28672,
-                                597.3333129882812f, 28672}));
+  EXPECT_EQ(r2[1].data, (std::vector<float>{149.33332824707031f, 28672, 89.59999847412109f, 28672,
+                                            597.3333129882812f, 28672}));
 }
 
 // Delayed scaling, history_len = 4: a fresh history is all zeros, so step 1 uses s = 1; each
@@ -190,7 +190,7 @@ TEST(QuantizeScale, DelayedHistoryShorterThanItsLength) {
     auto g = quantizedLinear(std::string("recipe=delayed history_len=4 margin=1 algo=") + algo,
                              {"x_scale"});
     ASSERT_TRUE(g);
-    ASSERT_EQ(g->numInputs(), 5u); // x, w, b, x and w histories
+    ASSERT_EQ(g->numInputs(), 5u);          // x, w, b, x and w histories
     ASSERT_EQ(g->resultTypes().size(), 4u); // y, the two new histories, x_scale
     std::vector<HostTensor> state = {HostTensor::make({4}, DType::F32),
                                      HostTensor::make({4}, DType::F32)};
@@ -228,9 +228,33 @@ TEST(QuantizeScale, StaticWeightsUseCurrentScalingUnderDelayed) {
   h[0] = 8;
   in.t.push_back(HostTensor::fromValues({16}, DType::F32, h));
   std::vector<HostTensor> r = run(g.get(), in.t);
-  ASSERT_EQ(r.size(), 4u); // y, x's new history, x_scale, w_scale
+  ASSERT_EQ(r.size(), 4u);          // y, x's new history, x_scale, w_scale
   EXPECT_EQ(r[2].data[0], 56.0f);   // 448 / max(history) = 448 / 8
   EXPECT_EQ(r[3].data[0], 1792.0f); // 448 / 0.25, this step's amax
+}
+
+// Values without names (C++ capture) still get one history each, with distinct state keys.
+TEST(QuantizeScale, UnnamedValuesGetDistinctHistories) {
+  GraphBuilder b("unnamed");
+  Value *x = b.input("", {{kDynamic, kK}, DType::BF16});
+  Value *w1 = b.input("", {{kK, kK}, DType::BF16});
+  Value *w2 = b.input("", {{kN, kK}, DType::BF16});
+  b.output(b.linear(b.gelu(b.linear(x, w1)), w2));
+  Expected<std::unique_ptr<Graph>> g = b.finish();
+  ASSERT_TRUE(g) << g.error();
+  PassManager pm;
+  ASSERT_TRUE(pm.parsePipeline("quantize{recipe=delayed},fuse"));
+  pm.setVerifyEach(true);
+  DiagnosticEngine diag;
+  ASSERT_TRUE(pm.run(**g, diag)) << diag.str();
+  std::set<std::string> keys;
+  for (unsigned i = 3; i < (*g)->numInputs(); ++i) {
+    const Attribute *key = (*g)->inputAttrs(i).get("fp8.state");
+    ASSERT_TRUE(key);
+    keys.insert(key->asString());
+  }
+  EXPECT_EQ(keys.size(), 4u); // x, w1, the gelu's output, w2
+  EXPECT_EQ((*g)->numInputs(), 7u);
 }
 
 } // namespace

@@ -139,6 +139,7 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (auto e = needValue())
         return e;
       o.passes = value;
+      o.passesGiven = true;
     } else if (name == "--recipe") {
       if (auto e = needValue())
         return e;

@@ -23,6 +23,7 @@ struct Options {
   std::string outputDir;               ///< --output-dir
   std::string funcName;                ///< --func
   std::string passes;                  ///< --passes=PIPELINE
+  bool passesGiven = false;            ///< --passes appeared (possibly empty)
   std::string recipe;                  ///< --recipe=NAME (the default pipeline)
   bool printIrAfterAll = false;
   std::vector<std::string> printIrAfter; ///< --print-ir-after=PASS

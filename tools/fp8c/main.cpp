@@ -85,6 +85,22 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
                  "--passes=...,fuse)\n";
     return kExitUserError;
   }
+  if (!o.passes.empty() || o.passesGiven) {
+    if (o.passes.empty()) {
+      std::cerr << "fp8c: error: --passes is empty; give a pipeline such as "
+                   "'canonicalize,quantize{recipe=tensorwise},fuse,cse,dce'\n";
+      return kExitUserError;
+    }
+  }
+  for (const std::string &p : o.printIrAfter)
+    if (!lookupPass(p)) {
+      std::string known;
+      for (const PassInfo &info : allPasses())
+        known += (known.empty() ? "" : ", ") + info.name;
+      std::cerr << "fp8c: error: --print-ir-after=" << p << ": unknown pass; known passes: "
+                << known << "\n";
+      return kExitUserError;
+    }
   if (!pipeline.empty()) {
     if (o.compareUnquantized)
       reference = load(o, text, name, firstLine);
@@ -98,13 +114,16 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
     for (const std::string &p : o.printIrAfter)
       pm.addPrintIrAfter(p);
     pm.setDumpStream(&std::cerr);
+    // The plan is printed only once the whole pipeline succeeded.
+    std::ostringstream plan;
     if (o.printFusionPlan)
-      pm.setAnalysisStream(&std::cout);
+      pm.setAnalysisStream(&plan);
     DiagnosticEngine diag;
     bool ok = pm.run(m, diag) && verifyModule(m, diag);
     std::cerr << diag.str();
     if (!ok)
       return kExitUserError;
+    std::cout << plan.str();
   }
   bool emit = o.emit.has_value() || (!o.run.has_value() && !o.printFusionPlan);
   if (emit)
