@@ -26,7 +26,9 @@ const char *usageText() {
 Reads an fp8c graph (MLIR syntax; FILE '-' reads stdin), verifies it, and emits or runs it.
 
 options:
-  --emit=ir                 print the (verified) IR; the default when nothing else is asked
+  --emit=ir|cuda|ptx|cubin  print the (verified) IR (the default when nothing else is asked), the
+                            generated CUDA C++, its PTX, or write each kernel's CUBIN to
+                            --output-dir (NVRTC; no GPU needed)
   -o OUT                    write the emitted IR to OUT instead of stdout
   --run=cpu|gpu             run the graph on the CPU interpreter or on GPU 0 (JIT through NVRTC)
   --check                   with --run=gpu: compare every output with the interpreter
@@ -95,8 +97,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--emit") {
       if (auto e = needValue())
         return e;
-      if (value != "ir")
-        return "--emit=" + value + " is not supported here; supported: ir";
+      if (value != "ir" && value != "cuda" && value != "ptx" && value != "cubin")
+        return "--emit=" + value + ": unknown; supported: ir, cuda, ptx, cubin";
       o.emit = value;
     } else if (name == "-o") {
       if (i + 1 >= argc)

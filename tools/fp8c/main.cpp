@@ -1,6 +1,8 @@
 // fp8c: the command-line driver. Parses a graph file, verifies it, runs a pass pipeline
 // (--passes / --recipe), prints the IR or the fusion plan, and runs it on the CPU interpreter. Only this file decides exit codes: 0 success, 1 user error (located
 // diagnostics on stderr), 2 internal error.
+#include "EmitBinary.h"
+#include "EmitCuda.h"
 #include "Options.h"
 #include "RunCommand.h"
 
@@ -125,6 +127,12 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
       return kExitUserError;
     std::cout << plan.str();
   }
+  if (o.emit == "cuda")
+    return emitCuda(m, o.arch.empty() ? "sm_90a" : o.arch, irOut, std::cerr) ? kExitOk
+                                                                              : kExitUserError;
+  if (o.emit == "ptx" || o.emit == "cubin")
+    return emitBinary(m, *o.emit, o.arch, o.outputDir, irOut, std::cerr) ? kExitOk
+                                                                         : kExitUserError;
   bool emit = o.emit.has_value() || (!o.run.has_value() && !o.printFusionPlan);
   if (emit)
     printModule(m, irOut);
