@@ -57,8 +57,11 @@ int Lowerer::createBuffer(const Value *v, BufferRole role, int graphIndex) {
   d.graphIndex = graphIndex;
   if (v) {
     auto it = requiredLd_.find(v);
-    if (it != requiredLd_.end() && role == BufferRole::Temp)
+    if (it != requiredLd_.end() && role == BufferRole::Temp) {
       d.ld = it->second;
+      if (n > 0) // the output it is copied to has the plain name
+        d.name = base + ".padded";
+    }
     // A trailing dynamic dim (a transposed activation): pitch M, padded for a GEMM operand.
     if (d.type.rank() == 2 && d.type.isDynamicDim(1)) {
       auto a = dynamicAlign_.find(v);
@@ -66,6 +69,9 @@ int Lowerer::createBuffer(const Value *v, BufferRole role, int graphIndex) {
         d.ldAlignM = a->second;
     }
   }
+  if (v)
+    if (auto it = mDivisor_.find(v); it != mDivisor_.end())
+      d.mDivisor = it->second;
   plan_.buffers.push_back(d);
   int b = static_cast<int>(plan_.buffers.size()) - 1;
   if (v)
@@ -164,6 +170,8 @@ std::optional<int> Lowerer::inverseBuffer(const Value *v, InvLayout layout) {
     b = newTemp(name, t);
   }
   loadTime_ = saved;
+  if (layout != InvLayout::KBlockMajor)
+    desc(b).mDivisor = mDivisor(v);
   it->second = b;
   return b;
 }
@@ -182,6 +190,23 @@ void Lowerer::markInverseWritten(const Value *v, InvLayout layout) {
 }
 
 // --- planning passes ------------------------------------------------------------------------
+
+// Values whose dynamic dim is ceil(M / 128): the 128x128 amaxes of tensors with M rows, and
+// the scales computed from them.
+void Lowerer::planDivisors() {
+  g_.walk([&](const Op *op) {
+    if (op->kind() == OpKind::Amax && op->strAttr("granularity") == "block_128x128" &&
+        op->operand(0)->type().rank() == 2 && op->operand(0)->type().isDynamicDim(0))
+      mDivisor_[canon(op->result())] = 128;
+    else if (op->kind() == OpKind::Scale && mDivisor_.count(canon(op->operand(0))))
+      mDivisor_[canon(op->result())] = mDivisor_[canon(op->operand(0))];
+  });
+}
+
+int64_t Lowerer::mDivisor(const Value *v) const {
+  auto it = mDivisor_.find(canon(v));
+  return it == mDivisor_.end() ? 1 : it->second;
+}
 
 void Lowerer::planLoadTime() {
   for (unsigned i = 0; i < g_.numInputs(); ++i)
@@ -251,7 +276,7 @@ void Lowerer::assignGraphBuffers() {
   for (unsigned i = 0; i < g_.numInputs(); ++i) {
     const AttrDict &attrs = g_.inputAttrs(i);
     std::string key = attrString(attrs, "fp8.state");
-    BufferRole role = !key.empty() ? BufferRole::State
+    BufferRole role = !key.empty()                         ? BufferRole::State
                       : loadTimeValues_.count(g_.input(i)) ? BufferRole::Param
                                                            : BufferRole::Input;
     int b = createBuffer(g_.input(i), role, static_cast<int>(i));
@@ -289,10 +314,13 @@ void Lowerer::assignGraphBuffers() {
       desc(b).type = g_.resultTypes()[i];
     } else {
       BufferDesc d;
-      d.name = "out" + std::to_string(i);
+      std::string base = v->name().empty() ? "out" + std::to_string(i) : v->name();
+      int n = nameCount_[base]++;
+      d.name = n == 0 ? base : base + "." + std::to_string(n);
       d.type = g_.resultTypes()[i];
       d.role = BufferRole::Output;
       d.graphIndex = d.outputIndex = static_cast<int>(i);
+      d.mDivisor = mDivisor(v);
       plan_.buffers.push_back(d);
       outputCopies_[v].push_back(static_cast<int>(plan_.buffers.size()) - 1);
     }

@@ -171,11 +171,11 @@ std::string dtName(DType t) {
 }
 
 std::string granName(Granularity g) {
-  return "fp8c::Gran::" + std::string(g == Granularity::Tensor         ? "Tensor"
-                                      : g == Granularity::Row          ? "Row"
-                                      : g == Granularity::Col          ? "Col"
-                                      : g == Granularity::Block1x128   ? "Block1x128"
-                                                                       : "Block128x128");
+  return "fp8c::Gran::" + std::string(g == Granularity::Tensor       ? "Tensor"
+                                      : g == Granularity::Row        ? "Row"
+                                      : g == Granularity::Col        ? "Col"
+                                      : g == Granularity::Block1x128 ? "Block1x128"
+                                                                     : "Block128x128");
 }
 
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
@@ -188,15 +188,16 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   const char *header = "fp8c/rows.cuh";
   std::string body = "fp8c::rowsKernel<Spec>(args);";
   std::string base = " : fp8c::SpecDefaults";
-  const bool hasValue = d.kind == LaunchKind::Rows || d.kind == LaunchKind::Tiles ||
-                        d.kind == LaunchKind::Transpose;
+  const bool hasValue =
+      d.kind == LaunchKind::Rows || d.kind == LaunchKind::Tiles || d.kind == LaunchKind::Transpose;
   int nFull = 0;
   for (const LaunchInput &in : d.inputs)
     nFull += in.bc == Bcast::Full;
   // Chunks of 16 elements (16-byte FP8 stores, two 16-byte bf16 loads); two chunks per thread
   // per step when registers allow (measured on H200: more unrolling lowers occupancy more than
   // it adds loads in flight). A cooperative launch keeps one (phase 2 re-reads from L2).
-  const bool coop = d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
+  const bool coop =
+      d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
   const int E = d.kind == LaunchKind::Rows ? (nFull <= 2 ? 16 : 8) : 16;
   const int U = nFull <= 1 && !coop ? 2 : 1;
   if (hasValue) {
@@ -211,8 +212,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     for (const LaunchInput &in : d.inputs) {
       const std::string &vname = buffers[static_cast<size_t>(in.buf)].name;
       if (in.bc == Bcast::Full)
-        spec << "      fp8c::InDesc::full(" << slot(in.buf) << ", " << dtName(in.dt) << ", " << in.ld
-             << "), // %" << vname << "\n";
+        spec << "      fp8c::InDesc::full(" << slot(in.buf) << ", " << dtName(in.dt) << ", "
+             << in.ld << "), // %" << vname << "\n";
       else
         spec << "      fp8c::InDesc::bcast(" << slot(in.buf) << ", " << dtName(in.dt) << ", "
              << bcastName(in.bc) << ", " << in.ld << "), // %" << vname << "\n";
@@ -223,13 +224,14 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
       spec << "    " << l << "\n";
     spec << "    return " << d.result << ";\n  }\n";
     if (d.storeBuf >= 0)
-      spec << "  static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(" << slot(d.storeBuf) << ", "
-           << dtName(d.storeDt) << ", " << d.storeLd << ");\n";
+      spec << "  static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(" << slot(d.storeBuf)
+           << ", " << dtName(d.storeDt) << ", " << d.storeLd << ");\n";
     if (d.amaxBuf >= 0)
-      spec << "  static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(" << slot(d.amaxBuf) << ", "
-           << granName(d.amaxGran) << ", " << d.amaxGroups << ");\n";
+      spec << "  static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(" << slot(d.amaxBuf)
+           << ", " << granName(d.amaxGran) << ", " << d.amaxGroups << ");\n";
     if (d.cast)
-      spec << "  static constexpr fp8c::CastDesc kCast =\n      " << castDescStr(*d.cast, slot) << ";\n";
+      spec << "  static constexpr fp8c::CastDesc kCast =\n      " << castDescStr(*d.cast, slot)
+           << ";\n";
     if (d.barrierBuf >= 0)
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
     if (d.kind == LaunchKind::Transpose) {
@@ -242,7 +244,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     }
     if (d.numSlots > 0) {
       spec << "  static constexpr int kNumSlots = " << d.numSlots << ";\n";
-      spec << "  __device__ static void scalars(void *const *buf, long long m, float *slot, bool leader) {\n";
+      spec << "  __device__ static void scalars(void *const *buf, long long m, float *slot, bool "
+              "leader) {\n";
       for (const std::string &l : d.scalarLines)
         spec << "    " << slot.subst(l) << "\n";
       spec << "  }\n";
@@ -250,7 +253,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   }
 
   // The grid, as the template maps work to blocks.
-  const int64_t width = std::max({d.cols, d.storeBuf >= 0 ? d.storeLd : 0, d.cast ? d.cast->ld : 0});
+  const int64_t width =
+      std::max({d.cols, d.storeBuf >= 0 ? d.storeLd : 0, d.cast ? d.cast->ld : 0});
   switch (d.kind) {
   case LaunchKind::Rows: {
     const bool blockGroups = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Block1x128) ||
@@ -258,13 +262,15 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     int64_t chunks = ceilDiv(width, E);
     if (blockGroups)
       chunks = ceilDiv(chunks, 128 / E) * (128 / E);
-    const bool rowMode = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Row) ||
-                         (d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Row);
+    const bool rowMode =
+        (d.amaxBuf >= 0 && d.amaxGran == Granularity::Row) ||
+        (d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Row);
     if (rowMode)
       gl.grid = GridRule{d.rows, 256 / pow2Ceil(chunks), true, false};
     else
       gl.grid = GridRule{scaled(d.rows, chunks), 256 * U, true, false};
-    gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
+    gl.grid.cooperative =
+        d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
     break;
   }
   case LaunchKind::Tiles:
@@ -294,7 +300,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     base = "";
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
     spec << "  static constexpr long long kGroups = " << d.cols << ";\n";
-    spec << "  static constexpr int kIn = " << slot(d.invIn) << ", kOut = " << slot(d.invOutBuf) << ";\n";
+    spec << "  static constexpr int kIn = " << slot(d.invIn) << ", kOut = " << slot(d.invOutBuf)
+         << ";\n";
     spec << "  static constexpr fp8c::InvLayout kLayout = " << layoutName(d.invLayout) << ";\n";
     gl.grid = GridRule{scaled(d.rows, d.cols), 256, true, false};
     break;

@@ -94,7 +94,8 @@ Status LaunchBuilder::classify() {
       } else {
         g.amax = op;
       }
-    } else if (op->kind() == OpKind::Cast && (materialized(op->result()) || !op->result()->hasUses())) {
+    } else if (op->kind() == OpKind::Cast &&
+               (materialized(op->result()) || !op->result()->hasUses())) {
       Group &g = groupFor(op->operand(0));
       if (g.cast)
         return Error("two casts of %" + op->operand(0)->name() + " in one kernel");
@@ -103,7 +104,8 @@ Status LaunchBuilder::classify() {
   }
   for (Op *op : ops_) {
     if (op->kind() == OpKind::Amax || op->kind() == OpKind::HistoryScale ||
-        localScaleOps_.count(op) || (op->kind() == OpKind::Scale && op->result()->type().rank() == 0))
+        localScaleOps_.count(op) ||
+        (op->kind() == OpKind::Scale && op->result()->type().rank() == 0))
       continue;
     if (op->kind() == OpKind::Scale && castOnlyScale(op))
       continue; // computed by the cast that uses it (Buffer scale from amaxes), written there
@@ -210,8 +212,8 @@ Status LaunchBuilder::run() {
         continue;
       launches[i].scalarLines = (i == 0 ? lines : readOnly);
       launches[i].numSlots = static_cast<int>(scalars_.size());
-      launches[i].description =
-          describe(scalars_) + (launches[i].description.empty() ? "" : ", ") + launches[i].description;
+      launches[i].description = describe(scalars_) + (launches[i].description.empty() ? "" : ", ") +
+                                launches[i].description;
       lines = readOnly;
     }
   }
@@ -259,17 +261,17 @@ std::vector<std::string> LaunchBuilder::scalarLines(const std::vector<Op *> &job
     if (op->kind() == OpKind::HistoryScale) {
       const int h = lw_.bufferOf(op->operand(0));
       const bool recent = op->strAttr("algo") == "most_recent";
-      out.push_back("const float " + s + " = fp8c::historyScale<" + dtName(f8) + ", fp8c::HistoryAlgo::" +
-                    (recent ? "MostRecent" : "Max") + ">(fp8c::f32p(" + bufRef(h) + "), " +
-                    std::to_string(Lowerer::colsOf(op->operand(0)->type())) + ", " + margin + ", " +
-                    pow2 + ");");
+      out.push_back("const float " + s + " = fp8c::historyScale<" + dtName(f8) +
+                    ", fp8c::HistoryAlgo::" + (recent ? "MostRecent" : "Max") + ">(fp8c::f32p(" +
+                    bufRef(h) + "), " + std::to_string(Lowerer::colsOf(op->operand(0)->type())) +
+                    ", " + margin + ", " + pow2 + ");");
     } else {
       const int a = lw_.bufferOf(op->operand(0));
       std::string amax = "fp8c::f32p(" + bufRef(a) + ")[0]";
       if (lw_.amaxRound(a) != DType::F32)
         amax = "fp8c::roundTo<" + dtName(lw_.amaxRound(a)) + ">(" + amax + ")";
-      out.push_back("const float " + s + " = fp8c::scaleFromAmax<" + dtName(f8) + ">(" + amax + ", " +
-                    margin + ", " + pow2 + ");");
+      out.push_back("const float " + s + " = fp8c::scaleFromAmax<" + dtName(f8) + ">(" + amax +
+                    ", " + margin + ", " + pow2 + ");");
     }
     out.push_back("slot[" + std::to_string(slot) + "] = " + s + ";");
     if (!write)

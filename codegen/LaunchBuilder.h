@@ -22,11 +22,11 @@ private:
   /// One launch's worth of work: the value v, and what is done with it.
   struct Group {
     const Value *v = nullptr;
-    Op *amax = nullptr;      ///< an amax of v that is written out
-    Op *cast = nullptr;      ///< the FP8 cast of v that is written out
-    Op *localAmax = nullptr; ///< the amax feeding the cast's scale (absorbed)
-    bool store = false;      ///< v itself is written out
-    bool splitTranspose = false; ///< v = transpose(x) is stored, then reduced / cast
+    Op *amax = nullptr;             ///< an amax of v that is written out
+    Op *cast = nullptr;             ///< the FP8 cast of v that is written out
+    Op *localAmax = nullptr;        ///< the amax feeding the cast's scale (absorbed)
+    bool store = false;             ///< v itself is written out
+    bool splitTranspose = false;    ///< v = transpose(x) is stored, then reduced / cast
     std::set<const Value *> needs;  ///< in-scope values it reads
     std::set<const Value *> writes; ///< in-scope values it writes
   };

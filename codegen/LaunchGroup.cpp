@@ -18,7 +18,8 @@ std::string opExpr(const Op &op, const std::vector<std::string> &a) {
   case OpKind::Relu:
     return "fp8c::op::relu(" + a[0] + ")";
   case OpKind::Gelu:
-    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanh(" : "fp8c::op::geluErf(") +
+    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanh("
+                                                           : "fp8c::op::geluErf(") +
            a[0] + ")";
   case OpKind::Silu:
     return "fp8c::op::silu(" + a[0] + ")";
@@ -32,7 +33,8 @@ std::string opExpr(const Op &op, const std::vector<std::string> &a) {
     return "fp8c::op::quantize(" + a[0] + ", " + a[1] + ")";
   case OpKind::Scale:
     return "fp8c::op::scale<" + dtName(op.dtypeAttr("dtype")) + ">(" + a[0] + ", " +
-           std::to_string(op.intAttr("margin")) + ", " + (op.boolAttr("pow2") ? "true" : "false") + ")";
+           std::to_string(op.intAttr("margin")) + ", " + (op.boolAttr("pow2") ? "true" : "false") +
+           ")";
   default:
     return "";
   }
@@ -94,7 +96,8 @@ std::string ExprBuilder::of(const Value *v, Bcast bc) {
   if (auto s = b_.slotOf_.find(v); s != b_.slotOf_.end())
     return "slot[" + std::to_string(s->second) + "]";
   const Op *def = v->definingOp();
-  const bool expand = def && b_.inScope(def) && b_.inlinable(def) && (v == root_ || !b_.materialized(v));
+  const bool expand =
+      def && b_.inScope(def) && b_.inlinable(def) && (v == root_ || !b_.materialized(v));
   if (!expand)
     return input(v, v->type().rank() == 0 ? Bcast::Scalar : bc);
   if (auto m = memo_.find(v); m != memo_.end())
@@ -305,8 +308,12 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   LaunchDesc d;
   d.rows = Lowerer::rowsOf(v->type());
   d.cols = Lowerer::colsOf(v->type());
+  if (lw_.mDivisor(v) != 1 || (g.cast && lw_.mDivisor(g.cast->result()) != 1))
+    return Error("%" + v->name() + " has ceil(M/128) rows (a 128x128 block grid of a tensor with "
+                 "a dynamic dim): only its 128x128 amax / scale are supported");
   if (d.cols == kDynamic)
-    return Error("%" + v->name() + " has a dynamic last dim: only a transpose (or a tensorwise "
+    return Error("%" + v->name() +
+                 " has a dynamic last dim: only a transpose (or a tensorwise "
                  "cast-transpose) of it is supported, not " +
                  (g.amax || g.cast ? "this reduction or cast" : "this pointwise op"));
   ExprBuilder eb(lw_, *this, d, v);
@@ -344,7 +351,8 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
       return Error("a 128x128 block amax or cast cannot share a launch with another granularity");
     d.kind = LaunchKind::Tiles;
   }
-  if ((d.amaxBuf >= 0 && d.amaxGran != Granularity::Tensor) || (d.cast && d.cast->gran != Granularity::Tensor))
+  if ((d.amaxBuf >= 0 && d.amaxGran != Granularity::Tensor) ||
+      (d.cast && d.cast->gran != Granularity::Tensor))
     if (v->type().rank() != 2)
       return Error("row, column and block granularities need a 2-D tensor");
   d.suffix = suffix(d, "pointwise");

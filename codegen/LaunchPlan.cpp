@@ -4,6 +4,7 @@
 namespace fp8c {
 
 int64_t BufferDesc::pitch(int64_t m) const {
+  m = (m + mDivisor - 1) / mDivisor;
   if (type.rank() < 1)
     return 1;
   if (type.rank() == 2 && ldAlignM > 0)
@@ -15,9 +16,10 @@ int64_t BufferDesc::pitch(int64_t m) const {
 }
 
 int64_t BufferDesc::bytes(int64_t m) const {
+  const int64_t md = (m + mDivisor - 1) / mDivisor;
   int64_t rows = 1;
   for (int64_t i = 0; i + 1 < type.rank(); ++i)
-    rows *= type.isDynamicDim(i) ? m : type.dim(i);
+    rows *= type.isDynamicDim(i) ? md : type.dim(i);
   return rows * pitch(m) * dtypeBytes(type.dtype());
 }
 

@@ -36,20 +36,26 @@ enum class BufferRole {
 /// row >= cols) so that FP8 GEMM operands meet cuBLASLt's 16-byte alignment for any K; the
 /// pad columns of every padded buffer written by a generated launch hold zeros.
 struct BufferDesc {
-  std::string name;    ///< the graph value's name (for messages and bindings)
-  TensorType type;     ///< logical type; `?` is M
+  std::string name; ///< the graph value's name (for messages and bindings)
+  TensorType type;  ///< logical type; `?` is M
   BufferRole role = BufferRole::Temp;
-  int64_t ld = 0;      ///< row pitch in elements for rank-2 tensors (0 = compact)
+  int64_t ld = 0; ///< row pitch in elements for rank-2 tensors (0 = compact)
   /// Rank-2 tensors whose last dim is the dynamic M (transposed activations, and the
   /// K-block-major 1x128 inverse scales cuBLASLt takes for an A operand): the row pitch is
   /// M rounded up to a multiple of ldAlignM (0 = not such a tensor; then `ld` applies).
   int ldAlignM = 0;
+  /// The dynamic dim of this buffer is ceil(M / mDivisor), not M: the 128x128-block amaxes and
+  /// scales of a tensor with M rows have ceil(M / 128) rows (their type prints that dim as `?`
+  /// too). Bind and size such outputs with it.
+  int64_t mDivisor = 1;
   int graphIndex = -1; ///< input index (Input/Param/State) or output index (Output/State)
   /// Output: the output index (== graphIndex). State: the graph output that returns the new
   /// value (the runtime binds input graphIndex and output outputIndex to this one buffer).
   int outputIndex = -1;
-  /// Must be zeroed before the one step that writes it, every time that step runs (atomic
-  /// amax targets, grid-barrier counters, FP8 GEMM outputs whose pad columns must be zero).
+  /// Must be zeroed on every run before the first step (in order) that touches it: that step
+  /// writes it (atomic amax targets, grid-barrier counters, FP8 GEMM outputs whose pad columns
+  /// must stay zero); later steps read what it wrote, so do not zero it again. Buffers touched
+  /// by load steps are zeroed before the first load step that touches them.
   bool zeroInit = false;
 
   /// Row pitch in elements at run-time size m (the last dim when compact); 1 for rank < 1.
@@ -65,9 +71,9 @@ struct BufferDesc {
 ///   fixed work, such as writing a scale, when M is 0). Generated kernels loop grid-stride,
 ///   so any grid size is correct; cooperative ones need every block co-resident.
 struct GridRule {
-  AffineM work;           ///< units of work (e.g. 16-byte vectors, rows, tiles)
-  int64_t perBlock = 1;   ///< units per block per grid-stride iteration
-  bool persistent = true; ///< cap at the number of co-resident blocks (grid-stride loops)
+  AffineM work;             ///< units of work (e.g. 16-byte vectors, rows, tiles)
+  int64_t perBlock = 1;     ///< units per block per grid-stride iteration
+  bool persistent = true;   ///< cap at the number of co-resident blocks (grid-stride loops)
   bool cooperative = false; ///< needs all blocks co-resident (grid barrier): cooperative launch
 };
 
@@ -118,16 +124,38 @@ struct CublasLtGemm {
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
-  AffineM m;                          ///< rows of A and D
-  int64_t n = 0, k = 0;               ///< k is the logical K (operand pitch may be padded)
+  AffineM m;            ///< rows of A and D
+  int64_t n = 0, k = 0; ///< k is the logical K (operand pitch may be padded)
   /// B is [N, K] (K contiguous, TN) when true; [K, N] (N contiguous) for an unquantized
   /// fp8.matmul whose right operand is not transposed (bf16/f16 only).
   bool bKMajor = true;
-  std::string description;            ///< the ops it runs, for logs and --emit=cuda comments
+  std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;
 
+// What the GPU tests of the runtime should check of a plan (host-side expectations):
+//   - every generated launch compiles for the device's arch with compileWithNvrtc plus its
+//     nvrtcOptions, and its entry `entry` takes exactly {void *buffers[buffers.size()]; long long
+//     m;};
+//   - grid.cooperative launches (the tensorwise cast with a current amax: "quantize" launches
+//     whose CastDesc has .localScale(...) with fp8c::Gran::Tensor, and cast-transposes) go
+//     through cuLaunchCooperativeKernel with at most the co-resident number of blocks; every
+//     other launch is correct with any number of blocks >= 1 (grid-stride loops);
+//   - a launch with grid.persistent == false (state pushes, scalar scale launches) is one block;
+//   - casts, amaxes and scales (FP8 outputs, f32 amax/scale outputs, the histories after the
+//     state step) equal the interpreter's bit for bit, for any M including 0 and M not a
+//     multiple of 4, 16 or 128, with NaN / inf inputs; pointwise ops (erf, tanh, exp) may
+//     differ in the last bit of f32 before their rounding; GEMM outputs within tolerance;
+//   - pad columns (ld > cols) of generated FP8 operands are zero after the producing step;
+//   - the state step updates its buffers in place and is the last step touching them;
+//   - amaxD written by cuBLASLt is the max before rounding to D's type: generated readers round
+//     it (roundTo<bf16>), so an amax history equals the interpreter's;
+//   - bandwidth: the quantize launches of a [16384, 8192] bf16 tensor move (bytes read +
+//     written) at >= 90 % of a device-to-device copy for 1x128 and row scales and for a cast
+//     with a known scale (delayed); a tensorwise current-scaling cast reads its input twice
+//     (amax, grid barrier, cast: the second read from L2 when the tensor fits), so compare its
+//     time with 2 reads + 1 write.
 struct LaunchPlan {
   std::string graphName;
   std::vector<BufferDesc> buffers;

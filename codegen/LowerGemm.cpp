@@ -55,11 +55,28 @@ const Value *biasOf(const Op *main) {
   return nullptr;
 }
 
+// True when cuBLASLt takes the bias of `main` as it is (its bias type follows D: bf16 for
+// bf16 / f32 D of an FP8 GEMM, f16 for f16 D, bf16 or f16 for FP8 D; D's own type for a bf16
+// GEMM). Otherwise the GEMM writes f32 and a launch adds the bias (one rounding, as the IR).
+bool biasFusable(const Op *main) {
+  const Value *bias = biasOf(main);
+  if (!bias)
+    return true;
+  const DType d = main->result()->type().dtype(), b = bias->type().dtype();
+  const bool fp8 = main->kind() == OpKind::ScaledMatmul;
+  if (fp8 && isFloat8(d))
+    return b == DType::BF16 || b == DType::F16;
+  DType want = d == DType::F16 ? DType::F16 : DType::BF16;
+  if (!fp8 && d == DType::F32)
+    want = DType::F32;
+  return b == want;
+}
+
 GemmScaleMode scaleModeOf(const Op *main) {
   if (main->kind() != OpKind::ScaledMatmul)
     return GemmScaleMode::Tensor;
   int64_t rank = main->operand(2)->type().rank();
-  return rank == 0 ? GemmScaleMode::Tensor
+  return rank == 0   ? GemmScaleMode::Tensor
          : rank == 1 ? GemmScaleMode::OuterVector
                      : GemmScaleMode::Block128;
 }
@@ -92,6 +109,10 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
   const bool fp8 = main->kind() == OpKind::ScaledMatmul;
   const bool tensorScales = scaleModeOf(main) == GemmScaleMode::Tensor;
   const bool bias = biasOf(main) != nullptr;
+  if (!biasFusable(main)) { // the bias is added by a launch: nothing after it is fused
+    a.post = epi;
+    return a;
+  }
   a.epilogue = bias ? GemmEpilogue::Bias : GemmEpilogue::Default;
   std::set<const Op *> fused;
   const Value *tail = main->result();
@@ -108,11 +129,13 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
     }
   }
   if (fp8 && tensorScales) {
-    Op *castD = nullptr;
+    // FP8 D with a scale known before the GEMM, and with it AMAX_D (cuBLASLt computes amax(D)
+    // only for FP8 outputs; otherwise the amax is the epilogue launch's).
+    Op *castD = nullptr, *amaxD = nullptr;
     int others = 0;
     for (Op *u : tail->users()) {
-      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !a.amaxD) {
-        a.amaxD = u;
+      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
+        amaxD = u;
       } else if (u->kind() == OpKind::Cast && u->operand(0) == tail && !castD &&
                  u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains)) {
         castD = u;
@@ -120,11 +143,12 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
         ++others;
       }
     }
-    if (a.amaxD) {
-      fused.insert(a.amaxD);
-      a.fused.push_back(a.amaxD);
-    }
     if (castD && others == 0 && !yielded(tail)) {
+      if (amaxD) {
+        a.amaxD = amaxD;
+        fused.insert(amaxD);
+        a.fused.push_back(amaxD);
+      }
       a.castD = castD;
       fused.insert(castD);
       a.fused.push_back(castD);
@@ -149,7 +173,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
   for (size_t i = 0; i < a.mains.size(); ++i) {
     const Op *main = a.mains[i];
     CublasLtGemm g;
-    g.name = "k" + std::to_string(kernelIndex) + "_gemm" + (a.mains.size() > 1 ? std::to_string(i) : "");
+    g.name =
+        "k" + std::to_string(kernelIndex) + "_gemm" + (a.mains.size() > 1 ? std::to_string(i) : "");
     const Value *A = main->operand(0), *B = main->operand(1);
     g.a = lw.gemmOperandBuffer(A);
     g.b = lw.gemmOperandBuffer(B);
@@ -177,12 +202,18 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
         if (std::find(pending.begin(), pending.end(), layout) != pending.end()) {
           // Nothing computed it yet (e.g. the scale is a graph input): a launch inverts it.
           const TensorType &t = v->type();
+          if (lw.mDivisor(v) != 1)
+            return Error("%" + v->name() + " (ceil(M/128) rows) cannot be inverted for cuBLASLt "
+                         "by codegen yet");
           LaunchDesc d;
           d.kind = LaunchKind::Inverse;
           d.suffix = "inverse";
           d.description = "1 / %" + v->name() + " for cuBLASLt";
-          d.rows = t.rank() == 2 ? Lowerer::rowsOf(t) : AffineM{0, 1};
-          d.cols = t.rank() == 0 ? 1 : Lowerer::colsOf(t);
+          // The scale as a [rows, groups] grid: [] -> 1x1, [R] -> Rx1, [R, G] -> RxG.
+          d.rows = t.rank() == 2   ? Lowerer::rowsOf(t)
+                   : t.rank() == 1 ? Lowerer::rowsOf(TensorType({t.dim(0), 1}, t.dtype()))
+                                   : AffineM{0, 1};
+          d.cols = t.rank() == 2 ? Lowerer::colsOf(t) : 1;
           d.invIn = lw.bufferOf(v);
           d.invOutBuf = *inv;
           d.invLayout = layout;
@@ -192,10 +223,19 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
         *slot = *inv;
       }
     }
+    int biasLaunchIn = -1; // the f32 GEMM result a launch adds an unfusable bias to
     if (const Value *bias = biasOf(main)) {
-      g.bias = lw.bufferOf(bias);
+      if (biasFusable(main)) {
+        g.bias = lw.bufferOf(bias);
+      } else {
+        const TensorType &t = main->result()->type();
+        const int64_t n = Lowerer::colsOf(t);
+        biasLaunchIn = lw.newTemp(main->result()->name() + ".acc", t.withDType(DType::F32),
+                                  n % 4 ? (n + 3) / 4 * 4 : 0);
+      }
     }
-    g.epilogue = a.mains.size() == 1 ? a.epilogue : (g.bias >= 0 ? GemmEpilogue::Bias : GemmEpilogue::Default);
+    g.epilogue = a.mains.size() == 1 ? a.epilogue
+                                     : (g.bias >= 0 ? GemmEpilogue::Bias : GemmEpilogue::Default);
     for (const Op *f : a.fused)
       ops += ", " + std::string(f->name()) + " %" + f->result()->name();
     if (a.amaxD && i == 0) {
@@ -205,12 +245,31 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     if (a.castD && i == 0)
       g.scaleD = lw.bufferOf(a.castD->operand(1));
-    g.d = lw.bufferOf(a.written[i]);
+    g.d = biasLaunchIn >= 0 ? biasLaunchIn : lw.bufferOf(a.written[i]);
     const BufferDesc &dd = lw.desc(g.d);
     if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))
       lw.desc(g.d).zeroInit = true; // the pad columns of an FP8 operand-to-be must be zero
     g.description = ops;
     lw.addGemm(std::move(g));
+    if (biasLaunchIn >= 0) {
+      // y = round(acc + bias): the bias cuBLASLt cannot take, added with the IR's one rounding.
+      const Value *y = main->result(), *bias = biasOf(main);
+      LaunchDesc d;
+      d.suffix = "bias";
+      d.description = "the bias of " + std::string(main->name()) + " %" + y->name() +
+                      " (a " + std::string(dtypeName(bias->type().dtype())) +
+                      " bias cuBLASLt does not take with this output type)";
+      d.rows = Lowerer::rowsOf(y->type());
+      d.cols = Lowerer::colsOf(y->type());
+      d.inputs.push_back({biasLaunchIn, DType::F32, lw.ldOf(biasLaunchIn), Bcast::Full});
+      d.inputs.push_back({lw.bufferOf(bias), bias->type().dtype(), 0, Bcast::Col});
+      d.result = "fp8c::roundTo<" + dtName(y->type().dtype()) + ">(fp8c::op::add(x[0], x[1]))";
+      d.valueDt = y->type().dtype();
+      d.storeBuf = lw.bufferOf(y);
+      d.storeDt = y->type().dtype();
+      d.storeLd = lw.ldOf(d.storeBuf);
+      lw.addLaunch(d, kernelIndex);
+    }
   }
   if (!a.post.empty())
     if (Status s = buildLaunches(lw, kernel, kernelIndex, a.post, "epilogue"); !s)

@@ -31,7 +31,7 @@ enum class Bcast { Full, Scalar, Row, Col, Block1x128, Block128x128 };
 struct LaunchInput {
   int buf = -1;
   DType dt = DType::F32;
-  int64_t ld = 0;     ///< row pitch (Full) or column groups (Block*)
+  int64_t ld = 0; ///< row pitch (Full) or column groups (Block*)
   Bcast bc = Bcast::Full;
 };
 
@@ -79,13 +79,12 @@ struct LaunchDesc {
   std::vector<std::string> scalarLines; ///< body of scalars(buf, m, slot, leader)
   int numSlots = 0;
   int barrierBuf = -1;
-  int outLdAlignM = 0;     ///< transpose: output pitch roundup(M, this), or
-  int64_t outLd = 0;       ///< a static output pitch
+  int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
+  int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
   // Inverse: out[layout] = 1 / in over a [rows, cols] grid.
   int invIn = -1, invOutBuf = -1;
   InvLayout invLayout = InvLayout::RowMajor;
-  std::vector<int> extraBuffers; ///< buffers named only in scalar/small lines
 };
 
 /// The lowering of one graph.
@@ -100,8 +99,6 @@ public:
   const Value *canon(const Value *v) const;
   /// The buffer holding v (created as a Temp on first use).
   int bufferOf(const Value *v);
-  /// True when v already has a buffer (it was computed by an earlier step, or is an input).
-  bool hasBuffer(const Value *v) const { return buf_.count(canon(v)) != 0; }
   /// Requires v's rows to be 16-byte aligned (v is written by cuBLASLt); before buffers exist.
   void requirePitch(const Value *v);
   /// A new temporary buffer.
@@ -116,7 +113,9 @@ public:
   /// Marks an amax buffer written by cuBLASLt (pre-rounding): readers round it to `dt`.
   void setAmaxRound(int buf, DType dt) { amaxRound_[buf] = dt; }
   DType amaxRound(int buf) const;
-  /// Row pitch of buffer b (0 if compact).
+  /// 128 when v's dynamic dim is ceil(M / 128) (see BufferDesc::mDivisor), else 1.
+  int64_t mDivisor(const Value *v) const;
+  /// Row pitch of buffer b in elements (its last dim when compact).
   int64_t ldOf(int buf) const;
   BufferDesc &desc(int buf) { return plan_.buffers[static_cast<size_t>(buf)]; }
 
@@ -142,6 +141,7 @@ private:
   void planPadding();
   void planInverses();
   void planLoadTime();
+  void planDivisors();
   /// Copies values that could not be written into their Output / State buffers in place.
   void emitOutputCopies(const std::vector<const Value *> &values, int kernelIndex);
   int createBuffer(const Value *v, BufferRole role, int graphIndex);
@@ -158,31 +158,31 @@ private:
   std::map<const Value *, const Value *> alias_; ///< region value -> canonical value
   std::map<const Value *, int64_t> requiredLd_;
   std::map<const Value *, int> dynamicAlign_; ///< trailing-M tensors read by a GEMM
+  std::map<const Value *, int64_t> mDivisor_;
   std::map<const Value *, int> paddedCopy_;
   std::map<std::pair<const Value *, InvLayout>, int> inverse_;
   std::set<std::pair<const Value *, InvLayout>> inverseWritten_;
   std::map<int, DType> amaxRound_;
   std::set<const Value *> loadTimeValues_;
   std::map<const Value *, std::vector<int>> outputCopies_; ///< value -> Output buffers to fill
-  std::map<const Value *, int> stateTarget_; ///< history_push result -> state buffer
+  std::map<const Value *, int> stateTarget_;               ///< history_push result -> state buffer
   std::map<std::string, int> nameCount_;
   int currentKernel_ = 0;
   std::vector<int> stateWrites_; ///< state buffers updated in place
   int stateStep_ = -1;           ///< the step that updates them
   std::set<std::string> kernelNames_;
-  friend class GemmLowering;
   friend class LaunchBuilder;
 };
 
 /// How a gemm kernel splits between launches and cuBLASLt (LowerGemm.cpp).
 struct GemmAnalysis {
-  std::vector<Op *> mains;    ///< scaled_matmul / linear / matmul (two for a dual GEMM)
-  std::vector<Op *> pre;      ///< ops before the GEMM: the prologue launch
-  std::vector<Op *> fused;    ///< epilogue ops cuBLASLt performs
-  std::vector<Op *> post;     ///< epilogue ops left to the epilogue launch
+  std::vector<Op *> mains; ///< scaled_matmul / linear / matmul (two for a dual GEMM)
+  std::vector<Op *> pre;   ///< ops before the GEMM: the prologue launch
+  std::vector<Op *> fused; ///< epilogue ops cuBLASLt performs
+  std::vector<Op *> post;  ///< epilogue ops left to the epilogue launch
   GemmEpilogue epilogue = GemmEpilogue::Default;
-  Op *amaxD = nullptr;        ///< the tensor amax cuBLASLt computes (AMAX_D)
-  Op *castD = nullptr;        ///< the FP8 cast cuBLASLt performs (scaleD)
+  Op *amaxD = nullptr;                ///< the tensor amax cuBLASLt computes (AMAX_D)
+  Op *castD = nullptr;                ///< the FP8 cast cuBLASLt performs (scaleD)
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
 GemmAnalysis analyzeGemm(const Op &kernel);

@@ -32,10 +32,11 @@ void Lowerer::fail(const Op &op, const std::string &why) {
 void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
   if (kernelIndex < 0)
     kernelIndex = currentKernel_;
-  std::string name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix;
+  std::string name =
+      "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix;
   for (int i = 2; kernelNames_.count(name); ++i)
-    name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix + "_" +
-           std::to_string(i);
+    name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix +
+           "_" + std::to_string(i);
   kernelNames_.insert(name);
   GeneratedLaunch gl = renderLaunch(d, name, plan_.buffers);
   gl.nvrtcOptions = {"--fmad=false"};
@@ -60,11 +61,12 @@ void Lowerer::lowerStateKernel(const Op &kernel, int index) {
     const int out = st != stateTarget_.end() ? st->second : bufferOf(res);
     const int in = bufferOf(op.operand(0)), amax = bufferOf(op.operand(1));
     const std::string len = std::to_string(colsOf(op.operand(0)->type()));
-    const std::string a = "fp8c::roundTo<" + dtName(amaxRound(amax)) + ">(fp8c::f32p(@" +
-                          std::to_string(amax) + "@)[0])";
+    std::string a = "fp8c::f32p(@" + std::to_string(amax) + "@)[0]";
+    if (amaxRound(amax) != DType::F32) // cuBLASLt's AMAX_D, before rounding to D's type
+      a = "fp8c::roundTo<" + dtName(amaxRound(amax)) + ">(" + a + ")";
     if (out == in)
-      d.smallLines.push_back("fp8c::historyPushInPlace<" + len + ">(fp8c::f32p(@" + std::to_string(out) +
-                             "@), " + a + ");");
+      d.smallLines.push_back("fp8c::historyPushInPlace<" + len + ">(fp8c::f32p(@" +
+                             std::to_string(out) + "@), " + a + ");");
     else
       d.smallLines.push_back("fp8c::historyPushTo<" + len + ">(fp8c::f32p(@" + std::to_string(out) +
                              "@), fp8c::f32p(@" + std::to_string(in) + "@), " + a + ");");
@@ -107,7 +109,7 @@ Expected<LaunchPlan> Lowerer::run() {
     if (op->kind() == OpKind::Return)
       continue;
     if (op->kind() != OpKind::Kernel || !op->body()) {
-      fail(*op, "codegen needs a fused graph (run `fuse` first): this op is outside any fp8.kernel");
+      fail(*op, "needs a fused graph (run `fuse` first): this op is outside any fp8.kernel");
       return Error(error_);
     }
     const Block &b = *op->body();
@@ -122,6 +124,7 @@ Expected<LaunchPlan> Lowerer::run() {
           alias_[v] = op->result(j);
       }
   }
+  planDivisors();
   planLoadTime();
   planPadding();
   planInverses();
@@ -148,7 +151,8 @@ Expected<LaunchPlan> Lowerer::run() {
       if (const auto *gl = std::get_if<GeneratedLaunch>(&plan_.steps[s]))
         for (int b : gl->buffers)
           if (b == sb)
-            return Error("codegen: the state %" + desc(sb).name + " is read after its update in place");
+            return Error("codegen: the state %" + desc(sb).name +
+                         " is read after its update in place");
   return std::move(plan_);
 }
 

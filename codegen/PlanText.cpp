@@ -72,11 +72,12 @@ std::string bufStr(const LaunchPlan &p, int b) {
   return "#" + std::to_string(b) + " %" + d.name;
 }
 
-void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s, const std::string &label) {
+void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
+               const std::string &label) {
   if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
     os << "// ===== " << label << ": launch " << g->entry << " =====\n";
-    os << "// grid: ceil((" << affineStr(g->grid.work) << ") / " << g->grid.perBlock << ") blocks of "
-       << g->blockThreads << (g->grid.persistent ? ", persistent" : "")
+    os << "// grid: ceil((" << affineStr(g->grid.work) << ") / " << g->grid.perBlock
+       << ") blocks of " << g->blockThreads << (g->grid.persistent ? ", persistent" : "")
        << (g->grid.cooperative ? ", cooperative" : "") << "; buffers:";
     for (int b : g->buffers)
       os << " " << bufStr(p, b);
@@ -86,14 +87,15 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s, const
   const auto &c = std::get<CublasLtGemm>(s);
   os << "// ===== " << label << ": cuBLASLt GEMM " << c.name << " =====\n";
   os << "//   ops: " << c.description << "\n";
-  os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A[" << affineStr(c.m) << ", " << c.k << "] * B"
+  os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A[" << affineStr(c.m) << ", " << c.k
+     << "] * B"
      << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T (TN)"
                    : "[" + std::to_string(c.k) + ", " + std::to_string(c.n) + "]")
      << "\n";
   os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b) << ", D " << bufStr(p, c.d) << "\n";
   if (c.invScaleA >= 0 || c.invScaleB >= 0)
-    os << "//   scales " << scaleModeStr(c.scaleMode) << ": 1/sA " << bufStr(p, c.invScaleA) << ", 1/sB "
-       << bufStr(p, c.invScaleB) << (c.fastAccum ? ", fast accumulation" : "") << "\n";
+    os << "//   scales " << scaleModeStr(c.scaleMode) << ": 1/sA " << bufStr(p, c.invScaleA)
+       << ", 1/sB " << bufStr(p, c.invScaleB) << (c.fastAccum ? ", fast accumulation" : "") << "\n";
   os << "//   epilogue " << epilogueStr(c.epilogue);
   if (c.bias >= 0)
     os << ", bias " << bufStr(p, c.bias);
@@ -112,8 +114,8 @@ std::string planToCudaText(const LaunchPlan &plan) {
   for (const auto *list : {&plan.loadSteps, &plan.steps})
     for (const Step &s : *list)
       (std::holds_alternative<GeneratedLaunch>(s) ? launches : gemms)++;
-  os << "// fp8c CUDA for @" << plan.graphName << ": " << launches << " generated launches, " << gemms
-     << " cuBLASLt GEMMs, " << plan.loadSteps.size() << " of the steps at load\n";
+  os << "// fp8c CUDA for @" << plan.graphName << ": " << launches << " generated launches, "
+     << gemms << " cuBLASLt GEMMs, " << plan.loadSteps.size() << " of the steps at load\n";
   os << "// buffers:\n";
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferDesc &b = plan.buffers[i];
@@ -122,6 +124,8 @@ std::string planToCudaText(const LaunchPlan &plan) {
       os << " " << b.graphIndex;
     if (b.role == BufferRole::State && b.outputIndex >= 0)
       os << " (returned as output " << b.outputIndex << ")";
+    if (b.mDivisor > 1)
+      os << ", ? = ceil(M/" << b.mDivisor << ")";
     if (b.ld > 0)
       os << ", pitch " << b.ld;
     if (b.ldAlignM > 0)

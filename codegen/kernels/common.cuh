@@ -46,14 +46,31 @@ struct Extent {
 enum class Dt : int { F32, F16, BF16, E4M3, E5M2 };
 
 template <Dt D> struct DtInfo;
-template <> struct DtInfo<Dt::F32> { using Storage = float; static constexpr int kBytes = 4; };
-template <> struct DtInfo<Dt::F16> { using Storage = u16; static constexpr int kBytes = 2; };
-template <> struct DtInfo<Dt::BF16> { using Storage = u16; static constexpr int kBytes = 2; };
-template <> struct DtInfo<Dt::E4M3> { using Storage = u8; static constexpr int kBytes = 1; };
-template <> struct DtInfo<Dt::E5M2> { using Storage = u8; static constexpr int kBytes = 1; };
+template <> struct DtInfo<Dt::F32> {
+  using Storage = float;
+  static constexpr int kBytes = 4;
+};
+template <> struct DtInfo<Dt::F16> {
+  using Storage = u16;
+  static constexpr int kBytes = 2;
+};
+template <> struct DtInfo<Dt::BF16> {
+  using Storage = u16;
+  static constexpr int kBytes = 2;
+};
+template <> struct DtInfo<Dt::E4M3> {
+  using Storage = u8;
+  static constexpr int kBytes = 1;
+};
+template <> struct DtInfo<Dt::E5M2> {
+  using Storage = u8;
+  static constexpr int kBytes = 1;
+};
 
 FP8C_HD constexpr bool isFp8(Dt d) { return d == Dt::E4M3 || d == Dt::E5M2; }
-FP8C_HD constexpr int dtBytes(Dt d) { return d == Dt::F32 ? 4 : (d == Dt::F16 || d == Dt::BF16) ? 2 : 1; }
+FP8C_HD constexpr int dtBytes(Dt d) {
+  return d == Dt::F32 ? 4 : (d == Dt::F16 || d == Dt::BF16) ? 2 : 1;
+}
 /// Largest finite value of an FP8 type (the `fmax` of the scale formula).
 FP8C_HD constexpr float fp8Max(Dt d) { return d == Dt::E4M3 ? 448.0f : 57344.0f; }
 

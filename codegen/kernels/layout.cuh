@@ -34,9 +34,11 @@ enum class InvLayout : int { RowMajor, KBlockMajor, RowMajorPad4 };
 struct InDesc {
   Dt dt;
   int buf;
-  i64 ld;     ///< row pitch in elements (Full), or column groups (Block*)
+  i64 ld; ///< row pitch in elements (Full), or column groups (Block*)
   Bcast bc;
-  FP8C_HD static constexpr InDesc full(int buf, Dt dt, i64 ld) { return {dt, buf, ld, Bcast::Full}; }
+  FP8C_HD static constexpr InDesc full(int buf, Dt dt, i64 ld) {
+    return {dt, buf, ld, Bcast::Full};
+  }
   FP8C_HD static constexpr InDesc bcast(int buf, Dt dt, Bcast bc, i64 groups = 0) {
     return {dt, buf, groups, bc};
   }
@@ -77,21 +79,21 @@ struct CastDesc {
   Gran gran;
   ScaleSrc src;
   int slot;
-  int scaleBuf;    ///< Buffer: the scales (or the amaxes when fromAmax)
-  bool fromAmax;   ///< Buffer holds amaxes: s = scaleFromAmax(roundTo<amaxRound>(a))
+  int scaleBuf;  ///< Buffer: the scales (or the amaxes when fromAmax)
+  bool fromAmax; ///< Buffer holds amaxes: s = scaleFromAmax(roundTo<amaxRound>(a))
   Dt amaxRound;
-  Dt scaleDt;      ///< the FP8 type whose max the scale formula uses (fromAmax and Local)
-  int margin;      ///< the scale formula's margin and pow2 (fromAmax and Local)
+  Dt scaleDt; ///< the FP8 type whose max the scale formula uses (fromAmax and Local)
+  int margin; ///< the scale formula's margin and pow2 (fromAmax and Local)
   bool pow2;
   int scaleOutBuf; ///< where the scales used are written (Buffer+fromAmax, Local), or -1
   int invOutBuf;   ///< where their inverses (1 / s) are written, or -1
   InvLayout invLayout;
-  int amaxOutBuf;  ///< Local: where the local amax is written, or -1 (Tensor: atomic target)
-  i64 groups;      ///< ceil(cols / 128) for block granularities
+  int amaxOutBuf; ///< Local: where the local amax is written, or -1 (Tensor: atomic target)
+  i64 groups;     ///< ceil(cols / 128) for block granularities
 
   FP8C_HD static constexpr CastDesc none() {
-    return {-1,    Dt::E4M3, 0,  Gran::None, ScaleSrc::None,      0,  -1, false,
-            Dt::F32, Dt::E4M3, 0, false,     -1, -1, InvLayout::RowMajor, -1, 0};
+    return {-1, Dt::E4M3, 0,  Gran::None, ScaleSrc::None,      0,  -1, false, Dt::F32, Dt::E4M3,
+            0,  false,    -1, -1,         InvLayout::RowMajor, -1, 0};
   }
   FP8C_HD static constexpr CastDesc to(int buf, Dt dt, i64 ld, Gran g, i64 groups = 0) {
     CastDesc c = none();
@@ -171,6 +173,8 @@ struct SpecDefaults {
   /// Row mapping: a row is kept in registers when each thread holds at most this many of its
   /// values (else it is read twice, the second time mostly from L1).
   static constexpr int kRowRegElems = 32;
+  /// 128x128 tiles: read each tile twice (amax, then cast) instead of holding it in registers.
+  static constexpr bool kTileTwoPass = true;
   __device__ static void scalars(void *const *, i64, float *, bool) {}
 };
 

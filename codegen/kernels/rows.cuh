@@ -10,15 +10,15 @@
 //     (persistent grid); rows are padded to a whole number of 128-column groups so that a 1x128
 //     group is 128/kE consecutive lanes of one warp (reduced with shuffles, in registers);
 //   - row: a segment of threads owns a row (row amax, or a cast with a local row scale); the
-//     row stays in registers when it fits (kRowRegChunks), else it is read twice.
+//     row stays in registers when it fits (kRowRegElems), else it is read twice.
 // A cast with a local tensor scale needs the amax of the whole tensor first: the launch is
 // cooperative, phase 1 reduces the amax (atomics), a grid barrier, phase 2 casts, walking its
 // chunks in reverse so that the most recently read data is re-read from L2.
 //
 // The Spec (generated) provides: kRows (Extent), kCols, kE, kUnroll, kNumIn, kIn[] (InDesc),
-// `static float value(const float *x, const float *slot)` (x[i] = input i at the element), and optionally the
-// SpecDefaults members (kStore, kAmax, kCast, kNumSlots + scalars(), kBarrierBuf).
-// value(x, slot) also sees the tensor scalars that scalars() put in the shared slots.
+// `static float value(const float *x, const float *slot)` (x[i] = input i at the element;
+// slot[j] = the tensor scalars scalars() computed), and optionally the SpecDefaults members
+// (kStore, kAmax, kCast, kNumSlots + scalars(), kBarrierBuf, kRowRegElems).
 #pragma once
 
 #include "fp8c/common.cuh"
@@ -45,9 +45,8 @@ template <class Spec> struct Shape {
       Spec::kAmax.gran == Gran::Block1x128 || Spec::kCast.gran == Gran::Block1x128;
   static constexpr int kGroupLanes = 128 / E; ///< lanes of one 1x128 group (flat mapping)
   /// Widest row written: the value's columns, or an output's padded pitch.
-  static constexpr i64 kWidth =
-      cmax(Spec::kCols, cmax(Spec::kStore.buf >= 0 ? Spec::kStore.ld : 0,
-                             Spec::kCast.buf >= 0 ? Spec::kCast.ld : 0));
+  static constexpr i64 kWidth = cmax(Spec::kCols, cmax(Spec::kStore.buf >= 0 ? Spec::kStore.ld : 0,
+                                                       Spec::kCast.buf >= 0 ? Spec::kCast.ld : 0));
   static constexpr i64 kChunksRaw = ceilDiv(kWidth, E);
   /// Chunks per row, whole 1x128 groups when those are reduced.
   static constexpr i64 kCpr =
@@ -55,17 +54,19 @@ template <class Spec> struct Shape {
   static constexpr bool kRowMode =
       Spec::kAmax.gran == Gran::Row ||
       (Spec::kCast.src == ScaleSrc::Local && Spec::kCast.gran == Gran::Row);
-  static constexpr bool kCoop = Spec::kCast.src == ScaleSrc::Local && Spec::kCast.gran == Gran::Tensor;
+  static constexpr bool kCoop =
+      Spec::kCast.src == ScaleSrc::Local && Spec::kCast.gran == Gran::Tensor;
   // Row mapping.
-  static constexpr int kTpr = pow2Ceil(kCpr);          ///< threads per row segment
-  static constexpr int kRpb = kThreads / kTpr;         ///< rows per block step
+  static constexpr int kTpr = pow2Ceil(kCpr);  ///< threads per row segment
+  static constexpr int kRpb = kThreads / kTpr; ///< rows per block step
   static constexpr int kChunksPerThread = int(ceilDiv(kCpr, kTpr));
   static_assert(!kBlockGroups || (128 % E == 0 && kGroupLanes <= 32), "bad chunk size");
 };
 
 /// Values of the broadcast (non-Full) inputs I.. at chunk (r, c0); Full inputs are left alone.
 template <class Spec, int E, int I = 0>
-__device__ __forceinline__ void loadBroadcast(void *const *buf, i64 r, i64 c0, float (&x)[E][Spec::kNumIn]) {
+__device__ __forceinline__ void loadBroadcast(void *const *buf, i64 r, i64 c0,
+                                              float (&x)[E][Spec::kNumIn]) {
   if constexpr (I < Spec::kNumIn) {
     constexpr InDesc d = Spec::kIn[I];
     if constexpr (d.bc != Bcast::Full) {
@@ -94,7 +95,8 @@ __device__ __forceinline__ void loadBroadcast(void *const *buf, i64 r, i64 c0, f
 
 /// Loads chunk (r, c0) of every Full input I.. into x (columns >= kCols read as 0).
 template <class Spec, int E, int I = 0>
-__device__ __forceinline__ void loadFull(void *const *buf, i64 r, i64 c0, float (&x)[E][Spec::kNumIn]) {
+__device__ __forceinline__ void loadFull(void *const *buf, i64 r, i64 c0,
+                                         float (&x)[E][Spec::kNumIn]) {
   if constexpr (I < Spec::kNumIn) {
     constexpr InDesc d = Spec::kIn[I];
     if constexpr (d.bc == Bcast::Full) {
@@ -206,7 +208,8 @@ __device__ __forceinline__ void castChunk(void *const *buf, i64 r, i64 c0, const
 
 /// The same with one scale for the whole chunk.
 template <class Spec, int E>
-__device__ __forceinline__ void castChunk(void *const *buf, i64 r, i64 c0, const float (&v)[E], float s) {
+__device__ __forceinline__ void castChunk(void *const *buf, i64 r, i64 c0, const float (&v)[E],
+                                          float s) {
   float q[E];
 #pragma unroll
   for (int e = 0; e < E; ++e)
@@ -226,7 +229,9 @@ __device__ __forceinline__ float knownScale(void *const *buf, const float *slots
   static_assert(c.gran != Gran::Col, "per-column scales vary within a chunk");
   if constexpr (c.src == ScaleSrc::Slot)
     return slots[c.slot];
-  const i64 idx = c.gran == Gran::Row ? r : c.gran == Gran::Block1x128 ? r * c.groups + c0 / 128 : 0;
+  const i64 idx = c.gran == Gran::Row          ? r
+                  : c.gran == Gran::Block1x128 ? r * c.groups + c0 / 128
+                                               : 0;
   return bufferScale<Spec>(buf, idx);
 }
 
@@ -244,7 +249,9 @@ __device__ __forceinline__ void knownScales(void *const *buf, const float *slots
     for (int e = 0; e < E; ++e)
       s[e] = c0 + e < Spec::kCols ? bufferScale<Spec>(buf, c0 + e) : 1.0f;
   } else {
-    const i64 idx = c.gran == Gran::Row ? r : c.gran == Gran::Block1x128 ? r * c.groups + c0 / 128 : 0;
+    const i64 idx = c.gran == Gran::Row          ? r
+                    : c.gran == Gran::Block1x128 ? r * c.groups + c0 / 128
+                                                 : 0;
     const float one = bufferScale<Spec>(buf, idx);
 #pragma unroll
     for (int e = 0; e < E; ++e)
@@ -254,7 +261,8 @@ __device__ __forceinline__ void knownScales(void *const *buf, const float *slots
 
 /// Runs Spec::scalars on thread 0 of every block (block 0 writes their outputs) into shared
 /// slots; returns after every thread can read them.
-template <class Spec> __device__ __forceinline__ void runScalars(void *const *buf, i64 m, float *slots) {
+template <class Spec>
+__device__ __forceinline__ void runScalars(void *const *buf, i64 m, float *slots) {
   if (threadIdx.x == 0)
     Spec::scalars(buf, m, slots, blockIdx.x == 0);
   __syncthreads();

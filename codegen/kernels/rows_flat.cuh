@@ -11,7 +11,8 @@ namespace rows {
 enum class Phase { All, Amax, Cast };
 
 template <class Spec, Phase P>
-__device__ __forceinline__ float flatPass(void *const *buf, i64 m, const float *slots, float *scratch) {
+__device__ __forceinline__ float flatPass(void *const *buf, i64 m, const float *slots,
+                                          float *scratch) {
   using S = Shape<Spec>;
   constexpr int E = S::E, U = Spec::kUnroll, G = S::kGroupLanes;
   constexpr CastDesc C = Spec::kCast;
@@ -129,10 +130,11 @@ __device__ __forceinline__ float flatPass(void *const *buf, i64 m, const float *
 
 /// Cast with a local tensor scale: amax over the whole grid, barrier, then the cast.
 template <class Spec>
-__device__ __forceinline__ void cooperativePasses(void *const *buf, i64 m, float *slots, float *scratch) {
+__device__ __forceinline__ void cooperativePasses(void *const *buf, i64 m, float *slots,
+                                                  float *scratch) {
   constexpr CastDesc C = Spec::kCast;
   static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0, "a cooperative cast needs a barrier "
-                                                              "and a zero-initialized amax buffer");
+                                                             "and a zero-initialized amax buffer");
   flatPass<Spec, Phase::Amax>(buf, m, slots, scratch);
   gridBarrier(static_cast<u32 *>(buf[Spec::kBarrierBuf]));
   if (threadIdx.x == 0) {

@@ -10,7 +10,8 @@ namespace rows {
 
 /// After the row amax is known: stores it, and returns the row's cast scale for Local casts.
 template <class Spec>
-__device__ __forceinline__ float finishRow(void *const *buf, i64 r, i64 rows, bool leader, float rowMax) {
+__device__ __forceinline__ float finishRow(void *const *buf, i64 r, i64 rows, bool leader,
+                                           float rowMax) {
   constexpr CastDesc C = Spec::kCast;
   constexpr AmaxDesc A = Spec::kAmax;
   if constexpr (A.gran == Gran::Row)
@@ -67,7 +68,8 @@ __device__ __forceinline__ void evalAt(void *const *buf, const float *slots, i64
 }
 
 template <class Spec>
-__device__ __forceinline__ void segmentPass(void *const *buf, i64 m, const float *slots, float *scratch) {
+__device__ __forceinline__ void segmentPass(void *const *buf, i64 m, const float *slots,
+                                            float *scratch) {
   using S = Shape<Spec>;
   constexpr int E = S::E, T = S::kTpr, K = S::kChunksPerThread;
   static_assert(!(Spec::kCast.src == ScaleSrc::Local && Spec::kCast.gran != Gran::Row),

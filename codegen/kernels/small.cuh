@@ -53,7 +53,8 @@ template <int Len> __device__ __forceinline__ void historyPushInPlace(float *h, 
 }
 
 /// fp8.history_push into another buffer: out = [amax, in[0], ..., in[len-2]].
-template <int Len> __device__ __forceinline__ void historyPushTo(float *out, const float *in, float amax) {
+template <int Len>
+__device__ __forceinline__ void historyPushTo(float *out, const float *in, float amax) {
   for (int i = threadIdx.x; i < Len; i += kThreads)
     out[i] = i == 0 ? amax : in[i - 1];
   __syncthreads();
@@ -72,7 +73,8 @@ template <class Spec, int N> __device__ __forceinline__ void inverseKernel(const
   const i64 total = rowsN * Spec::kGroups;
   const float *in = f32p(args.buffers[Spec::kIn]);
   float *out = f32p(args.buffers[Spec::kOut]);
-  for (i64 i = i64(blockIdx.x) * kThreads + threadIdx.x; i < total; i += i64(gridDim.x) * kThreads) {
+  for (i64 i = i64(blockIdx.x) * kThreads + threadIdx.x; i < total;
+       i += i64(gridDim.x) * kThreads) {
     const i64 r = i / Spec::kGroups, g = i % Spec::kGroups;
     out[invIndex(Spec::kLayout, r, g, Spec::kGroups, rowsN)] = reciprocal(in[i]);
   }

@@ -21,7 +21,8 @@ constexpr int kChunks = kTile / kE; // chunks per tile row
 
 /// Stores E values at out[r * ld + c0 ...] with a run-time pitch, zeros past `valid`.
 template <Dt D, int E>
-__device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0, const float (&v)[E]) {
+__device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0,
+                                            const float (&v)[E]) {
   char *row = static_cast<char *>(base) + r * ld * dtBytes(D);
   constexpr int kAlign = accessBytes(E * dtBytes(D));
   if ((ld * dtBytes(D)) % kAlign == 0 && c0 + E <= ld) {
@@ -37,8 +38,8 @@ __device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0, c
 enum class Phase { All, Amax, Cast };
 
 template <class Spec, Phase P>
-__device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots, float *scratch,
-                                         float (*tile)[kTile + 1]) {
+__device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
+                                         float *scratch, float (*tile)[kTile + 1]) {
   constexpr CastDesc C = Spec::kCast;
   constexpr bool kAmax = Spec::kAmax.gran == Gran::Tensor || P == Phase::Amax;
   constexpr bool kWrite = P != Phase::Amax;
@@ -110,7 +111,8 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
     tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile);
     gridBarrier(static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]));
     if (threadIdx.x == 0) {
-      const float s = scaleFromAmax<C.scaleDt>(__ldcg(f32p(args.buffers[C.amaxOutBuf])), C.margin, C.pow2);
+      const float s =
+          scaleFromAmax<C.scaleDt>(__ldcg(f32p(args.buffers[C.amaxOutBuf])), C.margin, C.pow2);
       slots[Spec::kNumSlots] = s;
       if (blockIdx.x == 0) {
         if constexpr (C.scaleOutBuf >= 0)

@@ -1,0 +1,75 @@
+// `fp8c --emit=cuda` of the MLP (linear + bias, GELU tanh, linear + bias), per recipe: what
+// cuBLASLt's epilogue takes and what is left to generated launches.
+// RUN: fp8c %s --recipe=tensorwise --emit=cuda | FileCheck %s --check-prefix=TW
+// RUN: fp8c %s --recipe=delayed --emit=cuda | FileCheck %s --check-prefix=DL
+// RUN: fp8c %s --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=RW
+// RUN: fp8c %s --recipe=blockwise --emit=cuda | FileCheck %s --check-prefix=BW
+
+func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tensor<14336xbf16>, %w2: tensor<4096x14336xbf16>, %b2: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
+  %h = fp8.linear %x, %w1, %b1 : (tensor<?x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336xbf16>) -> tensor<?x14336xbf16>
+  %g = fp8.gelu %h {approximate = "tanh"} : (tensor<?x14336xbf16>) -> tensor<?x14336xbf16>
+  %y = fp8.linear %g, %w2, %b2 : (tensor<?x14336xbf16>, tensor<4096x14336xbf16>, tensor<4096xbf16>) -> tensor<?x4096xbf16>
+  return %y : tensor<?x4096xbf16>
+}
+
+// Tensorwise: GEMM 1 takes bias and GELU; the amax of g is a generated epilogue launch
+// (cuBLASLt's AMAX_D is for FP8 outputs only); GEMM 2's prologue computes g's scale from it.
+// TW-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
+// TW: // ===== step 0: launch fp8c_mlp_k0_amax =====
+// TW: // ===== step 1: launch fp8c_mlp_k1_quantize =====
+// TW: .localScale(fp8c::Dt::E4M3, 0, false)
+// TW: // ===== step 2: launch fp8c_mlp_k2_quantize =====
+// TW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 14336, fp8c::Gran::Tensor, 112)
+// TW: // ===== step 3: launch fp8c_mlp_k3_prologue =====
+// TW: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// TW-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g
+// TW: //   epilogue GELU_BIAS, bias #2 %b1{{$}}
+// TW: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
+// TW: fp8c_mlp_k3_epilogue: fp8.amax %g_amax
+// TW: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(1, fp8c::Gran::Tensor, 112);
+// TW: // ===== step 6: launch fp8c_mlp_k4_prologue =====
+// TW: fp8c::scaleFromAmax<fp8c::Dt::E4M3>(fp8c::f32p(buf[2])[0], 0, false);
+// TW: // ===== step 7: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
+// TW: //   epilogue BIAS, bias #4 %b2
+// TW-NOT: launch
+
+// Delayed: g's scale comes from its history, known before GEMM 1, so cuBLASLt writes g in FP8
+// directly (scaleD) and reduces its amax; no launch between the GEMMs.
+// DL-LABEL: // fp8c CUDA for @mlp: 4 generated launches, 2 cuBLASLt GEMMs
+// DL: // ===== step 2: launch fp8c_mlp_k2_prologue =====
+// DL: fp8c::historyScale<fp8c::Dt::E4M3, fp8c::HistoryAlgo::Max>(fp8c::f32p(buf[3]), 16, 0, false);
+// DL: fp8c::historyScale<fp8c::Dt::E4M3, fp8c::HistoryAlgo::Max>(fp8c::f32p(buf[5]), 16, 0, false);
+// DL: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k2_gemm =====
+// DL-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8
+// DL: //   epilogue GELU_BIAS, bias #2 %b1, AMAX_D #{{[0-9]+}} %g_amax, FP8 D scale #{{[0-9]+}} %g_scale
+// DL-EMPTY:
+// DL-NEXT: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// DL-NEXT: //   ops: fp8.scaled_matmul %y
+// DL: // ===== step 5: launch fp8c_mlp_k4_state =====
+// DL: fp8c::historyPushInPlace<16>(fp8c::f32p(buf[4]), fp8c::roundTo<fp8c::Dt::BF16>(fp8c::f32p(buf[5])[0]));
+
+// Rowwise: cuBLASLt's outer-vector scales take only the bias; GELU and the row amax of g are
+// one generated epilogue launch.
+// RW-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
+// RW: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// RW-NEXT: //   ops: fp8.scaled_matmul %h
+// RW: //   scales OUTER_VEC_32F:
+// RW-NEXT: //   epilogue BIAS, bias #2 %b1
+// RW: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
+// RW: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanh(x[0])); // fp8.gelu %g
+// RW: static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(1, fp8c::Dt::BF16, 14336);
+// RW: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(2, fp8c::Gran::Row, 112);
+// RW: // ===== step 6: launch fp8c_mlp_k4_prologue =====
+// RW: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
+
+// Blockwise: GELU, the 1x128 amax, scale and cast of g in GEMM 1's epilogue launch, which also
+// writes the inverse scales K-block-major for GEMM 2.
+// BW-LABEL: // fp8c CUDA for @mlp: 4 generated launches, 2 cuBLASLt GEMMs
+// BW: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// BW: //   scales VEC128_32F (A) x BLK128x128_32F (B): 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w1_scale.inv{{$}}
+// BW: // ===== step 4: launch fp8c_mlp_k3_epilogue =====
+// BW: fp8c::op::geluTanh(x[0])
+// BW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 14336, fp8c::Gran::Block1x128, 112)
+// BW-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut(2).invOut(3, fp8c::InvLayout::KBlockMajor);
+// BW: // ===== step 5: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
+// BW: //   scales VEC128_32F (A) x BLK128x128_32F (B): 1/sA #{{[0-9]+}} %g_scale.inv,

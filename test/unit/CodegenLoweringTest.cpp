@@ -1,0 +1,344 @@
+// Unit tests of the lowering of fused graphs to LaunchPlans (codegen/Lowering.h): buffers and
+// their roles, which steps run at load, the cuBLASLt steps and what their epilogues take,
+// inverse-scale layouts, padded pitches for any K and N with a dynamic M, the state update in
+// place, entry points and argument counts, and determinism. No GPU and no NVRTC needed.
+#include "codegen/Lowering.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "passes/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fp8c {
+namespace {
+
+std::string readExample(const std::string &name) {
+  std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name + ".mlir");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string pipeline(const std::string &recipe, const std::string &weights = "dynamic") {
+  if (recipe.empty())
+    return "shape-infer,canonicalize,fuse,dce";
+  return "shape-infer,canonicalize,quantize{recipe=" + recipe + " weights=" + weights +
+         "},canonicalize,cse,fuse,dce";
+}
+
+// Parses `text`, runs `pipe` and keeps the module alive for the plan's lifetime.
+struct Lowered {
+  std::unique_ptr<Module> module;
+  LaunchPlan plan;
+};
+
+Lowered lower(const std::string &text, const std::string &pipe,
+              const std::string &arch = "sm_90a") {
+  Lowered l;
+  DiagnosticEngine diag;
+  l.module = parseModule(text, "test.mlir", diag);
+  EXPECT_TRUE(l.module && verifyModule(*l.module, diag)) << diag.str();
+  if (!l.module)
+    return l;
+  PassManager pm;
+  EXPECT_TRUE(pm.parsePipeline(pipe).isOk());
+  EXPECT_TRUE(pm.run(*l.module, diag)) << diag.str();
+  CodegenOptions o;
+  o.arch = arch;
+  Expected<LaunchPlan> p = lowerGraph(*l.module->graphs()[0], o);
+  EXPECT_TRUE(p.hasValue()) << (p ? "" : p.error());
+  if (p)
+    l.plan = p.take();
+  return l;
+}
+
+int find(const LaunchPlan &p, const std::string &name) {
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].name == name)
+      return static_cast<int>(i);
+  ADD_FAILURE() << "no buffer %" << name;
+  return -1;
+}
+
+std::vector<const GeneratedLaunch *> launches(const std::vector<Step> &steps) {
+  std::vector<const GeneratedLaunch *> out;
+  for (const Step &s : steps)
+    if (const auto *g = std::get_if<GeneratedLaunch>(&s))
+      out.push_back(g);
+  return out;
+}
+
+std::vector<const CublasLtGemm *> gemms(const std::vector<Step> &steps) {
+  std::vector<const CublasLtGemm *> out;
+  for (const Step &s : steps)
+    if (const auto *g = std::get_if<CublasLtGemm>(&s))
+      out.push_back(g);
+  return out;
+}
+
+TEST(CodegenLowering, LinearTensorwiseBuffersAndSteps) {
+  Lowered l = lower(readExample("linear"), pipeline("tensorwise"));
+  const LaunchPlan &p = l.plan;
+  EXPECT_EQ(p.graphName, "linear");
+  EXPECT_EQ(p.buffers[find(p, "x")].role, BufferRole::Input);
+  EXPECT_EQ(p.buffers[find(p, "w")].role, BufferRole::Input);
+  EXPECT_EQ(p.buffers[find(p, "y")].role, BufferRole::Output);
+  EXPECT_EQ(p.buffers[find(p, "y")].graphIndex, 0);
+  EXPECT_TRUE(p.buffers[find(p, "x_amax")].zeroInit); // atomic amax target
+  EXPECT_TRUE(p.loadSteps.empty());
+  auto ls = launches(p.steps);
+  auto gs = gemms(p.steps);
+  ASSERT_EQ(ls.size(), 3u); // amax(x); amax+scale+cast(w), cooperative; prologue cast of x
+  ASSERT_EQ(gs.size(), 1u);
+  EXPECT_EQ(ls[0]->entry, "fp8c_linear_k0_amax");
+  EXPECT_EQ(ls[1]->entry, "fp8c_linear_k1_quantize");
+  EXPECT_TRUE(ls[1]->grid.cooperative);
+  EXPECT_EQ(ls[2]->entry, "fp8c_linear_k2_prologue");
+  const CublasLtGemm &g = *gs[0];
+  EXPECT_EQ(g.a, find(p, "x_fp8"));
+  EXPECT_EQ(g.b, find(p, "w_fp8"));
+  EXPECT_EQ(g.d, find(p, "y"));
+  EXPECT_EQ(g.bias, find(p, "b"));
+  EXPECT_EQ(g.invScaleA, find(p, "x_scale.inv"));
+  EXPECT_EQ(g.invScaleB, find(p, "w_scale.inv"));
+  EXPECT_EQ(g.scaleMode, GemmScaleMode::Tensor);
+  EXPECT_EQ(g.epilogue, GemmEpilogue::Bias);
+  EXPECT_TRUE(g.fastAccum);
+  EXPECT_EQ(g.m.perM, 1);
+  EXPECT_EQ(g.n, 14336);
+  EXPECT_EQ(g.k, 4096);
+  // Every launch takes {buffers[N], m} with N its buffer count, and needs --fmad=false.
+  for (const GeneratedLaunch *gl : ls) {
+    EXPECT_NE(gl->source.find("extern \"C\" __global__ void __launch_bounds__(256) " + gl->entry +
+                              "(fp8c::Args<" + std::to_string(gl->buffers.size()) + "> args)"),
+              std::string::npos)
+        << gl->source;
+    EXPECT_EQ(gl->nvrtcOptions, std::vector<std::string>{"--fmad=false"});
+    EXPECT_EQ(gl->blockThreads, 256);
+  }
+}
+
+TEST(CodegenLowering, StaticWeightsRunAtLoad) {
+  Lowered l = lower(readExample("linear"), pipeline("tensorwise", "static"));
+  const LaunchPlan &p = l.plan;
+  EXPECT_EQ(p.buffers[find(p, "w")].role, BufferRole::Param);
+  EXPECT_EQ(p.buffers[find(p, "w_fp8")].role, BufferRole::Constant);
+  EXPECT_EQ(p.buffers[find(p, "w_scale.inv")].role, BufferRole::Constant);
+  auto load = launches(p.loadSteps);
+  ASSERT_EQ(load.size(), 1u);
+  EXPECT_EQ(load[0]->entry, "fp8c_linear_k1_quantize");
+  for (const GeneratedLaunch *gl : launches(p.steps))
+    for (int b : gl->buffers)
+      EXPECT_NE(b, find(p, "w")) << gl->entry << " reads the parameter on every call";
+}
+
+TEST(CodegenLowering, DelayedMlpStateAndCublasEpilogue) {
+  Lowered l = lower(readExample("mlp"), pipeline("delayed"));
+  const LaunchPlan &p = l.plan;
+  const int hx = find(p, "x_amax_history");
+  EXPECT_EQ(p.buffers[hx].role, BufferRole::State);
+  EXPECT_EQ(p.buffers[hx].graphIndex, 5);
+  EXPECT_EQ(p.buffers[hx].outputIndex, 1);
+  auto gs = gemms(p.steps);
+  ASSERT_EQ(gs.size(), 2u);
+  // GEMM 1 takes bias + GELU, the amax of g and its FP8 cast with the history's scale.
+  EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::GeluBias);
+  EXPECT_EQ(gs[0]->amaxD, find(p, "g_amax"));
+  EXPECT_TRUE(p.buffers[gs[0]->amaxD].zeroInit);
+  EXPECT_EQ(gs[0]->scaleD, find(p, "g_scale"));
+  EXPECT_EQ(gs[0]->d, find(p, "g_fp8"));
+  EXPECT_EQ(gs[1]->a, find(p, "g_fp8"));
+  EXPECT_EQ(gs[1]->invScaleA, find(p, "g_scale.inv"));
+  // The last step updates every history in place; the cuBLASLt amax is rounded to bf16 there.
+  auto ls = launches(p.steps);
+  const GeneratedLaunch &state = *ls.back();
+  EXPECT_EQ(state.entry, "fp8c_mlp_k4_state");
+  EXPECT_TRUE(std::holds_alternative<GeneratedLaunch>(p.steps.back()));
+  EXPECT_NE(state.source.find("historyPushInPlace<16>"), std::string::npos);
+  EXPECT_NE(state.source.find("roundTo<fp8c::Dt::BF16>"), std::string::npos);
+  EXPECT_EQ(state.grid.work.eval(1000), 1);
+  EXPECT_FALSE(state.grid.persistent);
+}
+
+TEST(CodegenLowering, RowwiseOuterVectorScales) {
+  Lowered l = lower(readExample("mlp"), pipeline("rowwise"));
+  const LaunchPlan &p = l.plan;
+  auto gs = gemms(p.steps);
+  ASSERT_EQ(gs.size(), 2u);
+  for (const CublasLtGemm *g : gs) {
+    EXPECT_EQ(g->scaleMode, GemmScaleMode::OuterVector);
+    EXPECT_EQ(g->epilogue, GemmEpilogue::Bias); // rowwise scales take nothing but a bias
+    EXPECT_EQ(g->amaxD, -1);
+    EXPECT_EQ(p.buffers[g->invScaleA].type.shape(), (std::vector<int64_t>{kDynamic}));
+    EXPECT_EQ(p.buffers[g->invScaleB].type.rank(), 1);
+  }
+  // GELU and the row amax of g are the generated epilogue of GEMM 1.
+  bool found = false;
+  for (const GeneratedLaunch *gl : launches(p.steps))
+    if (gl->entry == "fp8c_mlp_k3_epilogue") {
+      found = true;
+      EXPECT_NE(gl->source.find("fp8c::op::geluTanh"), std::string::npos);
+      EXPECT_NE(gl->source.find("fp8c::Gran::Row"), std::string::npos);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(CodegenLowering, BlockwiseScaleLayouts) {
+  Lowered l = lower(readExample("swiglu_mlp"), pipeline("blockwise"));
+  const LaunchPlan &p = l.plan;
+  auto gs = gemms(p.steps);
+  ASSERT_EQ(gs.size(), 3u); // gate, up (dual GEMM), down
+  for (const CublasLtGemm *g : gs) {
+    EXPECT_EQ(g->scaleMode, GemmScaleMode::Block128);
+    EXPECT_FALSE(g->fastAccum);
+    const BufferDesc &ia = p.buffers[g->invScaleA], &ib = p.buffers[g->invScaleB];
+    EXPECT_EQ(ia.ldAlignM, 4); // [K/128, M], M contiguous, pitch roundup(M, 4)
+    EXPECT_TRUE(ia.type.isDynamicDim(1));
+    EXPECT_EQ(ib.ld % 4, 0); // [N/128, K/128], pitch roundup(K/128, 4)
+  }
+  EXPECT_EQ(p.buffers[gs[0]->invScaleA].pitch(5), 8);
+  EXPECT_EQ(p.buffers[gs[0]->invScaleA].bytes(5), 32 * 8 * 4);
+}
+
+TEST(CodegenLowering, AnyKAndNWithDynamicM) {
+  const std::string text =
+      "func.func @odd(%x: tensor<?x100xbf16>, %w: tensor<100x100xbf16>, %b: tensor<100xbf16>) -> "
+      "tensor<?x100xbf16> {\n"
+      "  %y = fp8.linear %x, %w, %b : (tensor<?x100xbf16>, tensor<100x100xbf16>, tensor<100xbf16>) "
+      "-> tensor<?x100xbf16>\n"
+      "  return %y : tensor<?x100xbf16>\n}\n";
+  for (std::string recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+    SCOPED_TRACE(recipe);
+    Lowered l = lower(text, pipeline(recipe));
+    const LaunchPlan &p = l.plan;
+    auto gs = gemms(p.steps);
+    ASSERT_EQ(gs.size(), 1u);
+    const CublasLtGemm &g = *gs[0];
+    EXPECT_EQ(g.k, 100);
+    EXPECT_EQ(p.buffers[g.a].ld, 112); // FP8 rows padded to 16 bytes (zeros in the pad)
+    EXPECT_EQ(p.buffers[g.b].ld, 112);
+    EXPECT_EQ(p.buffers[g.d].ld, 104); // bf16 D rows padded to 16 bytes
+    EXPECT_EQ(p.buffers[g.d].name, "y.padded");
+    EXPECT_EQ(p.buffers[g.d].bytes(3), 3 * 104 * 2);
+    // ... and copied into the caller's compact output after the GEMM.
+    const int y = find(p, "y");
+    EXPECT_EQ(p.buffers[y].role, BufferRole::Output);
+    EXPECT_EQ(p.buffers[y].ld, 0);
+    bool copied = false;
+    for (size_t s = 0; s < p.steps.size(); ++s)
+      if (const auto *gl = std::get_if<GeneratedLaunch>(&p.steps[s]))
+        copied |= gl->buffers.size() == 2 && gl->buffers[0] == g.d && gl->buffers[1] == y;
+    EXPECT_TRUE(copied);
+  }
+  // Unquantized: the bf16 operands are copied into padded temporaries first.
+  Lowered l = lower(text, pipeline(""));
+  auto gs = gemms(l.plan.steps);
+  ASSERT_EQ(gs.size(), 1u);
+  EXPECT_EQ(l.plan.buffers[gs[0]->a].name, "x.padded");
+  EXPECT_EQ(l.plan.buffers[gs[0]->a].ld, 104);
+  EXPECT_EQ(l.plan.buffers[gs[0]->b].ld, 104);
+  EXPECT_EQ(gs[0]->invScaleA, -1);
+}
+
+TEST(CodegenLowering, UnquantizedMlpTakesGeluInCublas) {
+  Lowered l = lower(readExample("mlp"), pipeline(""));
+  auto gs = gemms(l.plan.steps);
+  ASSERT_EQ(gs.size(), 2u);
+  EXPECT_TRUE(launches(l.plan.steps).empty());
+  EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::GeluBias);
+  EXPECT_EQ(gs[1]->epilogue, GemmEpilogue::Bias);
+  EXPECT_EQ(gs[1]->a, gs[0]->d);
+}
+
+TEST(CodegenLowering, Deterministic) {
+  for (std::string recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+    Lowered a = lower(readExample("swiglu_mlp"), pipeline(recipe));
+    Lowered b = lower(readExample("swiglu_mlp"), pipeline(recipe));
+    EXPECT_EQ(planToCudaText(a.plan), planToCudaText(b.plan)) << recipe;
+    // Entry names are fp8c_<graph>_k<kernel>_<kind> and unique.
+    std::set<std::string> names;
+    for (const GeneratedLaunch *gl : launches(a.plan.steps)) {
+      EXPECT_TRUE(std::regex_match(gl->entry, std::regex("fp8c_swiglu_mlp_k[0-9]+_[a-z_0-9]+")))
+          << gl->entry;
+      EXPECT_TRUE(names.insert(gl->entry).second) << gl->entry;
+      EXPECT_EQ(gl->kernelName, gl->entry);
+    }
+  }
+}
+
+TEST(CodegenLowering, NeedsAFusedGraph) {
+  DiagnosticEngine diag;
+  auto m = parseModule(readExample("linear"), "linear.mlir", diag);
+  ASSERT_TRUE(m);
+  Expected<LaunchPlan> p = lowerGraph(*m->graphs()[0], {});
+  ASSERT_FALSE(p.hasValue());
+  EXPECT_NE(p.error().find("linear.mlir:3:"), std::string::npos) << p.error();
+  EXPECT_NE(p.error().find("run `fuse` first"), std::string::npos) << p.error();
+  CodegenOptions bad;
+  bad.arch = "sm_70";
+  EXPECT_FALSE(lowerGraph(*m->graphs()[0], bad).hasValue());
+}
+
+TEST(CodegenLowering, BiasCublasCannotTakeIsALaunch) {
+  const std::string text =
+      "func.func @g(%a: tensor<?x64xf8E4M3FN>, %b: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %sb: "
+      "tensor<f32>, %bias: tensor<32xf32>) -> tensor<?x32xf32> {\n"
+      "  %y = fp8.scaled_matmul %a, %b, %sa, %sb, %bias {out = f32} : (tensor<?x64xf8E4M3FN>, "
+      "tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<32xf32>) -> tensor<?x32xf32>\n"
+      "  return %y : tensor<?x32xf32>\n}\n";
+  Lowered l = lower(text, "shape-infer,fuse,dce");
+  const LaunchPlan &p = l.plan;
+  auto gs = gemms(p.steps);
+  ASSERT_EQ(gs.size(), 1u);
+  EXPECT_EQ(gs[0]->bias, -1); // an f32 bias with f32 D: cuBLASLt wants bf16
+  EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::Default);
+  EXPECT_EQ(gs[0]->d, find(p, "y.acc"));
+  // The scales are graph inputs: launches invert them for cuBLASLt first.
+  EXPECT_EQ(gs[0]->invScaleA, find(p, "sa.inv"));
+  auto ls = launches(p.steps);
+  ASSERT_FALSE(ls.empty());
+  EXPECT_EQ(ls.back()->entry, "fp8c_g_k0_bias");
+  EXPECT_EQ(ls.back()->buffers,
+            (std::vector<int>{find(p, "y.acc"), find(p, "bias"), find(p, "y")}));
+}
+
+TEST(CodegenLowering, BlockGridOfDynamicRows) {
+  const std::string text =
+      "func.func @q(%x: tensor<?x200xbf16>) -> (tensor<?x2xf32>, tensor<?x200xf8E4M3FN>) {\n"
+      "  %a = fp8.amax %x {granularity = \"block_128x128\"} : (tensor<?x200xbf16>) -> "
+      "tensor<?x2xf32>\n"
+      "  %s = fp8.scale %a {dtype = f8E4M3FN} : (tensor<?x2xf32>) -> tensor<?x2xf32>\n"
+      "  %q = fp8.cast %x, %s {granularity = \"block_128x128\"} : (tensor<?x200xbf16>, "
+      "tensor<?x2xf32>) -> tensor<?x200xf8E4M3FN>\n"
+      "  return %s, %q : tensor<?x2xf32>, tensor<?x200xf8E4M3FN>\n}\n";
+  Lowered l = lower(text, "shape-infer,fuse,dce");
+  const BufferDesc &s = l.plan.buffers[find(l.plan, "s")];
+  EXPECT_EQ(s.mDivisor, 128); // ceil(M/128) rows of scales
+  EXPECT_EQ(s.bytes(300), 3 * 2 * 4);
+  EXPECT_EQ(l.plan.buffers[find(l.plan, "q")].mDivisor, 1);
+}
+
+TEST(CodegenLowering, BufferBytes) {
+  BufferDesc d;
+  d.type = TensorType({kDynamic, 100}, DType::F8E4M3FN);
+  EXPECT_EQ(d.bytes(7), 700);
+  d.ld = 112;
+  EXPECT_EQ(d.pitch(7), 112);
+  EXPECT_EQ(d.bytes(7), 784);
+  BufferDesc t;
+  t.type = TensorType({1000, kDynamic}, DType::BF16);
+  EXPECT_EQ(t.bytes(3), 6000);
+  t.ldAlignM = 16;
+  EXPECT_EQ(t.bytes(3), 1000 * 16 * 2);
+  BufferDesc s;
+  s.type = TensorType({}, DType::F32);
+  EXPECT_EQ(s.bytes(0), 4);
+}
+
+} // namespace
+} // namespace fp8c
