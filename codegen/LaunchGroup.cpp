@@ -309,7 +309,8 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   d.rows = Lowerer::rowsOf(v->type());
   d.cols = Lowerer::colsOf(v->type());
   if (lw_.mDivisor(v) != 1 || (g.cast && lw_.mDivisor(g.cast->result()) != 1))
-    return Error("%" + v->name() + " has ceil(M/128) rows (a 128x128 block grid of a tensor with "
+    return Error("%" + v->name() +
+                 " has ceil(M/128) rows (a 128x128 block grid of a tensor with "
                  "a dynamic dim): only its 128x128 amax / scale are supported");
   if (d.cols == kDynamic)
     return Error("%" + v->name() +

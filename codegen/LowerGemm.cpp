@@ -203,7 +203,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
           // Nothing computed it yet (e.g. the scale is a graph input): a launch inverts it.
           const TensorType &t = v->type();
           if (lw.mDivisor(v) != 1)
-            return Error("%" + v->name() + " (ceil(M/128) rows) cannot be inverted for cuBLASLt "
+            return Error("%" + v->name() +
+                         " (ceil(M/128) rows) cannot be inverted for cuBLASLt "
                          "by codegen yet");
           LaunchDesc d;
           d.kind = LaunchKind::Inverse;
@@ -256,8 +257,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       const Value *y = main->result(), *bias = biasOf(main);
       LaunchDesc d;
       d.suffix = "bias";
-      d.description = "the bias of " + std::string(main->name()) + " %" + y->name() +
-                      " (a " + std::string(dtypeName(bias->type().dtype())) +
+      d.description = "the bias of " + std::string(main->name()) + " %" + y->name() + " (a " +
+                      std::string(dtypeName(bias->type().dtype())) +
                       " bias cuBLASLt does not take with this output type)";
       d.rows = Lowerer::rowsOf(y->type());
       d.cols = Lowerer::colsOf(y->type());
