@@ -136,13 +136,14 @@ func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
     int sets = elems * 2 < 3 * dev.l2Bytes ? 3 : 1;
     for (int i = 0; i < sets; ++i)
       xs.push_back(mustUpload(h));
-    int64_t scaleElems = g == "tensor" ? 1 : g == "row" ? c.m : c.m * ((c.k + 127) / 128);
+    int64_t scaleRows = g == "block_128x128" ? (c.m + 127) / 128 : c.m;
+    int64_t scaleElems = g == "tensor" ? 1 : g == "row" ? c.m : scaleRows * ((c.k + 127) / 128);
     DeviceBuffer q = mustAllocate(elems), s = mustAllocate(scaleElems * 4);
     std::vector<Bindings> bs(sets);
     for (int i = 0; i < sets; ++i) {
       std::vector<int64_t> sshape = g == "tensor" ? std::vector<int64_t>{}
                                     : g == "row"  ? std::vector<int64_t>{c.m}
-                                                  : std::vector<int64_t>{c.m, (c.k + 127) / 128};
+                                                  : std::vector<int64_t>{scaleRows, (c.k + 127) / 128};
       bs[i] = {{"x", {xs[i].data(), {c.m, c.k}, DType::BF16}},
                {"q", {q.data(), {c.m, c.k}, DType::F8E4M3FN}},
                {"s", {s.data(), sshape, DType::F32}}};

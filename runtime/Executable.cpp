@@ -58,6 +58,7 @@ Status Executable::Impl::compileKernels(const std::vector<Step> &steps) {
     NvrtcRequest req;
     req.kernelName = g->kernelName;
     req.source = g->source;
+    req.extraOptions = g->nvrtcOptions;
     req.arch = arch;
     Expected<std::shared_ptr<const CachedKernel>> k = KernelCache::global().get(req);
     if (!k)
@@ -109,7 +110,9 @@ Expected<std::vector<CUdeviceptr>> Executable::Impl::bind(const Bindings &b, int
       return Error("run @" + g.name() + ": '" + d.name + "' has shape " + shapeStr(t.shape) +
                    ", expected " + d.type.str());
     for (int64_t k = 0; k < d.type.rank(); ++k) {
-      if (d.type.isDynamicDim(k)) {
+      if (d.type.isDynamicDim(k) && d.mDivisor > 1) {
+        continue; // ceil(M / mDivisor) rows: checked once M is known, below
+      } else if (d.type.isDynamicDim(k)) {
         if (m && *m != t.shape[k])
           return Error("run @" + g.name() + ": '" + d.name + "' has " + std::to_string(t.shape[k]) +
                        " rows but another binding has " + std::to_string(*m));
@@ -124,6 +127,17 @@ Expected<std::vector<CUdeviceptr>> Executable::Impl::bind(const Bindings &b, int
     ptrs[i] = reinterpret_cast<CUdeviceptr>(t.data);
   }
   int64_t rows = m.value_or(0);
+  for (const BufferDesc &d : plan().buffers) {
+    if (d.mDivisor <= 1 || (d.role != BufferRole::Input && d.role != BufferRole::Output))
+      continue;
+    const DeviceTensor &t = b.at(d.name);
+    for (int64_t k = 0; k < d.type.rank(); ++k)
+      if (d.type.isDynamicDim(k) && t.shape[k] != (rows + d.mDivisor - 1) / d.mDivisor)
+        return Error("run @" + g.name() + ": '" + d.name + "' has " + std::to_string(t.shape[k]) +
+                     " rows; with M = " + std::to_string(rows) + " it needs ceil(M/" +
+                     std::to_string(d.mDivisor) + ") = " +
+                     std::to_string((rows + d.mDivisor - 1) / d.mDivisor));
+  }
   if (rows > memory.maxM)
     return Error("run @" + g.name() + ": " + std::to_string(rows) +
                  " rows exceed the compiled maximum of " + std::to_string(memory.maxM) +
@@ -135,18 +149,20 @@ Expected<std::vector<CUdeviceptr>> Executable::Impl::bind(const Bindings &b, int
 Status Executable::Impl::runSteps(const std::vector<Step> &steps,
                                   const std::vector<CUdeviceptr> &ptrs, int64_t m,
                                   CUstream stream) {
+  // zeroInit buffers are zeroed once per run, before the first step that touches them: that
+  // step accumulates into them (atomic amax, grid barriers) and later steps read the result.
+  std::vector<bool> zeroed(plan().buffers.size(), false);
   for (const Step &s : steps) {
     for (int b : buffersOf(s)) {
       const BufferDesc &d = plan().buffers[b];
-      if (d.zeroInit)
-        FP8C_CU_TRY(drv, cuMemsetD32Async, ptrs[b], 0,
-                    static_cast<size_t>((d.bytes(m) + 3) / 4), stream);
+      if (!d.zeroInit || zeroed[b])
+        continue;
+      zeroed[b] = true;
+      FP8C_CU_TRY(drv, cuMemsetD8Async, ptrs[b], 0, static_cast<size_t>(d.bytes(m)), stream);
     }
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
       const LoadedLaunch &ll = launches.at(g->kernelName);
-      int64_t units = g->grid.work.eval(m);
-      if (units <= 0)
-        continue;
+      int64_t units = std::max<int64_t>(g->grid.work.eval(m), 0);
       int64_t blocks = (units + g->grid.perBlock - 1) / g->grid.perBlock;
       if (g->grid.persistent || g->grid.cooperative)
         blocks = std::min<int64_t>(blocks, ll.maxBlocks);

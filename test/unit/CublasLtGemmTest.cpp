@@ -102,8 +102,8 @@ TEST(CublasLtConfig, Checks) {
   c.epilogue = GemmEpilogue::Bias;
   c.biasType = DType::BF16;
   EXPECT_EQ(check(c), "ok");
-  c.m = 62;
-  EXPECT_NE(check(c).find("multiples of 4"), std::string::npos);
+  c.m = 62; // any M: codegen pads the A-scale pitch to a multiple of 4
+  EXPECT_EQ(check(c), "ok");
 
   c = fp8Config();
   c.epilogue = GemmEpilogue::GeluBias;

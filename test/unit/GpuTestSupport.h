@@ -54,7 +54,7 @@ runOnDevice(Executable &exe, const std::map<std::string, HostTensor> &inputs, CU
     std::vector<int64_t> shape = d.type.shape();
     for (int64_t &x : shape)
       if (x == kDynamic)
-        x = m;
+        x = (m + d.mDivisor - 1) / d.mDivisor;
     Expected<DeviceBuffer> buf = DeviceBuffer::allocate(
         std::max<size_t>(1, TensorType(shape, d.type.dtype()).numElements() * dtypeBytes(d.type.dtype())));
     EXPECT_TRUE(buf.hasValue());

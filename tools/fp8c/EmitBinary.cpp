@@ -31,6 +31,7 @@ bool emitBinary(const Module &m, const std::string &what, const std::string &arc
         req.source = l->source;
         req.arch = co.arch;
         req.wantPtx = what == "ptx";
+        req.extraOptions = l->nvrtcOptions;
         Expected<NvrtcResult> r = compileWithNvrtc(req);
         if (!r) {
           err << "fp8c: error: " << r.error() << "\n";

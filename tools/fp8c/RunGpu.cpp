@@ -79,15 +79,19 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   // Outputs: shapes from the interpreter's view of the types, M from the inputs.
   int64_t m = co.maxTokens;
   std::vector<std::pair<std::string, TensorType>> outs;
+  std::vector<int64_t> divisors;
   for (const BufferDesc &d : E.plan().buffers)
-    if (d.role == BufferRole::Output)
+    if (d.role == BufferRole::Output) {
       outs.push_back({d.name, d.type});
+      divisors.push_back(d.mDivisor);
+    }
   std::vector<size_t> outIndex;
-  for (auto &[name, type] : outs) {
+  for (size_t oi = 0; oi < outs.size(); ++oi) {
+    auto &[name, type] = outs[oi];
     std::vector<int64_t> shape = type.shape();
     for (int64_t &d : shape)
       if (d == kDynamic)
-        d = m;
+        d = (m + divisors[oi] - 1) / divisors[oi];
     size_t bytes = static_cast<size_t>(TensorType(shape, type.dtype()).numElements()) *
                    dtypeBytes(type.dtype());
     Expected<DeviceBuffer> buf = DeviceBuffer::allocate(std::max<size_t>(bytes, 1));
