@@ -4,6 +4,7 @@
 // ulp 0.25 in [1, 2), max 57344, min subnormal 2^-16).
 #include "ir/Builder.h"
 #include "ir/Verifier.h"
+#include "InterpreterTestSupport.h"
 #include "runtime/Interpreter.h"
 
 #include <gtest/gtest.h>
@@ -15,28 +16,9 @@
 namespace fp8c {
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using namespace interptest;
 constexpr DType E4M3 = DType::F8E4M3FN;
 constexpr DType E5M2 = DType::F8E5M2;
-
-std::unique_ptr<Graph> finish(GraphBuilder &b) {
-  Expected<std::unique_ptr<Graph>> g = b.finish();
-  EXPECT_TRUE(g) << g.error();
-  if (!g)
-    return nullptr;
-  DiagnosticEngine diag;
-  EXPECT_TRUE(verifyGraph(**g, diag)) << diag.str();
-  return g.take();
-}
-
-HostTensor tensor(std::vector<int64_t> shape, DType dt, std::vector<float> values) {
-  for (float v : values)
-    EXPECT_TRUE(isRepresentable(v, dt)) << v << " is not a " << dtypeName(dt) << " value";
-  HostTensor t = HostTensor::make(std::move(shape), dt);
-  t.data = std::move(values);
-  return t;
-}
 
 std::vector<HostTensor> run(const Graph *g, std::vector<HostTensor> inputs) {
   if (!g)

@@ -2,6 +2,7 @@
 // (input checking is in InterpreterInputsTest.cpp). Every expected value is a literal worked out by
 // hand (comments show the arithmetic), never recomputed with the interpreter's own code.
 // Quantization ops are in InterpreterQuantTest.cpp.
+#include "InterpreterTestSupport.h"
 #include "runtime/Interpreter.h"
 #include "ir/Builder.h"
 #include "ir/Verifier.h"
@@ -14,27 +15,7 @@
 namespace fp8c {
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-std::unique_ptr<Graph> finish(GraphBuilder &b) {
-  Expected<std::unique_ptr<Graph>> g = b.finish();
-  EXPECT_TRUE(g) << g.error();
-  if (!g)
-    return nullptr;
-  DiagnosticEngine diag;
-  EXPECT_TRUE(verifyGraph(**g, diag)) << diag.str();
-  return g.take();
-}
-
-// A tensor of exactly these values (each must be representable in dt).
-HostTensor tensor(std::vector<int64_t> shape, DType dt, std::vector<float> values) {
-  for (float v : values)
-    EXPECT_TRUE(isRepresentable(v, dt)) << v << " is not a " << dtypeName(dt) << " value";
-  HostTensor t = HostTensor::make(std::move(shape), dt);
-  t.data = std::move(values);
-  return t;
-}
+using namespace interptest;
 
 std::vector<HostTensor> run(const Graph &g, std::vector<HostTensor> inputs) {
   Expected<std::vector<HostTensor>> r = interpret(g, inputs);
