@@ -1,0 +1,48 @@
+// Backend choice per planned kernel (see FusionBackend.h).
+#include "passes/FusionBackend.h"
+
+namespace fp8c {
+
+void chooseBackend(PlannedKernel &k) {
+  if (k.kind != KernelKind::Gemm) {
+    k.backend = "generated";
+    return;
+  }
+  k.backend = "cublaslt";
+  int mains = 0;
+  for (Op *op : k.ops) {
+    OpRole role = k.roles[op];
+    mains += role == OpRole::Main;
+    std::string why;
+    if (role == OpRole::Prologue && op->kind() == OpKind::Cast)
+      why = "casts A to FP8 in its prologue";
+    else if (role == OpRole::Main && op->kind() == OpKind::ScaledMatmul &&
+             op->operand(2)->type().rank() > 0 && k.ops.back() != op &&
+             k.roles[k.ops.back()] == OpRole::Epilogue)
+      why = "cuBLASLt's row and block scale modes allow no epilogue but bias";
+    else if (role == OpRole::Epilogue && op->kind() == OpKind::Gelu &&
+             op->strAttr("approximate") != "tanh")
+      why = "cuBLASLt's GELU epilogue is the tanh form only";
+    else if (role == OpRole::Epilogue && op->kind() == OpKind::Amax &&
+             op->strAttr("granularity") != "tensor")
+      why = "cuBLASLt reduces amax per tensor only";
+    else if (role == OpRole::Epilogue && op->kind() == OpKind::Cast &&
+             op->strAttr("granularity") != "tensor")
+      why = "cuBLASLt writes FP8 with a per-tensor scale only";
+    else if (role == OpRole::Epilogue &&
+             (op->kind() == OpKind::Silu || op->kind() == OpKind::Swiglu ||
+              op->kind() == OpKind::Add || op->kind() == OpKind::Mul ||
+              op->kind() == OpKind::Convert || op->kind() == OpKind::Scale))
+      why = "cuBLASLt has no " + std::string(op->name()) + " epilogue";
+    if (!why.empty() && k.backend == "cublaslt") {
+      k.backend = "generated";
+      k.backendReason = why;
+    }
+  }
+  if (mains > 1) {
+    k.backend = "generated";
+    k.backendReason = "dual GEMM (gate and up share A) with a swiglu epilogue";
+  }
+}
+
+} // namespace fp8c
