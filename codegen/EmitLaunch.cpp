@@ -56,23 +56,6 @@ std::string layoutName(InvLayout l) {
   return "";
 }
 
-std::string roleName(BufferRole r) {
-  switch (r) {
-  case BufferRole::Input:
-    return "input";
-  case BufferRole::Param:
-    return "parameter";
-  case BufferRole::State:
-    return "state";
-  case BufferRole::Output:
-    return "output";
-  case BufferRole::Constant:
-    return "constant";
-  case BufferRole::Temp:
-    return "temp";
-  }
-  return "";
-}
 
 /// The launch's buffers in order of first use, and the map from plan buffers to them.
 class Slots {
@@ -316,7 +299,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     if (b.ld > 0 || b.ldAlignM > 0)
       os << (b.ldAlignM ? " pitch roundup(M, " + std::to_string(b.ldAlignM) + ")"
                         : " pitch " + std::to_string(b.ld));
-    os << " (" << roleName(b.role) << (b.zeroInit ? ", zeroed" : "") << ")";
+    os << " (" << bufferRoleName(b.role) << (b.zeroInit ? ", zeroed" : "") << ")";
   }
   os << "\n#include \"" << header << "\"\n\nnamespace {\nstruct Spec" << base << " {\n"
      << spec.str() << "};\n} // namespace\n\n";

@@ -15,6 +15,24 @@ int64_t BufferDesc::pitch(int64_t m) const {
   return last == kDynamic ? m : last;
 }
 
+const char *bufferRoleName(BufferRole r) {
+  switch (r) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Param:
+    return "param";
+  case BufferRole::State:
+    return "state";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Constant:
+    return "constant";
+  case BufferRole::Temp:
+    return "temp";
+  }
+  return "?";
+}
+
 int64_t BufferDesc::bytes(int64_t m) const {
   const int64_t md = (m + mDivisor - 1) / mDivisor;
   int64_t rows = 1;

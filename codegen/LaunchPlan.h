@@ -35,6 +35,9 @@ enum class BufferRole {
 /// One device buffer. 2-D tensors may be stored with a padded row pitch (`ld` elements per
 /// row >= cols) so that FP8 GEMM operands meet cuBLASLt's 16-byte alignment for any K; the
 /// pad columns of every padded buffer written by a generated launch hold zeros.
+/// "input", "param", "state", "output", "constant" or "temp".
+const char *bufferRoleName(BufferRole r);
+
 struct BufferDesc {
   std::string name; ///< the graph value's name (for messages and bindings)
   TensorType type;  ///< logical type; `?` is M

@@ -17,23 +17,6 @@ std::string affineStr(const AffineM &a) {
   return s;
 }
 
-const char *roleStr(BufferRole r) {
-  switch (r) {
-  case BufferRole::Input:
-    return "input";
-  case BufferRole::Param:
-    return "param";
-  case BufferRole::State:
-    return "state";
-  case BufferRole::Output:
-    return "output";
-  case BufferRole::Constant:
-    return "constant";
-  case BufferRole::Temp:
-    return "temp";
-  }
-  return "?";
-}
 
 const char *epilogueStr(GemmEpilogue e) {
   switch (e) {
@@ -119,7 +102,7 @@ std::string planToCudaText(const LaunchPlan &plan) {
   os << "// buffers:\n";
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferDesc &b = plan.buffers[i];
-    os << "//   #" << i << " %" << b.name << " " << b.type.str() << " " << roleStr(b.role);
+    os << "//   #" << i << " %" << b.name << " " << b.type.str() << " " << bufferRoleName(b.role);
     if (b.graphIndex >= 0)
       os << " " << b.graphIndex;
     if (b.role == BufferRole::State && b.outputIndex >= 0)
