@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace fp8c {
@@ -41,6 +42,34 @@ TensorStats computeStats(const HostTensor &t) {
   s.max = hi;
   s.absMax = std::max(std::fabs(lo), std::fabs(hi));
   return s;
+}
+
+namespace {
+bool sameBitsOrBothNaN(float x, float y) {
+  if (std::isnan(x) && std::isnan(y))
+    return true;
+  uint32_t bx, by;
+  std::memcpy(&bx, &x, sizeof bx);
+  std::memcpy(&by, &y, sizeof by);
+  return bx == by;
+}
+} // namespace
+
+int64_t firstBitMismatch(const HostTensor &a, const HostTensor &b) {
+  if (a.shape != b.shape || a.dtype != b.dtype || a.data.size() != b.data.size())
+    return 0;
+  for (size_t i = 0; i < a.data.size(); ++i)
+    if (!sameBitsOrBothNaN(a.data[i], b.data[i]))
+      return static_cast<int64_t>(i);
+  return -1;
+}
+
+int64_t countBitMismatches(const HostTensor &a, const HostTensor &b) {
+  size_t common = std::min(a.data.size(), b.data.size());
+  int64_t n = static_cast<int64_t>(std::max(a.data.size(), b.data.size()) - common);
+  for (size_t i = 0; i < common; ++i)
+    n += !sameBitsOrBothNaN(a.data[i], b.data[i]);
+  return n;
 }
 
 double relativeFrobeniusError(const HostTensor &got, const HostTensor &ref) {

@@ -28,4 +28,10 @@ TensorStats computeStats(const HostTensor &t);
 /// arithmetic (an inf in got against a finite ref gives inf; inf against inf gives NaN).
 double relativeFrobeniusError(const HostTensor &got, const HostTensor &ref);
 
+/// Index of the first element whose bit patterns differ (NaN matches any NaN), or -1 when the
+/// two have equal shapes, dtypes and bits. Different shapes or dtypes give 0.
+int64_t firstBitMismatch(const HostTensor &a, const HostTensor &b);
+/// How many elements differ in bits (NaN matches any NaN); elements only one side has count.
+int64_t countBitMismatches(const HostTensor &a, const HostTensor &b);
+
 } // namespace fp8c

@@ -5,6 +5,8 @@
 #include "runtime/jit/KernelCache.h"
 #include "runtime/jit/Sha256.h"
 
+#include "TempFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -21,31 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every directory of this file lives under one per-process root, removed after the tests.
-fs::path tempRoot() {
-  return fs::path(testing::TempDir()) / ("fp8c-cache-" + std::to_string(::getpid()));
-}
-
-class RemoveTempRoot : public testing::Environment {
-public:
-  void TearDown() override { fs::remove_all(tempRoot()); }
-};
-const testing::Environment *const kRemoveTempRoot =
-    testing::AddGlobalTestEnvironment(new RemoveTempRoot);
-
-std::string tempDir(const std::string &name) {
-  fs::path p = tempRoot() / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// Registers the root's removal before the tests start.
+const std::filesystem::path kTempRoot = testfiles::tempRoot("fp8c-cache");
+std::string tempDir(const std::string &name) { return testfiles::tempDir("fp8c-cache", name); }
+using testfiles::readFile;
 
 void writeFile(const std::string &path, const std::string &bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;

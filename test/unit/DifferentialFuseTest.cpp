@@ -16,6 +16,7 @@
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 #include "runtime/Interpreter.h"
+#include "runtime/TensorStats.h"
 #include "runtime/RandomInputs.h"
 
 #include <fmt/format.h>
@@ -64,18 +65,15 @@ int countKernels(const Graph &g) {
 // Equal shapes, dtypes and bit patterns; NaN matches NaN whatever its payload (the interpreter
 // canonicalizes NaN, but the test does not need to rely on it).
 ::testing::AssertionResult bitwiseEqual(const HostTensor &a, const HostTensor &b) {
+  int64_t i = firstBitMismatch(a, b);
+  if (i < 0)
+    return ::testing::AssertionSuccess();
   if (a.shape != b.shape || a.dtype != b.dtype)
     return ::testing::AssertionFailure() << a.type().str() << " vs " << b.type().str();
-  for (size_t i = 0; i < a.data.size(); ++i) {
-    const float x = a.data[i], y = b.data[i];
-    if (std::isnan(x) && std::isnan(y))
-      continue;
-    if (std::bit_cast<uint32_t>(x) != std::bit_cast<uint32_t>(y))
-      return ::testing::AssertionFailure()
-             << fmt::format("element {}: {:.9g} ({:#010x}) vs {:.9g} ({:#010x})", i, x,
-                            std::bit_cast<uint32_t>(x), y, std::bit_cast<uint32_t>(y));
-  }
-  return ::testing::AssertionSuccess();
+  const float x = a.data[i], y = b.data[i];
+  return ::testing::AssertionFailure()
+         << fmt::format("element {}: {:.9g} ({:#010x}) vs {:.9g} ({:#010x})", i, x,
+                        std::bit_cast<uint32_t>(x), y, std::bit_cast<uint32_t>(y));
 }
 
 // A fresh-ish amax history: the first `len / 2` slots hold amaxes of a few units, the rest are

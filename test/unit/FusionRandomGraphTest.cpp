@@ -13,6 +13,7 @@
 #include "passes/FusionPlan.h"
 #include "passes/PassManager.h"
 #include "runtime/Interpreter.h"
+#include "runtime/TensorStats.h"
 #include "runtime/RandomInputs.h"
 
 #include <gtest/gtest.h>
@@ -154,15 +155,7 @@ std::string runPipeline(Module &m, const std::string &pipeline) {
   return ok ? "" : diag.str();
 }
 
-bool sameBits(const HostTensor &a, const HostTensor &b) {
-  if (a.shape != b.shape || a.dtype != b.dtype)
-    return false;
-  for (size_t i = 0; i < a.data.size(); ++i)
-    if (!(std::isnan(a.data[i]) && std::isnan(b.data[i])) &&
-        std::bit_cast<uint32_t>(a.data[i]) != std::bit_cast<uint32_t>(b.data[i]))
-      return false;
-  return true;
-}
+bool sameBits(const HostTensor &a, const HostTensor &b) { return firstBitMismatch(a, b) < 0; }
 
 class FusionRandomGraph : public ::testing::TestWithParam<const char *> {};
 

@@ -84,7 +84,7 @@ func.func @quant(%x: tensor<?x{k}xbf16>) -> ({st}, {st}, tensor<?x{k}xf8E4M3FN>)
   std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), in);
   for (const char *name : {"a", "s", "q"}) {
     ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
-    EXPECT_EQ(bitMismatches(gpu[name], cpu[name]), 0)
+    EXPECT_EQ(countBitMismatches(gpu[name], cpu[name]), 0)
         << name << " differs from the interpreter (granularity " << g << ", " << m << "x" << k
         << ")";
   }
@@ -292,7 +292,7 @@ TEST(GpuCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
     const DeviceTensor &t = b.at(name);
     Expected<HostTensor> replayed = downloadTensor(buffers.at(name), t.shape, t.dtype);
     ASSERT_TRUE(replayed.hasValue());
-    EXPECT_EQ(bitMismatches(*replayed, eager[name]), 0) << "graph replay differs in " << name;
+    EXPECT_EQ(countBitMismatches(*replayed, eager[name]), 0) << "graph replay differs in " << name;
   }
   drv->cuGraphExecDestroy(execGraph);
   drv->cuGraphDestroy(graph);

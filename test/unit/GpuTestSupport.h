@@ -104,19 +104,6 @@ inline std::map<std::string, HostTensor> runOnCpu(const Graph &g,
   return out;
 }
 
-/// Elements whose bit patterns differ (NaN equals NaN).
-inline int64_t bitMismatches(const HostTensor &a, const HostTensor &b) {
-  int64_t n = 0;
-  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
-    float x = a.data[i], y = b.data[i];
-    if (std::isnan(x) && std::isnan(y))
-      continue;
-    n += std::memcmp(&x, &y, sizeof x) != 0;
-  }
-  return n + static_cast<int64_t>(a.data.size() > b.data.size() ? a.data.size() - b.data.size()
-                                                                 : b.data.size() - a.data.size());
-}
-
 inline int64_t nanCount(const HostTensor &t) {
   int64_t n = 0;
   for (float v : t.data)

@@ -6,6 +6,8 @@
 
 #include "codegen/EmbeddedHeaders.h"
 
+#include "TempFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -45,31 +47,10 @@ private:
   std::optional<std::string> old_;
 };
 
-// Every directory of this file lives under one per-process root, removed after the tests.
-fs::path tempRoot() {
-  return fs::path(testing::TempDir()) / ("fp8c-jit-" + std::to_string(::getpid()));
-}
-
-class RemoveTempRoot : public testing::Environment {
-public:
-  void TearDown() override { fs::remove_all(tempRoot()); }
-};
-const testing::Environment *const kRemoveTempRoot =
-    testing::AddGlobalTestEnvironment(new RemoveTempRoot);
-
-std::string tempDir(const std::string &name) {
-  fs::path p = tempRoot() / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// Registers the root's removal before the tests start.
+const std::filesystem::path kTempRoot = testfiles::tempRoot("fp8c-jit");
+std::string tempDir(const std::string &name) { return testfiles::tempDir("fp8c-jit", name); }
+using testfiles::readFile;
 
 // A bf16 -> e4m3 scaling kernel through the toolkit's cuda_fp8.h / cuda_bf16.h, with a static
 // shared-memory array so that the smem figure is non-zero.

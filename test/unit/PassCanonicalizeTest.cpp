@@ -8,6 +8,7 @@
 #include "ir/Printer.h"
 #include "passes/PassManager.h"
 #include "runtime/Interpreter.h"
+#include "runtime/TensorStats.h"
 
 #include <gtest/gtest.h>
 
@@ -25,15 +26,7 @@ std::vector<HostTensor> run(const Graph &g, const std::vector<HostTensor> &in) {
   return r ? r.take() : std::vector<HostTensor>{};
 }
 
-bool sameBits(const HostTensor &a, const HostTensor &b) {
-  if (a.shape != b.shape || a.dtype != b.dtype)
-    return false;
-  for (size_t i = 0; i < a.data.size(); ++i)
-    if (!(std::isnan(a.data[i]) && std::isnan(b.data[i])) &&
-        std::bit_cast<uint32_t>(a.data[i]) != std::bit_cast<uint32_t>(b.data[i]))
-      return false;
-  return true;
-}
+bool sameBits(const HostTensor &a, const HostTensor &b) { return firstBitMismatch(a, b) < 0; }
 
 // x: f32 [4, 8] holding, besides ordinary values, +-inf, NaN, f32 subnormals, values that
 // overflow f16 (1e5), saturate e4m3 (500) or e5m2 (6e4), sit in FP8's subnormal range, or sit

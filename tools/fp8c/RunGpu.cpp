@@ -20,18 +20,6 @@
 namespace fp8c::cli {
 namespace {
 
-// Elements whose bits differ (NaN == NaN).
-int64_t countMismatches(const HostTensor &a, const HostTensor &b) {
-  int64_t n = 0;
-  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
-    float x = a.data[i], y = b.data[i];
-    if (std::isnan(x) && std::isnan(y))
-      continue;
-    n += std::memcmp(&x, &y, sizeof x) != 0;
-  }
-  return n;
-}
-
 } // namespace
 
 bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &inputs,
@@ -160,7 +148,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
                     "  --check vs interpreter: relative Frobenius error %.3g, %lld of %lld "
                     "elements differ in bits\n",
                     relativeFrobeniusError(results[i], r),
-                    static_cast<long long>(countMismatches(results[i], r)),
+                    static_cast<long long>(countBitMismatches(results[i], r)),
                     static_cast<long long>(r.data.size()));
       out << buf;
     }
