@@ -3,7 +3,10 @@
 // input read once, each output written once (2 bytes in, 1 byte out per element, plus scales);
 // the copy moves 2 x its size. Input sets rotate across three buffers larger than L2 where the
 // tensor is small, so repeated runs do not measure the cache. CUDA events, 5 warm-up runs
-// excluded, median of 50.
+// excluded, median of 50. A tensorwise cast whose input does not fit in L2 must read it twice
+// (amax, grid barrier, cast): its "DRAM GB/s" column counts that second read.
+// `fp8c-quant-bw --sweep` also runs every case under other elementwise tunings (chunk size,
+// unroll, tile passes) to pick codegen's defaults.
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "runtime/DeviceTensorIO.h"
@@ -62,9 +65,80 @@ DeviceBuffer mustUpload(const HostTensor &h) {
   return b.take();
 }
 
+struct Case {
+  const char *gran;
+  int64_t m, k;
+};
+
+int64_t scaleElemsOf(const Case &c) {
+  const std::string g = c.gran;
+  const int64_t scaleRows = g == "block_128x128" ? (c.m + 127) / 128 : c.m;
+  return g == "tensor" ? 1 : g == "row" ? c.m : scaleRows * ((c.k + 127) / 128);
+}
+
+// Median time of one amax + scale + cast launch set of case `c` under tuning `t`.
+Expected<double> measureCase(CudaDriver *drv, const Device &dev, const Case &c,
+                             const ElementwiseTuning &t) {
+  std::string g = c.gran;
+  std::string st = g == "tensor" ? "tensor<f32>"
+                   : g == "row"  ? "tensor<?xf32>"
+                                 : fmt::format("tensor<?x{}xf32>", (c.k + 127) / 128);
+  std::string text = fmt::format(R"(
+func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
+  %a = fp8.amax %x {{granularity = "{g}"}} : (tensor<?x{k}xbf16>) -> {st}
+  %s = fp8.scale %a {{dtype = f8E4M3FN}} : ({st}) -> {st}
+  %q = fp8.cast %x, %s {{granularity = "{g}"}} : (tensor<?x{k}xbf16>, {st}) -> tensor<?x{k}xf8E4M3FN>
+  return %s, %q : {st}, tensor<?x{k}xf8E4M3FN>
+}}
+)",
+                                 fmt::arg("k", c.k), fmt::arg("g", g), fmt::arg("st", st));
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> mod = parseModule(text, "<bench>", diag);
+  if (!mod || !verifyModule(*mod, diag))
+    return Error(diag.str());
+  CompileOptions o;
+  o.passes = "shape-infer,fuse,dce";
+  o.maxTokens = c.m;
+  o.tuning = t;
+  Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
+  if (!exe)
+    return Error("compile failed: " + exe.error());
+  // Input sets rotated so that together they exceed L2, random bf16 (never zero).
+  const int64_t elems = c.m * c.k;
+  HostTensor h = randomTensor({c.m, c.k}, DType::BF16, 3, 2.0);
+  for (float &v : h.data)
+    if (v == 0)
+      v = 0.5f;
+  std::vector<DeviceBuffer> xs;
+  const int sets = elems * 2 < 3 * dev.l2Bytes ? 3 : 1;
+  for (int i = 0; i < sets; ++i)
+    xs.push_back(mustUpload(h));
+  const int64_t scaleRows = g == "block_128x128" ? (c.m + 127) / 128 : c.m;
+  DeviceBuffer q = mustAllocate(elems), s = mustAllocate(scaleElemsOf(c) * 4);
+  std::vector<Bindings> bs(sets);
+  for (int i = 0; i < sets; ++i) {
+    std::vector<int64_t> sshape = g == "tensor" ? std::vector<int64_t>{}
+                                  : g == "row"  ? std::vector<int64_t>{c.m}
+                                                : std::vector<int64_t>{scaleRows, (c.k + 127) / 128};
+    bs[i] = {{"x", {xs[i].data(), {c.m, c.k}, DType::BF16}},
+             {"q", {q.data(), {c.m, c.k}, DType::F8E4M3FN}},
+             {"s", {s.data(), sshape, DType::F32}}};
+  }
+  Status runSt;
+  const double ms = medianMs(drv, [&](int i) {
+    Status r = (*exe)->run(bs[i % sets], nullptr);
+    if (!r)
+      runSt = r;
+  });
+  if (!runSt)
+    return Error("run failed: " + runSt.message());
+  return ms;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr) {
     std::fprintf(stderr, "fp8c-quant-bw: %s\n", drvOr.error().c_str());
@@ -86,83 +160,47 @@ int main() {
   });
   double copyGBs = 2.0 * copyBytes / (copyMs * 1e-3) / 1e9;
   std::printf("device-to-device copy: %.0f GB/s (read + write, 1 GiB)\n\n", copyGBs);
-  std::printf("%-14s %-12s %10s %10s %8s\n", "granularity", "shape", "time (us)", "GB/s",
-              "vs copy");
+  std::printf("%-14s %-12s %-30s %10s %10s %8s %10s %8s\n", "granularity", "shape", "tuning",
+              "time (us)", "GB/s", "vs copy", "DRAM GB/s", "vs copy");
 
-  struct Case {
-    const char *gran;
-    int64_t m, k;
-  };
-  const Case cases[] = {{"tensor", 8192, 8192}, {"tensor", 4096, 4096}, {"row", 8192, 8192},
-                        {"block_1x128", 8192, 8192}, {"block_128x128", 8192, 8192},
-                        {"tensor", 16384, 14336}};
+  const Case cases[] = {{"tensor", 8192, 8192},      {"tensor", 4096, 4096},
+                        {"tensor", 16384, 14336},    {"row", 8192, 8192},
+                        {"row", 8192, 4096},         {"block_1x128", 8192, 8192},
+                        {"block_1x128", 8192, 4096}, {"block_128x128", 8192, 8192},
+                        {"block_128x128", 14336, 4096}};
+  // --sweep: every case under each elementwise tuning below as well as the default; the
+  // default's row is marked. What the defaults in codegen/EmitLaunch.cpp were chosen from.
+  std::vector<ElementwiseTuning> variants{ElementwiseTuning{}};
+  if (sweep)
+    for (int chunk : {8, 16, 32})
+      for (int unroll : {1, 2, 4})
+        variants.push_back(ElementwiseTuning{chunk, unroll, -1});
+  if (sweep)
+    for (int two : {0, 1})
+      variants.push_back(ElementwiseTuning{0, 0, two});
   int failures = 0;
   for (const Case &c : cases) {
-    std::string g = c.gran;
-    std::string st = g == "tensor" ? "tensor<f32>"
-                     : g == "row"  ? "tensor<?xf32>"
-                                   : fmt::format("tensor<?x{}xf32>", (c.k + 127) / 128);
-    std::string text = fmt::format(R"(
-func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
-  %a = fp8.amax %x {{granularity = "{g}"}} : (tensor<?x{k}xbf16>) -> {st}
-  %s = fp8.scale %a {{dtype = f8E4M3FN}} : ({st}) -> {st}
-  %q = fp8.cast %x, %s {{granularity = "{g}"}} : (tensor<?x{k}xbf16>, {st}) -> tensor<?x{k}xf8E4M3FN>
-  return %s, %q : {st}, tensor<?x{k}xf8E4M3FN>
-}}
-)",
-                                   fmt::arg("k", c.k), fmt::arg("g", g), fmt::arg("st", st));
-    DiagnosticEngine diag;
-    std::unique_ptr<Module> mod = parseModule(text, "<bench>", diag);
-    if (!mod || !verifyModule(*mod, diag)) {
-      std::fprintf(stderr, "%s", diag.str().c_str());
-      return 1;
+    for (const ElementwiseTuning &t : variants) {
+      const bool tiles = std::string(c.gran) == "block_128x128";
+      if (!t.isDefault() && (tiles != (t.tileTwoPass >= 0)))
+        continue; // row knobs do not apply to tile launches and the reverse
+      Expected<double> ms = measureCase(drv, dev, c, t);
+      const std::string label = t.isDefault() ? "default" : t.str();
+      if (!ms) {
+        std::printf("%-14s %-12s %s: %s\n", c.gran, label.c_str(), "failed", ms.error().c_str());
+        ++failures;
+        continue;
+      }
+      const double elems = double(c.m) * c.k;
+      const double bytes = 3.0 * elems + 4.0 * scaleElemsOf(c);
+      const double gbs = bytes / (*ms * 1e-3) / 1e9;
+      // DRAM traffic of a tensorwise cast that cannot keep its input in L2: two reads.
+      const bool twoReads = std::string(c.gran) == "tensor" && 2.0 * elems > 0.8 * dev.l2Bytes;
+      const double dramGbs = twoReads ? (5.0 * elems) / (*ms * 1e-3) / 1e9 : gbs;
+      std::printf("%-14s %-12s %-30s %10.1f %10.0f %7.1f%% %10.0f %7.1f%%\n", c.gran,
+                  fmt::format("{}x{}", c.m, c.k).c_str(), label.c_str(), *ms * 1e3, gbs,
+                  100.0 * gbs / copyGBs, dramGbs, 100.0 * dramGbs / copyGBs);
     }
-    CompileOptions o;
-    o.passes = "shape-infer,fuse,dce";
-    o.maxTokens = c.m;
-    Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
-    if (!exe) {
-      std::printf("%-14s compile failed: %s\n", c.gran, exe.error().c_str());
-      ++failures;
-      continue;
-    }
-    // Three input sets (rotated), random bf16 (never zero), each as large as the tensor.
-    int64_t elems = c.m * c.k;
-    HostTensor h = randomTensor({c.m, c.k}, DType::BF16, 3, 2.0);
-    for (float &v : h.data)
-      if (v == 0)
-        v = 0.5f;
-    std::vector<DeviceBuffer> xs;
-    int sets = elems * 2 < 3 * dev.l2Bytes ? 3 : 1;
-    for (int i = 0; i < sets; ++i)
-      xs.push_back(mustUpload(h));
-    int64_t scaleRows = g == "block_128x128" ? (c.m + 127) / 128 : c.m;
-    int64_t scaleElems = g == "tensor" ? 1 : g == "row" ? c.m : scaleRows * ((c.k + 127) / 128);
-    DeviceBuffer q = mustAllocate(elems), s = mustAllocate(scaleElems * 4);
-    std::vector<Bindings> bs(sets);
-    for (int i = 0; i < sets; ++i) {
-      std::vector<int64_t> sshape = g == "tensor" ? std::vector<int64_t>{}
-                                    : g == "row"  ? std::vector<int64_t>{c.m}
-                                                  : std::vector<int64_t>{scaleRows, (c.k + 127) / 128};
-      bs[i] = {{"x", {xs[i].data(), {c.m, c.k}, DType::BF16}},
-               {"q", {q.data(), {c.m, c.k}, DType::F8E4M3FN}},
-               {"s", {s.data(), sshape, DType::F32}}};
-    }
-    Status runSt;
-    double ms = medianMs(drv, [&](int i) {
-      Status r = (*exe)->run(bs[i % sets], nullptr);
-      if (!r)
-        runSt = r;
-    });
-    if (!runSt) {
-      std::printf("%-14s run failed: %s\n", c.gran, runSt.message().c_str());
-      ++failures;
-      continue;
-    }
-    double bytes = 3.0 * elems + 4.0 * scaleElems;
-    double gbs = bytes / (ms * 1e-3) / 1e9;
-    std::printf("%-14s %-12s %10.1f %10.0f %7.1f%%\n", c.gran,
-                fmt::format("{}x{}", c.m, c.k).c_str(), ms * 1e3, gbs, 100.0 * gbs / copyGBs);
   }
   return failures ? 1 : 0;
 }

@@ -162,7 +162,7 @@ std::string granName(Granularity g) {
 }
 
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
-                             const std::vector<BufferDesc> &buffers) {
+                             const std::vector<BufferDesc> &buffers, const ElementwiseTuning &t) {
   GeneratedLaunch gl;
   gl.kernelName = gl.entry = name;
   gl.description = d.description;
@@ -181,8 +181,15 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // it adds loads in flight). A cooperative launch keeps one (phase 2 re-reads from L2).
   const bool coop =
       d.cast && d.cast->src == CastInfo::Src::Local && d.cast->gran == Granularity::Tensor;
-  const int E = d.kind == LaunchKind::Rows ? (nFull <= 2 ? 16 : 8) : 16;
-  const int U = nFull <= 1 && !coop ? 2 : 1;
+  // 1x128 groups: one chunk per step (H200 sweep: 88 % of copy against 85 % with two).
+  const bool groups1x128 = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Block1x128) ||
+                           (d.cast && d.cast->gran == Granularity::Block1x128);
+  int E = d.kind == LaunchKind::Rows ? (nFull <= 2 ? 16 : 8) : 16;
+  int U = nFull <= 1 && !coop && !groups1x128 ? 2 : 1;
+  if (d.kind == LaunchKind::Rows && t.chunk > 0)
+    E = t.chunk;
+  if (d.kind == LaunchKind::Rows && t.unroll > 0)
+    U = t.unroll;
   if (hasValue) {
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
     spec << "  static constexpr long long kCols = " << d.cols << ";\n";
@@ -214,6 +221,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
            << ", " << granName(d.amaxGran) << ", " << d.amaxGroups << ");\n";
     if (d.cast)
       spec << "  static constexpr fp8c::CastDesc kCast =\n      " << castDescStr(*d.cast, slot)
+           << ";\n";
+    if (d.kind == LaunchKind::Tiles && t.tileTwoPass >= 0)
+      spec << "  static constexpr bool kTileTwoPass = " << (t.tileTwoPass ? "true" : "false")
            << ";\n";
     if (d.barrierBuf >= 0)
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";

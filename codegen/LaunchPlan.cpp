@@ -34,11 +34,23 @@ const char *bufferRoleName(BufferRole r) {
 }
 
 int64_t BufferDesc::bytes(int64_t m) const {
-  const int64_t md = (m + mDivisor - 1) / mDivisor;
+  const int64_t md = ((m + mDivisor - 1) / mDivisor + rowsAlignM - 1) / rowsAlignM * rowsAlignM;
   int64_t rows = 1;
   for (int64_t i = 0; i + 1 < type.rank(); ++i)
     rows *= type.isDynamicDim(i) ? md : type.dim(i);
   return rows * pitch(m) * dtypeBytes(type.dtype());
+}
+
+std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) {
+  std::vector<const GeneratedLaunch *> out;
+  for (const Step &s : steps) {
+    if (const auto *g = std::get_if<GeneratedLaunch>(&s))
+      out.push_back(g);
+    else
+      for (const GeneratedLaunch &f : std::get<CublasLtGemm>(s).biasFallback)
+        out.push_back(&f);
+  }
+  return out;
 }
 
 } // namespace fp8c

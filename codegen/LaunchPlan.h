@@ -51,6 +51,10 @@ struct BufferDesc {
   /// scales of a tensor with M rows have ceil(M / 128) rows (their type prints that dim as `?`
   /// too). Bind and size such outputs with it.
   int64_t mDivisor = 1;
+  /// Rows allocated along the dynamic dim: M rounded up to a multiple of this (an FP8 A
+  /// operand and the internal D of a 128-block-scaled GEMM, which cuBLASLt runs with M
+  /// rounded up to 4; the pad rows hold whatever was there and only reach pad rows of D).
+  int64_t rowsAlignM = 1;
   int graphIndex = -1; ///< input index (Input/Param/State) or output index (Output/State)
   /// Output: the output index (== graphIndex). State: the graph output that returns the new
   /// value (the runtime binds input graphIndex and output outputIndex to this one buffer).
@@ -133,9 +137,26 @@ struct CublasLtGemm {
   /// fp8.matmul whose right operand is not transposed (bf16/f16 only).
   bool bKMajor = true;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
+
+  // What the runtime does where cuBLASLt refuses this GEMM at some M (measured on H200 with
+  // fp8c-cublaslt-support, bench/NOTES.md):
+  //   - Block128 needs M % 4 == 0: it runs with M rounded up to 4. A (and D when internal)
+  //     have BufferDesc::rowsAlignM = 4 when internal; an A the caller owns is first copied
+  //     to `aPadded`, and a D the caller owns is written to `dPadded` ([roundup(M, 4), N] of
+  //     D's type) and its first M rows copied out (only at an M that is not a multiple of 4).
+  //   - OuterVector with the Bias epilogue has no algorithm for some shapes at small M
+  //     (N=4096, K=14336, M <= 256): it runs with the Default epilogue and `biasFallback`
+  //     then adds the bias to D in place (D = round(D + bias): two roundings of D's type
+  //     instead of one, within the GEMM tolerance).
+  int aPadded = -1, dPadded = -1;
+  std::vector<GeneratedLaunch> biasFallback; ///< empty or one launch
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;
+
+/// Every generated launch of `steps` in order, the ones a cuBLASLt step may fall back to
+/// included (what NVRTC must compile).
+std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps);
 
 // What the GPU tests of the runtime should check of a plan (host-side expectations):
 //   - every generated launch compiles for the device's arch with compileWithNvrtc plus its

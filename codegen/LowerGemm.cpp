@@ -81,6 +81,47 @@ GemmScaleMode scaleModeOf(const Op *main) {
                      : GemmScaleMode::Block128;
 }
 
+
+// The plan's answers to the GEMMs cuBLASLt refuses at some M (CublasLtGemm's comment).
+Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int kernelIndex) {
+  if (g.scaleMode == GemmScaleMode::Block128 && g.m.perM != 0) {
+    // Run with M rounded up to 4: A's pad rows are read, D's pad rows written.
+    if (lw.desc(g.a).role == BufferRole::Temp) {
+      lw.desc(g.a).rowsAlignM = 4;
+    } else {
+      const BufferDesc &a = lw.desc(g.a);
+      g.aPadded = lw.newTemp(a.name + ".rows4", a.type, a.ld);
+      lw.desc(g.aPadded).rowsAlignM = 4;
+    }
+    if (lw.desc(g.d).role == BufferRole::Temp) {
+      lw.desc(g.d).rowsAlignM = 4;
+    } else {
+      const BufferDesc &d = lw.desc(g.d);
+      g.dPadded = lw.newTemp(d.name + ".rows4", d.type, d.ld);
+      lw.desc(g.dPadded).rowsAlignM = 4;
+    }
+  }
+  if (g.scaleMode == GemmScaleMode::OuterVector && g.bias >= 0) {
+    const BufferDesc &d = lw.desc(g.d);
+    const Value *bias = biasOf(main);
+    LaunchDesc l;
+    l.suffix = "bias_fallback";
+    l.description = "the bias of " + std::string(main->name()) + " %" + main->result()->name() +
+                    ", added in place where cuBLASLt has no outer-vector algorithm with a bias";
+    l.rows = Lowerer::rowsOf(d.type);
+    l.cols = Lowerer::colsOf(d.type);
+    l.inputs.push_back({g.d, d.type.dtype(), lw.ldOf(g.d), Bcast::Full});
+    l.inputs.push_back({g.bias, bias->type().dtype(), 0, Bcast::Col});
+    l.result = "fp8c::roundTo<" + dtName(d.type.dtype()) + ">(fp8c::op::add(x[0], x[1]))";
+    l.valueDt = d.type.dtype();
+    l.storeBuf = g.d;
+    l.storeDt = d.type.dtype();
+    l.storeLd = lw.ldOf(g.d);
+    g.biasFallback.push_back(lw.renderNamed(l, kernelIndex));
+  }
+  return Status::ok();
+}
+
 } // namespace
 
 GemmAnalysis analyzeGemm(const Op &kernel) {
@@ -251,6 +292,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))
       lw.desc(g.d).zeroInit = true; // the pad columns of an FP8 operand-to-be must be zero
     g.description = ops;
+    if (Status s = addCublasLtFallbacks(lw, g, main, kernelIndex); !s)
+      return s;
     lw.addGemm(std::move(g));
     if (biasLaunchIn >= 0) {
       // y = round(acc + bias): the bias cuBLASLt cannot take, added with the IR's one rounding.

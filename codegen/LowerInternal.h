@@ -122,6 +122,8 @@ public:
   // --- steps ---------------------------------------------------------------------------------
   /// Renders and appends a launch of kernel `kernelIndex`.
   void addLaunch(const LaunchDesc &d, int kernelIndex);
+  /// Renders a launch of kernel `kernelIndex` under a unique name without appending it.
+  GeneratedLaunch renderNamed(const LaunchDesc &d, int kernelIndex);
   void addGemm(CublasLtGemm g);
   /// True while lowering a kernel that runs at load time (parameters only).
   bool loadTime() const { return loadTime_; }
@@ -191,7 +193,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 
 /// Renders a launch to a GeneratedLaunch (EmitLaunch.cpp); `buffers` are the plan's.
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &kernelName,
-                             const std::vector<BufferDesc> &buffers);
+                             const std::vector<BufferDesc> &buffers, const ElementwiseTuning &t);
 
 /// C++ spellings used in generated code.
 std::string dtName(DType t);         ///< "fp8c::Dt::BF16"

@@ -30,6 +30,11 @@ void Lowerer::fail(const Op &op, const std::string &why) {
 }
 
 void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
+  GeneratedLaunch gl = renderNamed(d, kernelIndex);
+  (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(gl));
+}
+
+GeneratedLaunch Lowerer::renderNamed(const LaunchDesc &d, int kernelIndex) {
   if (kernelIndex < 0)
     kernelIndex = currentKernel_;
   std::string name =
@@ -38,9 +43,9 @@ void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
     name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix +
            "_" + std::to_string(i);
   kernelNames_.insert(name);
-  GeneratedLaunch gl = renderLaunch(d, name, plan_.buffers);
+  GeneratedLaunch gl = renderLaunch(d, name, plan_.buffers, opts_.tuning);
   gl.nvrtcOptions = {"--fmad=false"};
-  (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(gl));
+  return gl;
 }
 
 void Lowerer::addGemm(CublasLtGemm g) {
@@ -157,6 +162,11 @@ Expected<LaunchPlan> Lowerer::run() {
 }
 
 } // namespace codegen
+
+std::string ElementwiseTuning::str() const {
+  return "chunk=" + std::to_string(chunk) + ",unroll=" + std::to_string(unroll) +
+         ",tileTwoPass=" + std::to_string(tileTwoPass);
+}
 
 Expected<LaunchPlan> lowerGraph(const Graph &g, const CodegenOptions &opts) {
   if (opts.arch != "sm_90a" && opts.arch != "sm_90" && opts.arch != "sm_89")

@@ -12,8 +12,20 @@
 
 namespace fp8c {
 
+/// Shape knobs of the generated elementwise launches (0 / -1: the built-in choice). The
+/// defaults are what the H200 sweep of `fp8c-quant-bw --sweep` picked (bench/NOTES.md); the
+/// knobs exist for that sweep and for tuning on other devices.
+struct ElementwiseTuning {
+  int chunk = 0;        ///< elements per chunk (kE: 8, 16 or 32) of row launches
+  int unroll = 0;       ///< chunks per thread per grid-stride step (kUnroll) of flat row launches
+  int tileTwoPass = -1; ///< 128x128 tiles: 1 = read the tile twice, 0 = hold it in registers
+  bool isDefault() const { return chunk == 0 && unroll == 0 && tileTwoPass < 0; }
+  std::string str() const;
+};
+
 struct CodegenOptions {
   std::string arch = "sm_90a"; ///< sm_90a (Hopper) or sm_89 (Ada)
+  ElementwiseTuning tuning;
 };
 
 /// Lowers `g`, which must have been through `fuse` (and verify). Errors name the op.

@@ -86,7 +86,15 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", AMAX_D " << bufStr(p, c.amaxD);
   if (c.scaleD >= 0)
     os << ", FP8 D scale " << bufStr(p, c.scaleD);
-  os << "\n\n";
+  os << "\n";
+  if (c.aPadded >= 0 || c.dPadded >= 0)
+    os << "//   at M % 4 != 0 (M rounded up to 4):" << (c.aPadded >= 0 ? " A copied to " + bufStr(p, c.aPadded) : "")
+       << (c.dPadded >= 0 ? " D written to " + bufStr(p, c.dPadded) + " and copied out" : "") << "\n";
+  os << "\n";
+  for (const GeneratedLaunch &f : c.biasFallback) {
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)), label + " fallback (where cuBLASLt takes no bias)");
+  }
 }
 
 } // namespace
@@ -113,6 +121,8 @@ std::string planToCudaText(const LaunchPlan &plan) {
       os << ", pitch " << b.ld;
     if (b.ldAlignM > 0)
       os << ", pitch roundup(M, " << b.ldAlignM << ")";
+    if (b.rowsAlignM > 1)
+      os << ", rows roundup(M, " << b.rowsAlignM << ")";
     if (b.zeroInit)
       os << ", zeroed before use";
     os << "\n";

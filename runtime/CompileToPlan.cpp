@@ -32,6 +32,7 @@ Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts
     return Error("compiling @" + g.name() + " failed:\n" + diag.str());
   CodegenOptions co;
   co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
+  co.tuning = opts.tuning;
   Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
   if (!plan)
     return Error(plan.error());

@@ -37,6 +37,10 @@ struct Executable::Impl {
   Status runSteps(const std::vector<Step> &steps, const std::vector<CUdeviceptr> &ptrs,
                   int64_t m, CUstream stream);
   Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
+  Status launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                CUstream stream);
+  Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                 CUstream stream);
 };
 
 namespace {
@@ -51,9 +55,8 @@ std::string shapeStr(const std::vector<int64_t> &s) {
 } // namespace
 
 Status Executable::Impl::compileKernels(const std::vector<Step> &steps) {
-  for (const Step &s : steps) {
-    const auto *g = std::get_if<GeneratedLaunch>(&s);
-    if (!g || launches.count(g->kernelName))
+  for (const GeneratedLaunch *g : launchesOf(steps)) {
+    if (launches.count(g->kernelName))
       continue;
     NvrtcRequest req;
     req.kernelName = g->kernelName;
@@ -161,35 +164,90 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       FP8C_CU_TRY(drv, cuMemsetD8Async, ptrs[b], 0, static_cast<size_t>(d.bytes(m)), stream);
     }
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
-      const LoadedLaunch &ll = launches.at(g->kernelName);
-      int64_t units = std::max<int64_t>(g->grid.work.eval(m), 0);
-      int64_t blocks = (units + g->grid.perBlock - 1) / g->grid.perBlock;
-      if (g->grid.persistent || g->grid.cooperative)
-        blocks = std::min<int64_t>(blocks, ll.maxBlocks);
-      blocks = std::max<int64_t>(blocks, 1);
-      // The kernel's argument: struct { void *buffers[N]; long long m; } by value.
-      std::vector<unsigned char> arg(g->buffers.size() * sizeof(void *) + sizeof(long long));
-      for (size_t i = 0; i < g->buffers.size(); ++i) {
-        void *p = reinterpret_cast<void *>(ptrs[g->buffers[i]]);
-        std::memcpy(arg.data() + i * sizeof(void *), &p, sizeof(void *));
-      }
-      long long mm = m;
-      std::memcpy(arg.data() + g->buffers.size() * sizeof(void *), &mm, sizeof mm);
-      void *params[] = {arg.data()};
-      if (Status st = drv->launch(ll.fn, static_cast<unsigned>(blocks),
-                                  static_cast<unsigned>(g->blockThreads),
-                                  static_cast<unsigned>(g->sharedBytes), stream, params,
-                                  g->grid.cooperative, g->kernelName);
-          !st)
+      if (Status st = launch(*g, ptrs, m, stream); !st)
         return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);
       if (c.m.eval(m) <= 0)
         continue;
-      if (Status st = cublas->run(c, plan(), m, ptrs, stream); !st)
+      if (Status st = runGemm(c, ptrs, m, stream); !st)
         return Error("cuBLASLt GEMM '" + c.name + "': " + st.message());
     }
   }
+  return Status::ok();
+}
+
+Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs,
+                                int64_t m, CUstream stream) {
+  const LoadedLaunch &ll = launches.at(g.kernelName);
+  int64_t units = std::max<int64_t>(g.grid.work.eval(m), 0);
+  int64_t blocks = (units + g.grid.perBlock - 1) / g.grid.perBlock;
+  if (g.grid.persistent || g.grid.cooperative)
+    blocks = std::min<int64_t>(blocks, ll.maxBlocks);
+  blocks = std::max<int64_t>(blocks, 1);
+  // The kernel's argument: struct { void *buffers[N]; long long m; } by value.
+  std::vector<unsigned char> arg(g.buffers.size() * sizeof(void *) + sizeof(long long));
+  for (size_t i = 0; i < g.buffers.size(); ++i) {
+    void *p = reinterpret_cast<void *>(ptrs[g.buffers[i]]);
+    std::memcpy(arg.data() + i * sizeof(void *), &p, sizeof(void *));
+  }
+  long long mm = m;
+  std::memcpy(arg.data() + g.buffers.size() * sizeof(void *), &mm, sizeof mm);
+  void *params[] = {arg.data()};
+  return drv->launch(ll.fn, static_cast<unsigned>(blocks), static_cast<unsigned>(g.blockThreads),
+                     static_cast<unsigned>(g.sharedBytes), stream, params, g.grid.cooperative,
+                     g.kernelName);
+}
+
+// One cuBLASLt step, with the plan's fallbacks where cuBLASLt refuses it (CublasLtGemm's
+// comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales, and the bias added
+// by a generated launch where no outer-vector algorithm takes it.
+Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+                                 int64_t m, CUstream stream) {
+  auto call = cublasLtCall(g, plan(), m, ptrs);
+  if (!call)
+    return Error(call.error());
+  auto &[config, pointers] = *call;
+  const int64_t rows = config.m;
+  const bool padRows = g.scaleMode == GemmScaleMode::Block128 && rows % 4 != 0;
+  if (padRows) {
+    config.m = (rows + 3) / 4 * 4;
+    if (g.aPadded >= 0) { // the caller's A has no pad rows: a copy that has
+      FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.aPadded], ptrs[g.a],
+                  static_cast<size_t>(plan().buffers[g.a].bytes(m)), stream);
+      pointers.a = reinterpret_cast<const void *>(ptrs[g.aPadded]);
+      config.alignA = std::min(config.alignA, alignmentOf(ptrs[g.aPadded]));
+    } else if (plan().buffers[g.a].rowsAlignM % 4 != 0) {
+      return Error("internal error: the A operand %" + plan().buffers[g.a].name +
+                   " of a 128-block-scaled GEMM has no pad rows (M = " + std::to_string(rows) +
+                   ")");
+    }
+    if (g.dPadded >= 0) {
+      pointers.d = reinterpret_cast<void *>(ptrs[g.dPadded]);
+      config.alignD = std::min(config.alignD, alignmentOf(ptrs[g.dPadded]));
+    }
+  }
+  bool addBiasAfter = false;
+  if (!g.biasFallback.empty()) {
+    Expected<bool> ok = cublas->supports(config, pointers);
+    if (!ok)
+      return Error(ok.error());
+    if (!*ok) { // no outer-vector algorithm with a bias at this shape: add it afterwards
+      config.epilogue = GemmEpilogue::Default;
+      config.biasType.reset();
+      pointers.bias = nullptr;
+      addBiasAfter = true;
+    }
+  }
+  if (Status st = cublas->run(config, pointers, stream); !st)
+    return st;
+  if (padRows && g.dPadded >= 0) {
+    const BufferDesc &d = plan().buffers[g.d];
+    FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.d], ptrs[g.dPadded],
+                static_cast<size_t>(d.bytes(m)), stream);
+  }
+  if (addBiasAfter)
+    return launch(g.biasFallback.front(), ptrs, m, stream);
   return Status::ok();
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "codegen/LaunchPlan.h"
+#include "codegen/Lowering.h"
 #include "ir/DType.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
@@ -33,6 +34,7 @@ struct CompileOptions {
   std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
   int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
   bool verifyEach = true;
+  ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).

@@ -46,13 +46,13 @@ bool hasBias(GemmEpilogue e) {
 
 std::string dt(DType t) { return std::string(dtypeName(t)); }
 
+} // namespace
+
 int alignmentOf(uint64_t address) {
   if (address == 0)
     return 256;
   return static_cast<int>(std::min<uint64_t>(256, uint64_t(1) << std::countr_zero(address)));
 }
-
-} // namespace
 
 std::string cublasLtErrorMessage(cublasStatus_t s, std::string_view call,
                                  std::string_view context) {

@@ -97,6 +97,10 @@ Expected<std::pair<CublasLtGemmConfig, CublasLtGemmPointers>>
 cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
              std::span<const CUdeviceptr> buffers);
 
+/// The largest power of two (at most 256) dividing a device address: the alignment cuBLASLt is
+/// told about.
+int alignmentOf(uint64_t address);
+
 /// cudaDataType of a dtype (CUDA_R_8F_E4M3, ...).
 cudaDataType_t cudaDataTypeOf(DType t);
 
@@ -125,6 +129,9 @@ public:
   ~CublasLtRunner();
 
   Status run(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p, CUstream stream);
+  /// Whether cuBLASLt has an algorithm for `c` on this device (the heuristic's answer,
+  /// cached, refusals too); an Error only for a failure that is not "unsupported".
+  Expected<bool> supports(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p);
   Status run(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
              std::span<const CUdeviceptr> buffers, CUstream stream);
   /// How many configs have descriptors and an algorithm cached.
@@ -141,6 +148,7 @@ private:
   DeviceBuffer workspace_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries_;
+  std::unordered_map<std::string, std::string> refused_; ///< config -> why cuBLASLt refused it
 };
 
 } // namespace fp8c

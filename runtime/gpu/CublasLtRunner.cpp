@@ -78,6 +78,8 @@ Expected<CublasLtRunner::Entry *> CublasLtRunner::entryFor(const CublasLtGemmCon
   const std::string key = c.str();
   if (auto it = entries_.find(key); it != entries_.end())
     return it->second.get();
+  if (auto it = refused_.find(key); it != refused_.end())
+    return Error(it->second);
   if (Status s = checkCublasLtConfig(c, device_.ccMajor, device_.ccMinor); !s)
     return Error(s.message());
   auto entry = std::make_unique<Entry>();
@@ -110,17 +112,33 @@ Expected<CublasLtRunner::Entry *> CublasLtRunner::entryFor(const CublasLtGemmCon
   cublasLtMatmulHeuristicResult_t result = {};
   int returned = 0;
   const CublasLtDescriptors &d = *entry->desc;
-  FP8C_CUBLASLT_TRY(cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d, pref.pref, 1,
-                                                   &result, &returned),
-                    key);
-  if (returned == 0 || result.state != CUBLAS_STATUS_SUCCESS)
-    return Error("cuBLASLt has no algorithm for this GEMM on " + device_.str() + " [" + key +
-                 "]: unsupported configuration; run it as a generated kernel");
+  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d,
+                                                           pref.pref, 1, &result, &returned);
+  if (hs != CUBLAS_STATUS_SUCCESS && hs != CUBLAS_STATUS_NOT_SUPPORTED)
+    return Error(cublasLtErrorMessage(hs, "cublasLtMatmulAlgoGetHeuristic", key));
+  if (hs == CUBLAS_STATUS_NOT_SUPPORTED || returned == 0 ||
+      result.state != CUBLAS_STATUS_SUCCESS) {
+    std::string why = "cuBLASLt has no algorithm for this GEMM on " + device_.str() + " [" + key +
+                      "]: unsupported configuration";
+    refused_[key] = why;
+    return Error(why);
+  }
   entry->algo = result.algo;
   entry->workspaceBytes = result.workspaceSize;
   Entry *raw = entry.get();
   entries_.emplace(key, std::move(entry));
   return raw;
+}
+
+Expected<bool> CublasLtRunner::supports(const CublasLtGemmConfig &c,
+                                        const CublasLtGemmPointers &p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Expected<Entry *> e = entryFor(c, p);
+  if (e)
+    return true;
+  if (refused_.count(c.str()))
+    return false;
+  return Error(e.error());
 }
 
 Status CublasLtRunner::run(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p,

@@ -120,10 +120,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryExampleAndRecipe) {
       Expected<LaunchPlan> plan = lowerGraph(*m->graphs()[0], opts);
       ASSERT_TRUE(plan.hasValue()) << plan.error();
       for (const auto *steps : {&plan->loadSteps, &plan->steps})
-        for (const Step &s : *steps) {
-          const auto *l = std::get_if<GeneratedLaunch>(&s);
-          if (!l)
-            continue;
+        for (const GeneratedLaunch *l : launchesOf(*steps)) {
           ++launches;
           if (!all && !seen.insert(normalized(*l)).second)
             continue;

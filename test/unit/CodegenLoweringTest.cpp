@@ -224,7 +224,18 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
     EXPECT_EQ(p.buffers[g.b].ld, 112);
     EXPECT_EQ(p.buffers[g.d].ld, 104); // bf16 D rows padded to 16 bytes
     EXPECT_EQ(p.buffers[g.d].name, "y.padded");
-    EXPECT_EQ(p.buffers[g.d].bytes(3), 3 * 104 * 2);
+    // 128-block scales: cuBLASLt runs at M rounded up to 4, so internal A and D have pad rows.
+    const int64_t rows3 = recipe == "blockwise" ? 4 : 3;
+    EXPECT_EQ(p.buffers[g.d].bytes(3), rows3 * 104 * 2);
+    EXPECT_EQ(p.buffers[g.a].bytes(3), rows3 * 112);
+    EXPECT_EQ(g.aPadded, -1); // A and D are internal here: no copies
+    EXPECT_EQ(g.dPadded, -1);
+    // rowwise + bias: a launch adds the bias where cuBLASLt has no outer-vector algorithm.
+    ASSERT_EQ(g.biasFallback.size(), recipe == "rowwise" ? 1u : 0u);
+    if (recipe == "rowwise") {
+      EXPECT_EQ(g.biasFallback[0].buffers.size(), 2u); // D (in place) and the bias
+      EXPECT_NE(g.biasFallback[0].source.find("fp8c::op::add(x[0], x[1])"), std::string::npos);
+    }
     // ... and copied into the caller's compact output after the GEMM.
     const int y = find(p, "y");
     EXPECT_EQ(p.buffers[y].role, BufferRole::Output);
@@ -338,6 +349,31 @@ TEST(CodegenLowering, BufferBytes) {
   BufferDesc s;
   s.type = TensorType({}, DType::F32);
   EXPECT_EQ(s.bytes(0), 4);
+}
+
+// cuBLASLt's 128-block scale mode needs M % 4 == 0 (fp8c-cublaslt-support on H200): a GEMM
+// whose A and D the caller owns gets padded copies the runtime uses at other M.
+TEST(CodegenLowering, BlockScaledGemmOnCallerBuffersGetsRowPaddedCopies) {
+  const std::string text =
+      "func.func @g(%a: tensor<?x256xf8E4M3FN>, %b: tensor<256x256xf8E4M3FN>, "
+      "%sa: tensor<?x2xf32>, %sb: tensor<2x2xf32>) -> tensor<?x256xf32> {\n"
+      "  %y = fp8.scaled_matmul %a, %b, %sa, %sb {out = f32} : (tensor<?x256xf8E4M3FN>, "
+      "tensor<256x256xf8E4M3FN>, tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x256xf32>\n"
+      "  return %y : tensor<?x256xf32>\n}\n";
+  Lowered l = lower(text, "shape-infer,fuse,dce");
+  auto gs = gemms(l.plan.steps);
+  ASSERT_EQ(gs.size(), 1u);
+  const CublasLtGemm &g = *gs[0];
+  EXPECT_EQ(g.scaleMode, GemmScaleMode::Block128);
+  ASSERT_GE(g.aPadded, 0);
+  ASSERT_GE(g.dPadded, 0);
+  const BufferDesc &a = l.plan.buffers[g.aPadded], &d = l.plan.buffers[g.dPadded];
+  EXPECT_EQ(a.role, BufferRole::Temp);
+  EXPECT_EQ(a.bytes(37), 40 * 256);     // 37 rows rounded up to 40
+  EXPECT_EQ(d.bytes(37), 40 * 256 * 4); // f32 D
+  EXPECT_EQ(l.plan.buffers[g.a].role, BufferRole::Input);
+  EXPECT_EQ(l.plan.buffers[g.d].bytes(37), 37 * 256 * 4); // the caller's D is not padded
+  EXPECT_TRUE(g.biasFallback.empty());
 }
 
 } // namespace

@@ -22,9 +22,8 @@ bool emitBinary(const Module &m, const std::string &what, const std::string &arc
     }
     std::set<std::string> done;
     for (const std::vector<Step> *steps : {&plan->loadSteps, &plan->steps})
-      for (const Step &s : *steps) {
-        const auto *l = std::get_if<GeneratedLaunch>(&s);
-        if (!l || !done.insert(l->kernelName).second)
+      for (const GeneratedLaunch *l : launchesOf(*steps)) {
+        if (!done.insert(l->kernelName).second)
           continue;
         NvrtcRequest req;
         req.kernelName = l->kernelName;
