@@ -247,6 +247,15 @@ int main(int argc, char **argv) {
   std::fflush(stdout);
 
   std::vector<Row> rows;
+  // Written after every shape too, so a run cut short keeps what it measured.
+  std::string json = args.json.empty()
+                         ? "bench/results/" + info.deviceSlug + "-" + info.date + ".json"
+                         : args.json;
+  auto writeJson = [&] {
+    std::ofstream f(json);
+    f << toJson(info, rows);
+    return static_cast<bool>(f);
+  };
   auto t0 = std::chrono::steady_clock::now();
   for (const Shape &s : shapes) {
     Expected<std::unique_ptr<Graph>> g = shapeGraph(s);
@@ -316,6 +325,7 @@ int main(int argc, char **argv) {
       std::printf("%s   [%zu/%zu %.0fs]\n", formatRow(r).c_str(), rows.size(), total, secs);
       std::fflush(stdout);
     }
+    writeJson();
   }
 
   std::printf("\n%s\n", tableHeader().c_str());
@@ -325,16 +335,12 @@ int main(int argc, char **argv) {
               "floor%% = floor / median; err = relative error of the output's first 64 rows vs "
               "bf16; ln = launches per run; G = CUDA-graph replays\n",
               ceil->fp8Tflops, ceil->copyGBs);
-  std::string json = args.json.empty()
-                         ? "bench/results/" + info.deviceSlug + "-" + info.date + ".json"
-                         : args.json;
-  std::ofstream f(json);
-  f << toJson(info, rows);
-  if (!f)
+  if (!writeJson())
     return fail("cannot write " + json);
   std::printf("wrote %s\n", json.c_str());
   int errors = 0;
   for (const Row &r : rows)
     errors += !r.error.empty();
-  return 0 * errors;
+  std::printf("%d of %zu rows did not run (n/a)\n", errors, rows.size());
+  return 0;
 }
