@@ -8,12 +8,15 @@ Variants (rows of the same JSON shape as fp8c-bench's, merged by bench/report.py
   torchao.eager    torchao Float8Linear (convert_to_float8_training, recipe tensorwise /
                    rowwise) in eager mode: what an eager framework runs
   torchao.compile  the same module under torch.compile (default mode)
+  torchao.infer    torchao's inference path: quantize_(Float8DynamicActivationFloat8WeightConfig,
+                   PerTensor / PerRow / 1x128+128x128 blocks), weights quantized once, under
+                   torch.compile (set_inductor_config=False: default inductor settings)
 Timing as fp8c-bench (bench/Timing.h): CUDA events back to back, warm-up excluded, median of
 many runs, input sets rotated so the working set exceeds L2, CUDA-graph replays for the
 shapes marked `graph`. torchao is optional: without it only the first two variants run.
 
 usage: torch_fp8.py --shapes bench/shapes.txt --json OUT.json [--only a,b] [--quick]
-                    [--compile-budget-s 60]
+                    [--compile-budget-s 110]
 """
 import argparse
 import json
@@ -144,7 +147,7 @@ def main():
     ap.add_argument("--json", required=True)
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--compile-budget-s", type=float, default=60.0)
+    ap.add_argument("--compile-budget-s", type=float, default=110.0)
     opts = ap.parse_args()
     opts.warmup_ms, opts.target_ms, opts.min_reps, opts.max_reps = 25.0, 200.0, 15, 400
     opts.runs_per_graph = 20
@@ -202,7 +205,7 @@ def main():
             emit(s, "none", "torch.bf16",
                  lambda: time_runs(lambda i: models[i](xs[i]), sets, graph, opts))
 
-            for recipe in ("tensorwise", "rowwise"):
+            for recipe in ("tensorwise", "rowwise", "blockwise"):
                 def scaled_mm():
                     ops = []
                     for i in range(sets):
@@ -225,9 +228,43 @@ def main():
                             torch._scaled_mm(a, b.t(), sa, sb, bias=bb, out_dtype=torch.bfloat16,
                                              use_fast_accum=True)
                     return time_runs(run, sets, graph, opts)
-                emit(s, recipe, "torch.scaled_mm", scaled_mm)
+                if recipe != "blockwise":
+                    emit(s, recipe, "torch.scaled_mm", scaled_mm)
 
                 if info["torchao"] is None:
+                    continue
+
+                def infer():
+                    nonlocal compile_spent
+                    import copy
+                    from torchao.quantization import (Float8DynamicActivationFloat8WeightConfig,
+                                                      PerBlock, PerRow, PerTensor, quantize_)
+                    if compile_spent > opts.compile_budget_s:
+                        raise RuntimeError(f"skipped: torch.compile budget of {opts.compile_budget_s:.0f} s spent")
+                    kw = {}
+                    if recipe == "blockwise":
+                        from torchao.quantization.quantize_.common.kernel_preference import KernelPreference
+                        gran = [PerBlock([1, 128]), PerBlock([128, 128])]
+                        kw["kernel_preference"] = KernelPreference.TORCH
+                    else:
+                        gran = PerTensor() if recipe == "tensorwise" else PerRow()
+                    cfg = Float8DynamicActivationFloat8WeightConfig(granularity=gran, set_inductor_config=False, **kw)
+                    c0 = time.time()
+                    qmods = []
+                    for mdl in models:
+                        q = copy.deepcopy(mdl)
+                        quantize_(q, cfg)
+                        qmods.append(torch.compile(q))
+                    for i in range(sets):
+                        qmods[i](xs[i])
+                    torch.cuda.synchronize()
+                    spent = time.time() - c0
+                    compile_spent += spent
+                    out = time_runs(lambda i: qmods[i](xs[i]), sets, graph, opts)
+                    out["compile_s"] = spent
+                    return out
+                emit(s, recipe, "torchao.infer", infer)
+                if recipe == "blockwise":
                     continue
                 fmods = []
 
