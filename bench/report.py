@@ -3,15 +3,18 @@
 the result: the merged JSON, a summary table (terminal and Markdown, for bench/README.md) and a
 PNG plot of each variant's speedup over bf16 per shape, one panel per recipe.
 
-usage: report.py FP8C.json [--torch TORCH.json] --out STEM
+usage: report.py FP8C.json [--torch TORCH.json | --torch-log TORCH.log] --out STEM
   writes STEM.json, STEM.md, STEM.png (the plot needs matplotlib; skipped with a note if absent)
+
+--torch-log reads the peer's progress lines instead, for a run whose torch.json was lost: those
+rows carry the median only (no spread), and the JSON says so.
 
 Rows from the PyTorch peer get their TFLOP/s, roofline floor (the ceilings fp8c-bench measured
 in the same session) and speedup against fp8c-bench's bf16 row of the same shape here.
 """
 import argparse
 import json
-import math
+import re
 import sys
 
 SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static",
@@ -19,6 +22,32 @@ SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static",
 PLOTTED = ["fp8-gemm", "unfused", "fp8c", "fp8c.static", "torch.scaled_mm", "torchao.eager",
            "torchao.compile", "torchao.infer"]
 RECIPES = ["tensorwise", "delayed", "rowwise", "blockwise"]
+YMAX = 2.5  # the plot's speedup axis; larger values are written on their bars
+
+
+LOG_LINE = re.compile(r"^(\S+)\s+(\S+)\s+(torch\.\S+|torchao\.\S+)\s+"
+                      r"(?:([\d.]+) us|n/a: (.*?))\s+\[\d+s\]$")
+
+
+def torch_rows_from_log(path, main):
+    """The peer's progress lines as rows (median only), dims and FLOPs from fp8c-bench's rows."""
+    shape_info = {r["shape"]: r for r in main["rows"] if "flops" in r}
+    rows = []
+    for line in open(path, errors="replace"):
+        m = LOG_LINE.match(line.rstrip("\n"))
+        if not m or m.group(1) not in shape_info:
+            continue
+        ref = shape_info[m.group(1)]
+        r = {"source": "torch (from its log: median only)", "shape": m.group(1),
+             "dims": ref["dims"], "recipe": m.group(2), "variant": m.group(3),
+             "flops": ref["flops"]}
+        if m.group(4):
+            r["median_us"] = float(m.group(4))
+        else:
+            r["error"] = m.group(5)
+        rows.append(r)
+    return {"tool": "torch_fp8.py", "note": f"rows parsed from {path}: torch.json was lost",
+            "rows": rows}
 
 
 def merge(main, torch_doc):
@@ -126,7 +155,8 @@ def full_markdown(doc):
             lines.append(f"{head} n/a: {err[0][:120] if err else ''} | | | | | | | |")
             continue
         fl, sp, er = r.get("floor_us"), r.get("speedup_vs_bf16"), r.get("rel_err_vs_bf16")
-        cells = [f"{r['median_us']:.1f}", f"{r['p10_us']:.1f} - {r['p90_us']:.1f}",
+        cells = [f"{r['median_us']:.1f}",
+             f"{r['p10_us']:.1f} - {r['p90_us']:.1f}" if "p10_us" in r else "",
                  f"{r.get('tflops', 0):.0f}", f"{fl:.1f}" if fl else "",
                  f"{100 * fl / r['median_us']:.0f}" if fl else "", f"{sp:.2f}x" if sp else "",
                  f"{er:.1e}" if er is not None else "",
@@ -167,7 +197,11 @@ def plot(doc, path):
                 r = idx.get((s, recipe, v))
                 ys.append(r.get("speedup_vs_bf16") or 0 if r and "median_us" in r else 0)
             xs = [i + (j - (len(present) - 1) / 2) * width for i in range(len(shapes))]
-            ax.bar(xs, ys, width, label=v)
+            ax.bar(xs, [min(y, YMAX) for y in ys], width, label=v)
+            for x, y in zip(xs, ys):  # bars past the axis (a slow bf16 peer) carry their value
+                if y > YMAX:
+                    ax.text(x, YMAX * 0.98, f"{y:.1f}", rotation=90, ha="center", va="top", fontsize=6)
+        ax.set_ylim(0, YMAX)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_ylabel("speedup over bf16")
         ax.set_title(f"recipe: {recipe}")
@@ -186,6 +220,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("main")
     ap.add_argument("--torch")
+    ap.add_argument("--torch-log")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     main_doc = json.load(open(a.main))
@@ -195,6 +230,8 @@ def main():
             torch_doc = json.load(open(a.torch))
         except (OSError, ValueError) as e:
             print(f"report.py: no PyTorch peer rows ({e})")
+    elif a.torch_log:
+        torch_doc = torch_rows_from_log(a.torch_log, main_doc)
     doc = merge(main_doc, torch_doc)
     with open(a.out + ".json", "w") as f:
         json.dump(doc, f, indent=1)

@@ -16,7 +16,7 @@ many runs, input sets rotated so the working set exceeds L2, CUDA-graph replays 
 shapes marked `graph`. torchao is optional: without it only the first two variants run.
 
 usage: torch_fp8.py --shapes bench/shapes.txt --json OUT.json [--only a,b] [--quick]
-                    [--compile-budget-s 110]
+                    [--compile-budget-s 110] [--blockwise-infer]
 """
 import argparse
 import json
@@ -148,6 +148,9 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--compile-budget-s", type=float, default=110.0)
+    ap.add_argument("--blockwise-infer", action="store_true",
+                    help="also torchao.infer with 1x128/128x128 blocks (about 17 s of compile per "
+                         "shape on an H200, so off by default)")
     opts = ap.parse_args()
     opts.warmup_ms, opts.target_ms, opts.min_reps, opts.max_reps = 25.0, 200.0, 15, 400
     opts.runs_per_graph = 20
@@ -263,7 +266,8 @@ def main():
                     out = time_runs(lambda i: qmods[i](xs[i]), sets, graph, opts)
                     out["compile_s"] = spent
                     return out
-                emit(s, recipe, "torchao.infer", infer)
+                if recipe != "blockwise" or opts.blockwise_infer:
+                    emit(s, recipe, "torchao.infer", infer)
                 if recipe == "blockwise":
                     continue
                 fmods = []
