@@ -1,0 +1,346 @@
+// fp8c-bench: fp8c against its peers on the shapes of bench/shapes.txt, side by side in one
+// process on the same inputs (Variants.h lists what runs), with the roofline floor of each row
+// from ceilings measured at the start of the same run. Prints a progress line per row and the
+// table at the end, and writes the JSON that bench/report.py merges and plots.
+//
+//   fp8c-bench [--shapes=FILE] [--only=NAME,...] [--recipes=R,...] [--variants=V,...]
+//              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only]
+#include "bench/DeviceFill.h"
+#include "bench/Report.h"
+#include "bench/Variants.h"
+#include "ir/Parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace fp8c;
+using namespace fp8c::bench;
+
+namespace {
+
+struct Args {
+  std::string shapes = "bench/shapes.txt";
+  std::vector<std::string> only, recipes = {"tensorwise", "delayed", "rowwise", "blockwise"},
+                                 variants;
+  std::string json;
+  int jobs = 8;
+  bool lowerOnly = false; ///< passes and lowering of every graph variant, no GPU
+  TimingOptions timing;
+  std::string command;
+};
+
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');)
+    if (!t.empty())
+      out.push_back(t);
+  return out;
+}
+
+bool parseArgs(int argc, char **argv, Args &a) {
+  for (int i = 0; i < argc; ++i)
+    a.command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto val = [&](const char *key) -> const char * {
+      size_t n = std::strlen(key);
+      return s.compare(0, n, key) == 0 ? s.c_str() + n : nullptr;
+    };
+    if (const char *v = val("--shapes="))
+      a.shapes = v;
+    else if (const char *v = val("--only="))
+      a.only = splitList(v);
+    else if (const char *v = val("--recipes="))
+      a.recipes = splitList(v);
+    else if (const char *v = val("--variants="))
+      a.variants = splitList(v);
+    else if (const char *v = val("--json="))
+      a.json = v;
+    else if (const char *v = val("--jobs="))
+      a.jobs = std::max(1, std::atoi(v));
+    else if (const char *v = val("--target-ms="))
+      a.timing.targetMs = std::atof(v);
+    else if (s == "--lower-only")
+      a.lowerOnly = true;
+    else if (s == "--quick") {
+      a.timing.targetMs = 20;
+      a.timing.warmupMs = 5;
+      a.timing.minReps = 5;
+    } else {
+      std::fprintf(stderr, "fp8c-bench: unknown argument '%s'\n", s.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool selected(const std::vector<std::string> &filter, const std::string &name, bool substring) {
+  if (filter.empty())
+    return true;
+  for (const std::string &f : filter)
+    if (substring ? name.find(f) != std::string::npos : name == f)
+      return true;
+  return false;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+std::string slugOf(std::string name) {
+  if (name.rfind("NVIDIA ", 0) == 0)
+    name = name.substr(7);
+  std::string s;
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
+  return s;
+}
+
+double relErr(const std::vector<float> &a, const std::vector<float> &ref) {
+  if (a.size() != ref.size() || ref.empty())
+    return -1;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double d = double(a[i]) - double(ref[i]);
+    num += d * d;
+    den += double(ref[i]) * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0);
+}
+
+int fail(const std::string &msg) {
+  std::fprintf(stderr, "fp8c-bench: %s\n", msg.c_str());
+  return 1;
+}
+
+/// The two ceilings: FP8 GEMM 8192^3 through cuBLASLt, and a 1 GiB device-to-device copy.
+Expected<Ceilings> measureCeilings(CudaDriver *drv, CUstream stream, int64_t l2,
+                                   const TimingOptions &t) {
+  Ceilings c;
+  const size_t bytes = size_t(1) << 30;
+  Expected<DeviceBuffer> src = allocateFor(bytes, "copy source");
+  Expected<DeviceBuffer> dst = allocateFor(bytes, "copy destination");
+  if (!src || !dst)
+    return Error(!src ? src.error() : dst.error());
+  if (Status s = fillRandom(*src, bytes / 2, DType::BF16, 1.0, 1); !s)
+    return Error(s.message());
+  Expected<Stats> cs = timeRuns(
+      drv, stream,
+      [&](int) -> Status {
+        FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, dst->ptr(), src->ptr(), bytes, stream);
+        return Status::ok();
+      },
+      1, false, t);
+  if (!cs)
+    return Error(cs.error());
+  c.copyStats = *cs;
+  c.copyGBs = 2.0 * double(bytes) / (cs->medianUs * 1e-6) / 1e9;
+
+  Shape sq;
+  sq.name = "peak";
+  sq.m = sq.n = sq.k = 8192;
+  Expected<std::unique_ptr<Prepared>> g = prepareGemmOnly(sq, "tensorwise", l2);
+  if (!g)
+    return Error(g.error());
+  Expected<Stats> gs = timeRuns(
+      drv, stream, [&](int set) { return (*g)->run(set, stream); }, (*g)->sets(), false, t);
+  if (!gs)
+    return Error(gs.error());
+  c.fp8Stats = *gs;
+  c.fp8Tflops = flopsOf(sq) / (gs->medianUs * 1e-6) / 1e12;
+  return c;
+}
+
+struct Job {
+  const Variant *variant;
+  std::string recipe;
+  Expected<std::unique_ptr<Prepared>> prepared = Error("not prepared");
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args args;
+  if (!parseArgs(argc, argv, args))
+    return 1;
+  Expected<std::string> text = readSource(args.shapes);
+  if (!text)
+    return fail(text.error());
+  Expected<std::vector<Shape>> parsed = parseShapes(*text, args.shapes);
+  if (!parsed)
+    return fail(parsed.error());
+  std::vector<Shape> shapes;
+  for (const Shape &s : *parsed)
+    if (selected(args.only, s.name, true))
+      shapes.push_back(s);
+  std::vector<const Variant *> variants;
+  for (const Variant &v : allVariants())
+    if (selected(args.variants, v.name, false))
+      variants.push_back(&v);
+  if (shapes.empty() || variants.empty())
+    return fail("nothing selected (check --only and --variants)");
+
+  if (args.lowerOnly) {
+    int bad = 0;
+    for (const Shape &s : shapes)
+      for (const Variant *v : variants)
+        for (const std::string &r : v->perRecipe ? args.recipes : std::vector<std::string>{"none"})
+          if (v->lower) {
+            Expected<std::string> p = v->lower(s, r);
+            bad += !p;
+            std::printf("%-20s %-10s %-12s %s\n", s.name.c_str(), r.c_str(), v->name.c_str(),
+                        p ? p->c_str() : ("FAILS: " + p.error()).c_str());
+          }
+    return bad ? 1 : 0;
+  }
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return fail(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  if (Status s = drv->makeCurrent(0); !s)
+    return fail(s.message());
+  Expected<Device> dev = drv->device(0);
+  if (!dev)
+    return fail(dev.error());
+  CUstream stream = nullptr;
+  if (CUresult r = drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
+    return fail(drv->errorMessage(r, "cuStreamCreate"));
+
+  RunInfo info;
+  info.device = dev->name;
+  info.deviceSlug = slugOf(dev->name);
+  info.date = today();
+  info.driver = dev->str();
+  info.command = args.command;
+  info.timing = args.timing;
+  for (const Variant *v : variants)
+    info.variants.push_back({v->name, v->description});
+  std::printf("fp8c-bench on %s\n", dev->str().c_str());
+  std::fflush(stdout);
+  Expected<Ceilings> ceil = measureCeilings(drv, stream, dev->l2Bytes, args.timing);
+  if (!ceil)
+    return fail("measuring the ceilings: " + ceil.error());
+  info.ceilings = *ceil;
+  std::printf("ceilings: cuBLASLt FP8 8192^3 %.0f TFLOP/s (median %.1f us), copy %.0f GB/s "
+              "(1 GiB, read + write)\n",
+              ceil->fp8Tflops, ceil->fp8Stats.medianUs, ceil->copyGBs);
+
+  size_t total = 0;
+  for (const Variant *v : variants)
+    total += shapes.size() * (v->perRecipe ? args.recipes.size() : 1);
+  std::printf("%zu shapes x %zu variants x %zu recipes: %zu rows\n\n%s\n", shapes.size(),
+              variants.size(), args.recipes.size(), total, tableHeader().c_str());
+  std::fflush(stdout);
+
+  std::vector<Row> rows;
+  // Written after every shape too, so a run cut short keeps what it measured.
+  std::string json = args.json.empty()
+                         ? "bench/results/" + info.deviceSlug + "-" + info.date + ".json"
+                         : args.json;
+  auto writeJson = [&] {
+    std::ofstream f(json);
+    f << toJson(info, rows);
+    return static_cast<bool>(f);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  for (const Shape &s : shapes) {
+    Expected<std::unique_ptr<Graph>> g = shapeGraph(s);
+    if (!g)
+      return fail(g.error());
+    Expected<ShapeInputs> in = makeInputs(**g, s.m, dev->l2Bytes);
+    if (!in)
+      return fail(in.error());
+    std::vector<Job> jobs;
+    for (const Variant *v : variants)
+      for (const std::string &r : v->perRecipe ? args.recipes : std::vector<std::string>{"none"})
+        jobs.push_back({v, r});
+    // Compile and allocate in parallel (NVRTC dominates), then time one at a time.
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (int w = 0; w < std::min<int>(args.jobs, static_cast<int>(jobs.size())); ++w)
+      pool.emplace_back([&] {
+        if (Status st = drv->makeCurrent(0); !st)
+          return;
+        for (size_t i; (i = next++) < jobs.size();)
+          jobs[i].prepared = jobs[i].variant->prepare(s, jobs[i].recipe, *in);
+      });
+    for (std::thread &t : pool)
+      t.join();
+
+    std::vector<float> bf16Out;
+    double bf16Us = 0;
+    for (Job &j : jobs) {
+      Row r;
+      r.shape = s.name;
+      r.dims = s.dims();
+      r.recipe = j.recipe;
+      r.variant = j.variant->name;
+      r.flops = flopsOf(s);
+      if (!j.prepared) {
+        r.error = j.prepared.error();
+      } else {
+        Prepared &p = **j.prepared;
+        Expected<Stats> st = timeRuns(
+            drv, stream, [&](int set) { return p.run(set, stream); }, p.sets(), s.cudaGraph,
+            args.timing);
+        if (!st) {
+          r.error = st.error();
+          drv->cuStreamSynchronize(stream);
+        } else {
+          r.stats = *st;
+          r.launches = p.launches();
+          r.sets = p.sets();
+          r.floorBytes = p.floorBytes();
+          r.floorUs = std::max(r.flops / (ceil->fp8Tflops * 1e12),
+                               r.floorBytes / (ceil->copyGBs * 1e9)) * 1e6;
+          Expected<std::vector<float>> out = p.outputRows(64, stream);
+          if (!out)
+            r.error = "output check: " + out.error();
+          else if (r.variant == "bf16") {
+            bf16Out = *out;
+            bf16Us = r.stats.medianUs;
+          } else if (!out->empty())
+            r.relErrVsBf16 = relErr(*out, bf16Out);
+          if (bf16Us > 0)
+            r.speedupVsBf16 = bf16Us / r.stats.medianUs;
+        }
+      }
+      j.prepared = Error("done"); // frees its device memory before the next shape
+      rows.push_back(r);
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("%s   [%zu/%zu %.0fs]\n", formatRow(r).c_str(), rows.size(), total, secs);
+      std::fflush(stdout);
+    }
+    writeJson();
+  }
+
+  std::printf("\n%s\n", tableHeader().c_str());
+  for (const Row &r : rows)
+    std::printf("%s\n", formatRow(r).c_str());
+  std::printf("\nfloor = max(FLOPs / %.0f TFLOP/s, bytes / %.0f GB/s), both measured above; "
+              "floor%% = floor / median; err = relative error of the output's first 64 rows vs "
+              "bf16; ln = launches per run; G = CUDA-graph replays\n",
+              ceil->fp8Tflops, ceil->copyGBs);
+  if (!writeJson())
+    return fail("cannot write " + json);
+  std::printf("wrote %s\n", json.c_str());
+  int errors = 0;
+  for (const Row &r : rows)
+    errors += !r.error.empty();
+  std::printf("%d of %zu rows did not run (n/a)\n", errors, rows.size());
+  return 0;
+}
