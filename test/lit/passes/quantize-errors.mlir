@@ -32,7 +32,7 @@
 // BAD-DTYPE: {{^}}fp8c: error: quantize: option act_dtype must be e4m3 or e5m2, got 'e3m4'{{$}}
 // BOTH-E5M2: {{^}}fp8c: error: quantize: act_dtype and weight_dtype cannot both be e5m2 (no e5m2 x e5m2 FP8 GEMM){{$}}
 // TWICE: {{^}}fp8c: error: pass 'quantize': option 'recipe' given twice{{$}}
-// CLI-RECIPE: {{^}}fp8c: error: --recipe=fp4: unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise{{$}}
+// CLI-RECIPE: {{^}}fp8c: error: --recipe=fp4: unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none{{$}}
 
 // Located errors: each chunk fails on its own, the message names the op and points at it.
 // RUN: not fp8c %s --split-input-file --passes='quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --implicit-check-not=error:
