@@ -63,8 +63,7 @@ std::unique_ptr<Graph> mlpGraph(const std::string &act, int64_t m, int64_t d, in
   return finish(b);
 }
 
-// matmul, add, mul, transpose and convert: y = (x · m + z) * z2, then transposed twice
-// through bf16 and back.
+// matmul, add, mul and transpose: y = (x · m + z) * z2, plus its transpose transposed back.
 std::unique_ptr<Graph> elementwiseGraph() {
   GraphBuilder b("ew");
   Value *x = b.input("x", TensorType({8, 24}, DType::F32));
@@ -115,9 +114,10 @@ double relFrobenius(const HostTensor &a, const HostTensor &ref) {
 // Gradients of every input by autodiff (interpreter, unquantized f32 graph) against the
 // central difference of L = sum(y * r) along a random direction of that input:
 //   (L(x + eps v) - L(x - eps v)) / (2 eps)  vs  <grad_x, v>.
-// eps = 1e-2 (inputs are O(1)). Bound: relative 2e-3. Measured worst: 2.4e-4 (relu's kinks
-// and f32 rounding of L, ~1e-6 absolute, divided by 2 eps; the truncation error eps^2 L'''/6
-// is ~1e-5 for these smooth activations).
+// eps = 1e-3 (inputs are O(1)); relative to max(1, |<grad, v>|). Bound 2e-3; measured worst
+// 2.4e-4: the f32 rounding of L (~1e-6 absolute) divided by 2 eps is ~5e-4 at most, the
+// truncation error (eps^2 / 6) L''' is ~1e-7. (eps = 1e-2 moved relu's pre-activations
+// across the kink and gave 5.7e-2 for d/dw1: a property of the difference, not the gradient.)
 TEST(TrainingGrad, AutodiffMatchesFiniteDifferences) {
   std::vector<Case> cases;
   cases.push_back({"linear", linearGraph(8, 32, 16)});
@@ -161,8 +161,8 @@ TEST(TrainingGrad, AutodiffMatchesFiniteDifferences) {
   std::printf("autodiff vs finite differences: worst relative error %.3g\n", worst);
 }
 
-// The training graph's forward output equals the forward graph's (autodiff leaves the forward
-// ops alone), bit for bit, and its gradients are the same whether run fused or not.
+// The training forward's output equals the forward graph's (autodiff leaves the forward ops
+// alone), bit for bit.
 TEST(TrainingGrad, ForwardOutputIsTheForwardGraphs) {
   std::unique_ptr<Graph> g = mlpGraph("gelu_tanh", 8, 32, 48, 16);
   std::mt19937 rng(3);
@@ -185,13 +185,15 @@ TEST(TrainingGrad, ForwardOutputIsTheForwardGraphs) {
 // against the unquantized f32 graph's, relative Frobenius error per gradient. MLP with
 // gelu (tanh), M = 64, D = 256, H = 256, O = 128, f32 graph; delayed runs the step twice
 // on the same data so that its histories hold this data's amax.
-// Bounds = measured x ~1.5, rounded up (measured on this machine, worst gradient):
-//   tensorwise 0.079, delayed 0.079, rowwise 0.066, blockwise 0.045.
-// Why this size: e5m2 keeps 2 mantissa bits (relative rounding error up to 2^-3, about 7 %
-// rms for uniformly spread mantissas); dgrad and wgrad multiply an e5m2 operand by an e4m3
-// one (up to 2^-4), so each gradient carries a few percent, and b1, w1 and x see the error
-// of the second layer's backward again through the gelu derivative. Blockwise gradients are
-// e4m3 with 1x128 blocks (finer scales, one more mantissa bit), hence its lower error.
+// Measured (worst gradient; dx, then dw1 ~0.082, dw2 ~0.059, db1 ~0.052, db2 exactly 0):
+//   tensorwise 0.0831, delayed 0.0831, rowwise 0.0815, blockwise 0.0505.
+// Bounds: 0.12 (blockwise 0.075), about 1.45x the measurement.
+// Why this size: e5m2 keeps 2 mantissa bits (rounding error up to 2^-3, a few percent rms);
+// each backward GEMM multiplies an e5m2 gradient by an e4m3 operand (up to 2^-4). dw2 sees
+// one such GEMM (0.059); dx and dw1 see the second layer's dgrad again through gelu' and a
+// second e5m2 quantization of dh, so their errors add (~0.08). db2 = col_sum(dy) has no FP8.
+// Blockwise gradients are e4m3 with 1x128 blocks (one more mantissa bit, finer scales):
+// about 0.6x the e5m2 recipes' error.
 TEST(TrainingGrad, QuantizedGradientsPerRecipe) {
   std::unique_ptr<Graph> g = mlpGraph("gelu_tanh", 64, 256, 256, 128);
   ASSERT_TRUE(g);
@@ -206,7 +208,7 @@ TEST(TrainingGrad, QuantizedGradientsPerRecipe) {
   auto want = (*r)->backward({{"y", dy}});
   ASSERT_TRUE(want) << want.error();
   const std::map<std::string, double> bounds = {
-      {"tensorwise", 0.12}, {"delayed", 0.12}, {"rowwise", 0.10}, {"blockwise", 0.07}};
+      {"tensorwise", 0.12}, {"delayed", 0.12}, {"rowwise", 0.12}, {"blockwise", 0.075}};
   for (const auto &[recipe, bound] : bounds) {
     TrainingOptions o;
     o.recipe = recipe;
