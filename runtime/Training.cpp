@@ -30,7 +30,7 @@ TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   p.recipe = o.recipe;
   p.recipeOptions = o.recipeOptions;
   p.tokens = o.tokens;
-  p.fuse = false;
+  p.fuse = o.fuse;
   return p;
 }
 

@@ -28,12 +28,12 @@ struct TrainingOptions {
   std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
   std::string recipeOptions;         ///< more quantize options (`history_len=4`)
   int64_t tokens = 0;                ///< the dynamic leading dim, when the graph has one
+  bool fuse = false; ///< run `fuse` on each half (the interpreter's results are the same)
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 
-/// The pipeline options TrainingOptions mean (fusion off: the interpreter gives the same
-/// results either way, and compile() fuses each half itself).
+/// The pipeline options TrainingOptions mean.
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o);
 
 /// A training step on the CPU interpreter. State starts at zero (empty histories), as an
