@@ -9,7 +9,9 @@
 //   auto grads = step->backward({{"y", dLoss_dY}});             // by output name
 //   grads->at("w1") ...                                          // by input name
 //
-// compileTraining() (TrainingGpu.h) is the same on the GPU through compile().
+// Only the CPU interpreter runs it so far: the GPU half (compile() of each fused half, saved
+// tensors in device buffers) is not written yet; codegen does not lower col_sum, the
+// derivative ops or FP8 transposes inside reduce kernels.
 // The weight update is the caller's (examples/train_mlp.cpp does SGD on the host).
 #pragma once
 
