@@ -6,10 +6,16 @@
 namespace fp8c {
 namespace {
 
-using ValueMap = std::unordered_map<const Value *, Value *>;
-
 void cloneBlock(const Block &from, Block &to, ValueMap &map) {
-  for (const auto &op : from.ops()) {
+  for (const auto &op : from.ops())
+    cloneOpInto(*op, to, map);
+}
+
+} // namespace
+
+Op *cloneOpInto(const Op &src, Block &to, ValueMap &map) {
+  const Op *op = &src;
+  {
     std::vector<Value *> operands;
     for (Value *v : op->operands()) {
       auto it = map.find(v);
@@ -29,10 +35,9 @@ void cloneBlock(const Block &from, Block &to, ValueMap &map) {
         map[a] = nb.addArgument(a->type(), a->name());
       cloneBlock(*body, nb, map);
     }
+    return copy;
   }
 }
-
-} // namespace
 
 std::unique_ptr<Graph> cloneGraph(const Graph &g) {
   auto out = std::make_unique<Graph>(g.name(), g.loc());

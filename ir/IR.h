@@ -31,6 +31,20 @@
 //   fp8.history_scale h {algo, dtype, margin, pow2}  amax = max(h) ("max") or h[0]
 //                            ("most_recent"), then fp8.scale's formula; result tensor<f32>.
 //   fp8.history_push h, amax new history: [amax, h[0], ..., h[len-2]].
+//   fp8.relu_grad dy, x      dy * (x > 0 ? 1 : 0); NaN in x or dy gives NaN. Equal shapes.
+//   fp8.gelu_grad dy, x {approximate}  dy * gelu'(x), with Phi(x) = 0.5 (1 + erf(x / sqrt 2)),
+//                            "none": gelu'(x) = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi);
+//                            "tanh": t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3),
+//                            gelu'(x) = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 0.044715 x^2).
+//   fp8.silu_grad dy, x      dy * sg (1 + x (1 - sg)), sg = 1 / (1 + exp(-x)).
+//   fp8.swiglu_grad dy, a, b {wrt}  the gradient of silu(a) * b: wrt = "gate":
+//                            dy * b * silu'(a) (silu' as in silu_grad); "up": dy * silu(a).
+//       The derivative ops compute in f32 from their operands and round once; the result has
+//       dy's type (all operands share one shape and dtype).
+//   fp8.col_sum x            y[c] = sum over all leading indices r of x[r, c] (x of rank >= 1,
+//                            viewed as [R, C]); f32 accumulation, rows added in order
+//                            r = 0, 1, ..., R-1 into one f32 sum per column, rounded once to
+//                            x's dtype. The bias gradient of fp8.linear.
 //   fp8.kernel "kind" (operands) : (types) -> (types) { ^bb0(args): ... fp8.yield results }
 //                            runs its region (isolated from above: operands enter as block
 //                            arguments). kind: gemm | pointwise | reduce.

@@ -281,6 +281,25 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
     if (std::string e = needHighPrecision(ops, 0, "input"); !e.empty())
       return err(e);
     return ops[0];
+  case OpKind::ReluGrad:
+  case OpKind::GeluGrad:
+  case OpKind::SiluGrad:
+  case OpKind::SwigluGrad:
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (std::string e = needHighPrecision(ops, i, i == 0 ? "gradient" : "input"); !e.empty())
+        return err(e);
+      if (ops[i].dtype() != ops[0].dtype() || ops[i].rank() != ops[0].rank() ||
+          !shapesCompatible(ops[i].shape(), ops[0].shape()))
+        return err(fmt::format("operand #{} has type {}; the gradient has {} (types must be equal)",
+                               i, ops[i].str(), ops[0].str()));
+    }
+    return ops[0];
+  case OpKind::ColSum:
+    if (std::string e = needHighPrecision(ops, 0, "input"); !e.empty())
+      return err(e);
+    if (ops[0].rank() < 1)
+      return err("input must have rank >= 1, got rank 0");
+    return TensorType({ops[0].shape().back()}, ops[0].dtype());
   case OpKind::Convert:
     if (!isFloat(ops[0].dtype()))
       return err(fmt::format("input must be a float type, got {}", dtypeName(ops[0].dtype())));

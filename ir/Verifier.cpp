@@ -137,9 +137,19 @@ void Verifier::verifyStateAttrs(const AttrDict &attrs, const std::string &what,
                               value.str()));
       continue;
     }
+    if (name == "fp8.grad" || name == "fp8.saved") {
+      // Training (passes/Autodiff.cpp, passes/TrainingSplit.h): fp8.grad names the value whose
+      // gradient this input / result is; fp8.saved names a tensor the forward graph saves
+      // for the backward graph (a forward result, a backward input).
+      if (value.kind() != AttrKind::String)
+        funcError(fmt::format("{}: attribute '{}' must be a string, got {}", what, name,
+                              value.str()));
+      continue;
+    }
     if (name != "fp8.state") {
-      funcError(
-          fmt::format("{}: unknown attribute '{}' (known: fp8.param, fp8.state)", what, name));
+      funcError(fmt::format(
+          "{}: unknown attribute '{}' (known: fp8.grad, fp8.param, fp8.saved, fp8.state)", what,
+          name));
       continue;
     }
     if (value.kind() != AttrKind::String) {

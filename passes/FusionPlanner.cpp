@@ -9,7 +9,9 @@
 //      before the kernel starts, with the scale computation itself and, where it does not feed
 //      the kernel, the amax of A taken while loading it;
 //   4. what is left: cheap scale ops go to the start of their first consumer kernel, amax +
-//      scale + cast of one tensor form one reduce kernel (with a transpose feeding only it),
+//      scale + cast of one tensor form one reduce kernel (with a transpose feeding only it,
+//      the transposes of its FP8 results, a col_sum of the same tensor and the activation
+//      derivative producing it: training's cast-transpose-amax, dbias and dact),
 //      pointwise chains one kernel each, a cast no prologue took one kernel with its scale,
 //      history updates one trailing kernel.
 // No op joins a kernel where that would make the kernel need, through ops outside it, a value
@@ -47,7 +49,25 @@ bool isEpiloguePointwise(const Op *op) {
   }
 }
 
-bool isPointwise(const Op *op) { return isEpiloguePointwise(op) || op->kind() == OpKind::Dequant; }
+bool isActivationGrad(const Op *op) {
+  return op->kind() == OpKind::ReluGrad || op->kind() == OpKind::GeluGrad ||
+         op->kind() == OpKind::SiluGrad || op->kind() == OpKind::SwigluGrad;
+}
+
+// Activation derivatives (training) chain with other pointwise ops; they do not join GEMM
+// epilogues yet (codegen's GEMM epilogues take one operand).
+bool isPointwise(const Op *op) {
+  switch (op->kind()) {
+  case OpKind::Dequant:
+  case OpKind::ReluGrad:
+  case OpKind::GeluGrad:
+  case OpKind::SiluGrad:
+  case OpKind::SwigluGrad:
+    return true;
+  default:
+    return isEpiloguePointwise(op);
+  }
+}
 
 bool isScaleOp(const Op *op) {
   return op->kind() == OpKind::Scale || op->kind() == OpKind::HistoryScale;
@@ -438,8 +458,22 @@ private:
           addIfAcyclic(k, sdef, OpRole::Body);
       }
     }
+    // Training: the transposed FP8 copy that wgrad / dgrad read is written by the same kernel
+    // (cast-transpose-amax), and the bias gradient col_sum(dY) is reduced while dY is read.
+    std::vector<Op *> members = plan_.kernels[k].ops;
+    for (Op *c : members)
+      if (c->kind() == OpKind::Cast)
+        for (Op *u : c->result()->users())
+          if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
+            addIfAcyclic(k, u, OpRole::Body);
+    for (Op *u : x->users())
+      if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
+        addIfAcyclic(k, u, OpRole::Body);
+    // The producer of x when the kernel takes all its uses: a transpose, or (training) the
+    // activation derivative that makes dY of the layer below.
     Op *t = x->definingOp();
-    if (topLevel(t) && !planned(t) && t->kind() == OpKind::Transpose && allUsersIn(x, k))
+    if (topLevel(t) && !planned(t) && allUsersIn(x, k) &&
+        (t->kind() == OpKind::Transpose || isActivationGrad(t)))
       addIfAcyclic(k, t, OpRole::Body);
   }
 

@@ -23,6 +23,11 @@ std::vector<PassInfo> buildRegistry() {
                noOptions(createCanonicalizePass)});
   r.push_back({"cse", "eliminate common subexpressions", {}, noOptions(createCsePass)});
   r.push_back({"dce", "remove ops whose results are unused", {}, noOptions(createDcePass)});
+  r.push_back({"autodiff",
+               "append the backward graph: gradient inputs of the outputs, gradient results of "
+               "the inputs (dgrad, wgrad, dbias, activation derivatives)",
+               {},
+               noOptions(createAutodiffPass)});
   r.push_back({"quantize",
                "rewrite linear/matmul into FP8 ops with a scaling recipe",
                {{"recipe", "tensorwise|delayed|rowwise|blockwise", "", "the scaling recipe"},
@@ -33,7 +38,11 @@ std::vector<PassInfo> buildRegistry() {
                 {"history_len", "1..4096", "16", "delayed: amax history length"},
                 {"algo", "max|most_recent", "max", "delayed: amax from the history"},
                 {"act_dtype", "e4m3|e5m2", "e4m3", "FP8 type of activations"},
-                {"weight_dtype", "e4m3|e5m2", "e4m3", "FP8 type of weights"}},
+                {"weight_dtype", "e4m3|e5m2", "e4m3", "FP8 type of weights"},
+                {"grad_dtype", "e4m3|e5m2", "e5m2 (e4m3 for blockwise)",
+                 "training: FP8 type of gradients"},
+                {"bwd_fast_accum", "true|false", "false", "training: dgrad/wgrad GEMMs skip "
+                 "periodic promotion"}},
                createQuantizePass});
   r.push_back({"fuse",
                "group ops into fp8.kernel regions: FP8 bookkeeping into GEMM prologues and "

@@ -22,6 +22,9 @@ std::unique_ptr<Pass> createCsePass();
 std::unique_ptr<Pass> createDcePass();
 /// Rewrites fp8.linear / fp8.matmul into FP8 ops with a scaling recipe (passes/Recipe.h).
 Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts);
+/// Reverse-mode autodiff: appends the backward ops, gradient inputs of the outputs and gradient
+/// results of the inputs (passes/Autodiff.cpp).
+std::unique_ptr<Pass> createAutodiffPass();
 /// Groups ops into fp8.kernel regions per the fusion plan (passes/FusionPlan.h).
 std::unique_ptr<Pass> createFusePass();
 

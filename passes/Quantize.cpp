@@ -12,7 +12,15 @@
 //   %x_amax_history_next = fp8.history_push %x_amax_history, %x_amax   (a new graph output)
 // with `{fp8.state = "x_amax_history"}` on the new input and output.
 //
-// A tensor feeding several GEMMs in the same role is quantized once. With weights=static,
+// A tensor feeding several GEMMs with the same dtype and granularity is quantized once.
+//
+// Training graphs (passes/Autodiff.cpp): an operand that depends on a gradient input is a
+// gradient and takes `grad_dtype` (e5m2; e4m3 with 1x128 blocks for blockwise); GEMMs with a
+// gradient operand (dgrad, wgrad) take `bwd_fast_accum` (off by default). The transposed
+// operands of wgrad and dgrad (Xᵀ, Wᵀ, dYᵀ) are, where their scales are the transposed
+// scales of the untransposed tensor (tensor, 128x128), `fp8.transpose` of its FP8 copy (the
+// forward's cast writes both: one cast-transpose kernel after `fuse`), else quantized afresh
+// from the high-precision transpose (1x128 blocks run along the other dim). With weights=static,
 // weights (fp8.matmul: its right operand) must be graph inputs; they are marked
 // `{fp8.param = true}`, meaning the runtime may compute everything that depends only on
 // parameters once, at load (their quantization with current scaling, also under the delayed
@@ -104,11 +112,29 @@ private:
     g_.addResultType(next->type(), attrs);
   }
 
-  // Quantizes `v` as the A (activation) or B (weight) operand, inserting before `at`.
+  // True when `v` depends on a gradient input (`{fp8.grad}`, written by autodiff).
+  bool isGrad(Value *v) {
+    if (auto it = gradMemo_.find(v); it != gradMemo_.end())
+      return it->second;
+    bool g = false;
+    if (isGraphInput(v))
+      g = g_.inputAttrs(v->index()).has("fp8.grad");
+    else if (Op *d = v->definingOp())
+      for (Value *o : d->operands())
+        g = g || isGrad(o);
+    gradMemo_[v] = g;
+    return g;
+  }
+
+  // Quantizes `v` as the A (activation, gradient) or B (weight) operand, inserting before
+  // `at`. Gradients take the recipe's gradient dtype, the rest the role's dtype; the role
+  // gives the granularity. A transpose whose scales are the transposed scales of its source
+  // (tensor, 128x128) is the transpose of the source's FP8 copy: the cast writes both.
   std::optional<QuantizedOperand> quantize(Value *v, bool isWeight, Op *at) {
-    DType fp8 = isWeight ? r_.weightDType : r_.actDType;
+    bool grad = isGrad(v);
+    DType fp8 = grad ? r_.gradDType : isWeight ? r_.weightDType : r_.actDType;
     Granularity gran = isWeight ? r_.weightGranularity() : r_.actGranularity();
-    auto key = std::make_tuple(v, isWeight);
+    auto key = std::make_tuple(v, fp8, gran);
     if (auto it = cache_.find(key); it != cache_.end())
       return it->second;
     if (v->type().rank() != 2) {
@@ -117,7 +143,26 @@ private:
                                  v->type().str() + "; flatten the leading dims first");
       return std::nullopt;
     }
-    bool param = isWeight && r_.staticWeights;
+    if (Op *t = v->definingOp(); t && t->kind() == OpKind::Transpose && !transposes_.count(t) &&
+                                 (gran == Granularity::Tensor ||
+                                  gran == Granularity::Block128x128)) {
+      std::optional<QuantizedOperand> src = quantize(t->operand(0), isWeight, at);
+      if (!src)
+        return std::nullopt;
+      OpBuilder b(*at->parentBlock(), at);
+      Value *q = make(b, OpKind::Transpose, {src->fp8}, {}, at->loc(), std::nullopt,
+                      src->fp8->name() + "_t");
+      Value *s = gran == Granularity::Tensor
+                     ? src->scale
+                     : make(b, OpKind::Transpose, {src->scale}, {}, at->loc(), std::nullopt,
+                            src->scale->name() + "_t");
+      if (!q || !s)
+        return std::nullopt;
+      QuantizedOperand out{q, s};
+      cache_[key] = out;
+      return out;
+    }
+    bool param = isWeight && r_.staticWeights && !grad;
     if (param) {
       // fp8.matmul's weight is the transpose rewrite() made of its right operand.
       Value *src = v;
@@ -196,7 +241,9 @@ private:
       operands.push_back(bias);
     AttrDict attrs;
     attrs.set("out", Attribute(out));
-    if (r_.fastAccum)
+    // Backward GEMMs (an operand depends on a gradient): their own fast_accum, off by default.
+    bool backward = isGrad(x) || isGrad(w);
+    if (backward ? r_.bwdFastAccum : r_.fastAccum)
       attrs.set("fast_accum", Attribute(true));
     Value *y = make(b, OpKind::ScaledMatmul, operands, std::move(attrs), op->loc(), out,
                     op->result()->name());
@@ -210,7 +257,8 @@ private:
   Graph &g_;
   const Recipe &r_;
   DiagnosticEngine &diag_;
-  std::map<std::tuple<Value *, bool>, QuantizedOperand> cache_;
+  std::map<std::tuple<Value *, DType, Granularity>, QuantizedOperand> cache_;
+  std::map<Value *, bool> gradMemo_;
   std::map<Value *, Value *> transposeOf_; ///< fp8.matmul right operand -> its transpose
   std::set<Op *> transposes_;              ///< the transposes made for fp8.matmul
 };

@@ -84,6 +84,11 @@ std::string Recipe::str() const {
     s += " act_dtype=e5m2";
   if (weightDType != DType::F8E4M3FN)
     s += " weight_dtype=e5m2";
+  DType defaultGrad = kind == RecipeKind::Blockwise ? DType::F8E4M3FN : DType::F8E5M2;
+  if (gradDType != defaultGrad)
+    s += gradDType == DType::F8E5M2 ? " grad_dtype=e5m2" : " grad_dtype=e4m3";
+  if (bwdFastAccum)
+    s += " bwd_fast_accum=true";
   return s;
 }
 
@@ -105,8 +110,10 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
     return Error("quantize: unknown recipe '" + name +
                  "'; recipes: tensorwise, delayed, rowwise, blockwise");
   // Blockwise defaults to power-of-two scales, as DeepSeek-V3 / TE Float8BlockScaling do.
-  if (r.kind == RecipeKind::Blockwise)
+  if (r.kind == RecipeKind::Blockwise) {
     r.pow2 = true;
+    r.gradDType = DType::F8E4M3FN;
+  }
   for (const auto &[key, v] : opts) {
     if (key == "recipe")
       continue;
@@ -120,6 +127,11 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
       if (!b)
         return Error(b.error());
       r.fastAccum = *b;
+    } else if (key == "bwd_fast_accum") {
+      Expected<bool> b = parseBool(key, v);
+      if (!b)
+        return Error(b.error());
+      r.bwdFastAccum = *b;
     } else if (key == "margin") {
       Expected<int64_t> m = parseIntIn(key, v, 0, 64);
       if (!m)
@@ -142,11 +154,11 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
           return Error(n.error());
         r.historyLen = *n;
       }
-    } else if (key == "act_dtype" || key == "weight_dtype") {
+    } else if (key == "act_dtype" || key == "weight_dtype" || key == "grad_dtype") {
       Expected<DType> t = parseFp8(key, v);
       if (!t)
         return Error(t.error());
-      (key == "act_dtype" ? r.actDType : r.weightDType) = *t;
+      (key == "act_dtype" ? r.actDType : key == "weight_dtype" ? r.weightDType : r.gradDType) = *t;
     } else {
       return Error("quantize: unknown option '" + key + "'");
     }

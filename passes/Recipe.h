@@ -22,6 +22,10 @@ struct Recipe {
   std::string algo = "max"; ///< delayed: max | most_recent
   DType actDType = DType::F8E4M3FN;
   DType weightDType = DType::F8E4M3FN;
+  /// Training: FP8 type of gradients (dY): e5m2, except blockwise (e4m3 with 1x128 blocks).
+  DType gradDType = DType::F8E5M2;
+  /// Training: backward GEMMs (dgrad, wgrad) may skip periodic promotion (default off).
+  bool bwdFastAccum = false;
 
   /// Granularity of activation (A operand) and weight (B operand) scales.
   Granularity actGranularity() const;
@@ -33,7 +37,8 @@ struct Recipe {
 
 std::string_view recipeName(RecipeKind k);
 /// Parses `recipe=... pow2=... margin=... fast_accum=... weights=dynamic|static
-/// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2`.
+/// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2 grad_dtype=e4m3|e5m2
+/// bwd_fast_accum=...`.
 Expected<Recipe> parseRecipe(const PassOptions &opts);
 
 } // namespace fp8c

@@ -298,6 +298,13 @@ private:
       return runPointwise(c);
     case OpKind::Transpose:
       return runTranspose(c);
+    case OpKind::ReluGrad:
+    case OpKind::GeluGrad:
+    case OpKind::SiluGrad:
+    case OpKind::SwigluGrad:
+      return runActivationGrad(c);
+    case OpKind::ColSum:
+      return runColSum(c);
     case OpKind::Amax:
       return runAmax(c);
     case OpKind::Scale:

@@ -88,6 +88,8 @@ Expected<HostTensor> runMatmul(const OpContext &c);
 Expected<HostTensor> runScaledMatmul(const OpContext &c);
 Expected<HostTensor> runPointwise(const OpContext &c); // add mul relu gelu silu swiglu convert
 Expected<HostTensor> runTranspose(const OpContext &c);
+Expected<HostTensor> runActivationGrad(const OpContext &c); // relu/gelu/silu/swiglu _grad
+Expected<HostTensor> runColSum(const OpContext &c);
 Expected<HostTensor> runAmax(const OpContext &c);
 Expected<HostTensor> runScale(const OpContext &c);
 Expected<HostTensor> runCast(const OpContext &c);

@@ -228,6 +228,11 @@ TEST(IrParser, EveryOpKindParses) {
   %7 = fp8.gelu %6 {approximate = "none"} : (tensor<8x16xbf16>) -> tensor<8x16xbf16>
   %8 = fp8.silu %7 : (tensor<8x16xbf16>) -> tensor<8x16xbf16>
   %9 = fp8.swiglu %8, %7 : (tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  %g1 = fp8.relu_grad %6, %5 : (tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  %g2 = fp8.gelu_grad %g1, %6 {approximate = "tanh"} : (tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  %g3 = fp8.silu_grad %g2, %7 : (tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  %g4 = fp8.swiglu_grad %g3, %8, %7 {wrt = "gate"} : (tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  %g5 = fp8.col_sum %g4 : (tensor<8x16xbf16>) -> tensor<16xbf16>
   %10 = fp8.convert %9 : (tensor<8x16xbf16>) -> tensor<8x16xf32>
   %11 = fp8.amax %x {granularity = "row"} : (tensor<8x128xbf16>) -> tensor<8xf32>
   %12 = fp8.scale %11 {dtype = f8E4M3FN, margin = 0, pow2 = false} : (tensor<8xf32>) -> tensor<8xf32>

@@ -78,6 +78,7 @@ TEST(PassPipeline, Errors) {
   EXPECT_EQ(parseError("  "), "empty pass pipeline");
   EXPECT_EQ(parseError("cse,fusion"),
             "unknown pass 'fusion'; known passes: verify, shape-infer, canonicalize, cse, dce, "
+            "autodiff, "
             "quantize, fuse");
   EXPECT_EQ(parseError("dce{x=1}"), "pass 'dce' has no option 'x'; it takes none");
   EXPECT_EQ(parseError("shape-infer{n=1}"),
@@ -118,7 +119,7 @@ TEST(PassRegistry, EveryPassIsListedWithItsOptions) {
     EXPECT_EQ((*pass)->name(), p.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"verify", "shape-infer", "canonicalize", "cse", "dce",
-                                             "quantize", "fuse"}));
+                                             "autodiff", "quantize", "fuse"}));
   EXPECT_EQ(lookupPass("Canonicalize"), nullptr);
   PassOptions bad{{"recipe", "tensorwise"}, {"scale", "1"}};
   EXPECT_NE(checkPassOptionNames(*lookupPass("quantize"), bad).find("has no option 'scale'"),

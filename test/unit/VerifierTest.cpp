@@ -557,8 +557,8 @@ TEST(VerifierStateTest, UnknownFp8Attributes) {
   t.op(OpKind::Return, {x}, {}, 2);
   t.g->addResultType(x->type(), attrs({{"fp8.foo", Attribute(1)}}));
   EXPECT_EQ(verify(*t.g),
-            (Errors{err(1, "input %x: unknown attribute 'fp8.stat' (known: fp8.param, fp8.state)", 1),
-                    err(1, "result #0: unknown attribute 'fp8.foo' (known: fp8.param, fp8.state)", 1)}));
+            (Errors{err(1, "input %x: unknown attribute 'fp8.stat' (known: fp8.grad, fp8.param, fp8.saved, fp8.state)", 1),
+                    err(1, "result #0: unknown attribute 'fp8.foo' (known: fp8.grad, fp8.param, fp8.saved, fp8.state)", 1)}));
 }
 
 // --- rule 9: modules ----------------------------------------------------------------------------

@@ -41,6 +41,11 @@ options:
   --output-dir DIR          write each output as DIR/NAME.npy (<f4)
   --passes=PIPELINE         run a pass pipeline, e.g. 'canonicalize,quantize{recipe=tensorwise},fuse,cse,dce'
   --recipe=NAME             the default pipeline with a recipe: tensorwise, delayed, rowwise, blockwise
+                            (with --train also none: the unquantized training step)
+  --train                   print the training graphs: autodiff, the recipe's quantization of the
+                            backward (e5m2 / blockwise gradients), split into @F_fwd (returning
+                            the saved tensors, {fp8.saved}) and @F_bwd, each fused
+  --tokens=N                with --train: the token count of a dynamic leading dim
   --print-ir-after-all      print the IR after every pass (to stderr)
   --print-ir-after=PASS     print the IR after each run of PASS (repeatable; to stderr)
   --verify-each             verify the IR after every pass
@@ -145,9 +150,20 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--recipe") {
       if (auto e = needValue())
         return e;
-      if (value != "tensorwise" && value != "delayed" && value != "rowwise" && value != "blockwise")
-        return "--recipe=" + value + ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise";
+      if (value != "tensorwise" && value != "delayed" && value != "rowwise" && value != "blockwise" &&
+          value != "none")
+        return "--recipe=" + value +
+               ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none";
       o.recipe = value;
+    } else if (name == "--train") {
+      if (auto e = noValue())
+        return e;
+      o.train = true;
+    } else if (name == "--tokens") {
+      if (auto e = needValue())
+        return e;
+      if (!parseInt(value, o.tokens) || o.tokens < 1 || o.tokens > (1 << 24))
+        return "--tokens expects an integer in [1, 16777216], got '" + value + "'";
     } else if (name == "--print-ir-after-all") {
       if (auto e = noValue())
         return e;
@@ -210,6 +226,12 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
   }
   if (!o.passes.empty() && !o.recipe.empty())
     return std::string("give --passes or --recipe, not both");
+  if (o.recipe == "none" && !o.train)
+    return std::string("--recipe=none applies to --train only");
+  if (o.train && (o.run || !o.passes.empty()))
+    return std::string("--train takes --recipe (and --tokens), not --run or --passes");
+  if (o.train && o.emit && *o.emit != "ir")
+    return std::string("--train emits IR only (--emit=ir)");
   if (o.compareUnquantized && !o.run)
     return std::string("--compare needs --run");
   if ((o.check || o.bench) && o.run != "gpu")

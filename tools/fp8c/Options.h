@@ -25,6 +25,8 @@ struct Options {
   std::string passes;                  ///< --passes=PIPELINE
   bool passesGiven = false;            ///< --passes appeared (possibly empty)
   std::string recipe;                  ///< --recipe=NAME (the default pipeline)
+  bool train = false;                  ///< --train: forward + backward graphs
+  int64_t tokens = 0;                  ///< --tokens=N (with --train)
   bool printIrAfterAll = false;
   std::vector<std::string> printIrAfter; ///< --print-ir-after=PASS
   bool verifyEach = false;

@@ -8,6 +8,7 @@
 
 #include "passes/PassManager.h"
 #include "passes/PassRegistry.h"
+#include "passes/TrainingPipeline.h"
 #include "ir/DType.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
@@ -76,8 +77,38 @@ void printPassList(std::ostream &os) {
 }
 
 // Handles one file or chunk: passes, then emit and/or run. Returns an exit status.
+// --train: replaces each function F of `m` by F_fwd and F_bwd (TrainingPipeline.h).
+int processTraining(const Options &o, Module &m, std::ostream &irOut) {
+  TrainingPipelineOptions to;
+  to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
+  to.tokens = o.tokens;
+  to.verifyEach = true;
+  to.printIrAfterAll = o.printIrAfterAll;
+  to.dumpOut = &std::cerr;
+  std::ostringstream plan;
+  to.analysisOut = o.printFusionPlan ? &plan : nullptr;
+  Module out;
+  for (const auto &g : m.graphs()) {
+    if (!o.funcName.empty() && g->name() != o.funcName)
+      continue;
+    DiagnosticEngine diag;
+    Expected<TrainingGraphs> t = buildTrainingGraphs(*g, to, diag);
+    std::cerr << diag.str();
+    if (!t)
+      return kExitUserError;
+    out.add(std::move(t->forward));
+    out.add(std::move(t->backward));
+  }
+  std::cout << plan.str();
+  if (o.emit.has_value() || !o.printFusionPlan)
+    printModule(out, irOut);
+  return kExitOk;
+}
+
 int processModule(const Options &o, Module &m, std::string_view text, const std::string &name,
                   uint32_t firstLine, std::ostream &irOut) {
+  if (o.train)
+    return processTraining(o, m, irOut);
   std::unique_ptr<Module> reference;
   std::string pipeline = !o.passes.empty() ? o.passes
                          : !o.recipe.empty() ? defaultPipeline(o.recipe)

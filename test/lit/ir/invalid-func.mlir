@@ -109,8 +109,8 @@ func.func @state_types_differ(%h: tensor<16xf32> {fp8.state = "hist"}, %g: tenso
 
 // -----
 
-// CHECK: {{.*}}invalid-func.mlir:[[@LINE+2]]:1: error: input %x: unknown attribute 'fp8.stat' (known: fp8.param, fp8.state)
-// CHECK: {{.*}}invalid-func.mlir:[[@LINE+1]]:1: error: result #0: unknown attribute 'fp8.scale' (known: fp8.param, fp8.state)
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+2]]:1: error: input %x: unknown attribute 'fp8.stat' (known: fp8.grad, fp8.param, fp8.saved, fp8.state)
+// CHECK: {{.*}}invalid-func.mlir:[[@LINE+1]]:1: error: result #0: unknown attribute 'fp8.scale' (known: fp8.grad, fp8.param, fp8.saved, fp8.state)
 func.func @unknown_fp8_attributes(%x: tensor<4xf32> {fp8.stat = "k", note = "other names are fine"}) -> (tensor<4xf32> {fp8.scale = 2}) {
   return %x : tensor<4xf32>
 }

@@ -13,7 +13,7 @@
 // RUN: not fp8c %s --passes='shape-infer{tokens=4 tokens=5}' 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not fp8c %s --print-fusion-plan --passes=cse 2>&1 | FileCheck %s --check-prefix=PLAN-NEEDS-FUSE
 
-// UNKNOWN-PASS: {{^}}fp8c: error: unknown pass 'fusion'; known passes: verify, shape-infer, canonicalize, cse, dce, quantize, fuse{{$}}
+// UNKNOWN-PASS: {{^}}fp8c: error: unknown pass 'fusion'; known passes: verify, shape-infer, canonicalize, cse, dce, autodiff, quantize, fuse{{$}}
 // NO-OPTIONS: {{^}}fp8c: error: pass 'cse' has no option 'aggressive'; it takes none{{$}}
 // UNKNOWN-OPTION: {{^}}fp8c: error: pass 'shape-infer' has no option 'token'; its options: tokens=N{{$}}
 // EMPTY-NAME: {{^}}fp8c: error: empty pass name in the pipeline 'cse,,dce'{{$}}

@@ -19,7 +19,7 @@
 
 // UNKNOWN-RECIPE: {{^}}fp8c: error: quantize: unknown recipe 'fp16'; recipes: tensorwise, delayed, rowwise, blockwise{{$}}
 // NO-RECIPE: {{^}}fp8c: error: quantize: option recipe is required (tensorwise|delayed|rowwise|blockwise){{$}}
-// UNKNOWN-OPTION: {{^}}fp8c: error: pass 'quantize' has no option 'amax'; its options: recipe=tensorwise|delayed|rowwise|blockwise, pow2=true|false, margin=0..64, fast_accum=true|false, weights=dynamic|static, history_len=1..4096, algo=max|most_recent, act_dtype=e4m3|e5m2, weight_dtype=e4m3|e5m2{{$}}
+// UNKNOWN-OPTION: {{^}}fp8c: error: pass 'quantize' has no option 'amax'; its options: recipe=tensorwise|delayed|rowwise|blockwise, pow2=true|false, margin=0..64, fast_accum=true|false, weights=dynamic|static, history_len=1..4096, algo=max|most_recent, act_dtype=e4m3|e5m2, weight_dtype=e4m3|e5m2, grad_dtype=e4m3|e5m2, bwd_fast_accum=true|false{{$}}
 // BAD-POW2: {{^}}fp8c: error: quantize: option pow2 must be true or false, got 'yes'{{$}}
 // BAD-FAST-ACCUM: {{^}}fp8c: error: quantize: option fast_accum must be true or false, got '2'{{$}}
 // BAD-MARGIN: {{^}}fp8c: error: quantize: option margin must be an integer in [0, 64], got '65'{{$}}
@@ -32,7 +32,7 @@
 // BAD-DTYPE: {{^}}fp8c: error: quantize: option act_dtype must be e4m3 or e5m2, got 'e3m4'{{$}}
 // BOTH-E5M2: {{^}}fp8c: error: quantize: act_dtype and weight_dtype cannot both be e5m2 (no e5m2 x e5m2 FP8 GEMM){{$}}
 // TWICE: {{^}}fp8c: error: pass 'quantize': option 'recipe' given twice{{$}}
-// CLI-RECIPE: {{^}}fp8c: error: --recipe=fp4: unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise{{$}}
+// CLI-RECIPE: {{^}}fp8c: error: --recipe=fp4: unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none{{$}}
 
 // Located errors: each chunk fails on its own, the message names the op and points at it.
 // RUN: not fp8c %s --split-input-file --passes='quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --implicit-check-not=error:

@@ -1,0 +1,141 @@
+// InterpretedTraining (Training.h): the two halves of a training step run by the interpreter,
+// with inputs, saved tensors and state bound by name.
+#include "runtime/Training.h"
+
+#include "runtime/Interpreter.h"
+
+#include <fmt/format.h>
+
+namespace fp8c {
+namespace {
+
+std::string attrStr(const AttrDict &a, std::string_view name) {
+  const Attribute *v = a.get(name);
+  return v && v->kind() == AttrKind::String ? v->asString() : "";
+}
+
+} // namespace
+
+std::string resultName(const Graph &g, unsigned i) {
+  const AttrDict empty;
+  const AttrDict &a = i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
+  for (const char *k : {"fp8.grad", "fp8.saved", "fp8.state"})
+    if (std::string s = attrStr(a, k); !s.empty())
+      return s;
+  return g.outputs()[i]->name();
+}
+
+TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
+  TrainingPipelineOptions p;
+  p.recipe = o.recipe;
+  p.recipeOptions = o.recipeOptions;
+  p.tokens = o.tokens;
+  p.fuse = o.fuse;
+  return p;
+}
+
+Expected<std::unique_ptr<InterpretedTraining>> InterpretedTraining::create(
+    const Graph &g, const TrainingOptions &o) {
+  DiagnosticEngine diag;
+  Expected<TrainingGraphs> t = buildTrainingGraphs(g, pipelineOptionsFor(o), diag);
+  if (!t)
+    return Error(t.error() + ":\n" + diag.str());
+  std::unique_ptr<InterpretedTraining> out(new InterpretedTraining());
+  out->graphs_ = t.take();
+  for (const Graph *half : {out->graphs_.forward.get(), out->graphs_.backward.get()})
+    for (unsigned i = 0; i < half->numInputs(); ++i)
+      if (std::string k = attrStr(half->inputAttrs(i), "fp8.state"); !k.empty())
+        out->state_[k] = HostTensor::make(half->input(i)->type().shape(), DType::F32);
+  return out;
+}
+
+// Binds every input of `g` by name: state, saved, then `named` (by fp8.grad key for gradient
+// inputs, by input name otherwise).
+Expected<std::vector<HostTensor>> InterpretedTraining::runHalf(const Graph &g,
+                                                               const NamedTensors &named) {
+  std::vector<HostTensor> in;
+  for (unsigned i = 0; i < g.numInputs(); ++i) {
+    const AttrDict &a = g.inputAttrs(i);
+    const std::string &name = g.input(i)->name();
+    const HostTensor *t = nullptr;
+    if (std::string k = attrStr(a, "fp8.state"); !k.empty())
+      t = &state_.at(k);
+    else if (std::string k = attrStr(a, "fp8.saved"); !k.empty()) {
+      auto it = saved_.find(k);
+      if (it == saved_.end())
+        return Error("@" + g.name() + ": saved tensor '" + k + "' is missing: run forward first");
+      t = &it->second;
+    } else {
+      std::string key = attrStr(a, "fp8.grad");
+      if (key.empty())
+        key = name;
+      if (auto it = named.find(key); it != named.end())
+        t = &it->second;
+      else if (auto it2 = inputs_.find(key); it2 != inputs_.end())
+        t = &it2->second; // a forward input the backward reads (a weight)
+      else
+        return Error(fmt::format("@{}: no value for input '{}'", g.name(), key));
+    }
+    in.push_back(*t);
+  }
+  return interpret(g, in);
+}
+
+void InterpretedTraining::keepStates(const Graph &g, std::vector<HostTensor> &outs) {
+  for (unsigned i = 0; i < outs.size(); ++i) {
+    const AttrDict empty;
+    const AttrDict &a = i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
+    if (std::string k = attrStr(a, "fp8.state"); !k.empty())
+      state_[k] = outs[i];
+  }
+}
+
+Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs) {
+  const Graph &g = *graphs_.forward;
+  inputs_ = inputs;
+  Expected<std::vector<HostTensor>> outs = runHalf(g, inputs);
+  if (!outs)
+    return Error(outs.error());
+  keepStates(g, *outs);
+  NamedTensors result;
+  saved_.clear();
+  for (unsigned i = 0; i < outs->size(); ++i) {
+    const AttrDict empty;
+    const AttrDict &a = i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
+    if (std::string k = attrStr(a, "fp8.saved"); !k.empty())
+      saved_[k] = std::move((*outs)[i]);
+    else if (!a.has("fp8.state"))
+      result[resultName(g, i)] = std::move((*outs)[i]);
+  }
+  return result;
+}
+
+Expected<NamedTensors> InterpretedTraining::backward(const NamedTensors &outputGrads) {
+  const Graph &g = *graphs_.backward;
+  Expected<std::vector<HostTensor>> outs = runHalf(g, outputGrads);
+  if (!outs)
+    return Error(outs.error());
+  keepStates(g, *outs);
+  NamedTensors result;
+  for (unsigned i = 0; i < outs->size(); ++i) {
+    const AttrDict empty;
+    const AttrDict &a = i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
+    if (std::string k = attrStr(a, "fp8.grad"); !k.empty())
+      result[k] = std::move((*outs)[i]);
+  }
+  return result;
+}
+
+const HostTensor *InterpretedTraining::state(const std::string &key) const {
+  auto it = state_.find(key);
+  return it == state_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> InterpretedTraining::stateKeys() const {
+  std::vector<std::string> k;
+  for (const auto &[key, v] : state_)
+    k.push_back(key);
+  return k;
+}
+
+} // namespace fp8c

@@ -1,0 +1,74 @@
+// The training-step API (DESIGN.md section 7, issue 8): a forward graph becomes a forward and a
+// backward program that share the saved tensors (what the forward keeps for the backward,
+// passes/TrainingSplit.h) and keep their scaling state (amax histories of inputs, weights and
+// gradients) across steps.
+//
+//   fp8c::TrainingOptions o;                        // recipe = "delayed", ...
+//   auto step = fp8c::InterpretedTraining::create(graph, o);   // CPU interpreter
+//   auto outs = step->forward({{"x", x}, {"w1", w1}, ...});     // by input name
+//   auto grads = step->backward({{"y", dLoss_dY}});             // by output name
+//   grads->at("w1") ...                                          // by input name
+//
+// Only the CPU interpreter runs it so far: the GPU half (compile() of each fused half, saved
+// tensors in device buffers) is not written yet; codegen does not lower col_sum, the
+// derivative ops or FP8 transposes inside reduce kernels.
+// The weight update is the caller's (examples/train_mlp.cpp does SGD on the host).
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Status.h"
+#include "passes/TrainingPipeline.h"
+#include "runtime/HostTensor.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace fp8c {
+
+struct TrainingOptions {
+  std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
+  std::string recipeOptions;         ///< more quantize options (`history_len=4`)
+  int64_t tokens = 0;                ///< the dynamic leading dim, when the graph has one
+  bool fuse = false; ///< run `fuse` on each half (the interpreter's results are the same)
+};
+
+using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
+
+/// The pipeline options TrainingOptions mean.
+TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o);
+
+/// A training step on the CPU interpreter. State starts at zero (empty histories), as an
+/// Executable's does after resetState().
+class InterpretedTraining {
+public:
+  static Expected<std::unique_ptr<InterpretedTraining>> create(const Graph &g,
+                                                               const TrainingOptions &o);
+  const TrainingGraphs &graphs() const { return graphs_; }
+
+  /// Runs the forward on the named inputs (every non-state input of the forward graph);
+  /// returns its outputs by name (state updates and saved tensors are kept inside).
+  Expected<NamedTensors> forward(const NamedTensors &inputs);
+  /// Runs the backward of the last forward with the gradients of the outputs (by output
+  /// name); returns the gradients of the inputs by input name.
+  Expected<NamedTensors> backward(const NamedTensors &outputGrads);
+  /// A state's current value (an amax history), or null when there is no such key.
+  const HostTensor *state(const std::string &key) const;
+  std::vector<std::string> stateKeys() const;
+
+private:
+  InterpretedTraining() = default;
+  Expected<std::vector<HostTensor>> runHalf(const Graph &g, const NamedTensors &named);
+  void keepStates(const Graph &g, std::vector<HostTensor> &outs);
+
+  TrainingGraphs graphs_;
+  NamedTensors state_;   ///< by fp8.state key
+  NamedTensors saved_;   ///< by fp8.saved key
+  NamedTensors inputs_;  ///< the last forward's inputs (the backward may read some)
+};
+
+/// The name of a graph's result i: its fp8.grad / fp8.saved / fp8.state key, else the
+/// returned value's name.
+std::string resultName(const Graph &g, unsigned i);
+
+} // namespace fp8c
