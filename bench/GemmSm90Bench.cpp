@@ -211,11 +211,8 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   add(chosen.bn, chosen.stages, chosen.overlap);
   if (!quick) {
     add(256, 4, true, 8);
-    add(256, 4, true, 32);
     add(256, 4, false);
-    add(256, 3, true);
     add(128, 6, true);
-    add(128, 5, true);
     add(192, 5, true);
     add(64, 8, true);
   }
@@ -302,6 +299,14 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     c.dType = DType::F8E4M3FN;
     c.hasScaleD = c.hasAmaxD = true;
     vs.push_back({"e4m3 out + amax", k, c, "e4m3 D + AMAX_D"});
+  }
+  {
+    GemmSm90Kernel k;
+    k.fastAccum = false;
+    k = chooseGemmSm90Tiles(k, prob, g.device());
+    CublasLtGemmConfig c = c0;
+    c.fastAccum = false;
+    vs.push_back({"tensor scales, no fast accumulation", k, c, "no fast accum"});
   }
   {
     GemmSm90Kernel k;

@@ -11,6 +11,10 @@
 //     memory, and releases the stage once its wgmmas completed (wgmma.wait_group); with
 //     `Overlap`, one stage's wgmmas stay in flight while the next stage is waited for. Then
 //     the epilogue runs on the accumulators in registers and stores D directly from them.
+//     With `Promote` (blockwise scales, or fast accumulation off), each 128-wide K block goes
+//     to a second register set and is added to the f32 result once its wgmmas completed: the
+//     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
+//     is that mode; promotion is its precise counterpart, as in DeepSeek-V3 / DeepGEMM).
 // Tiles are visited in groups of `groupM` tile rows (all tile columns of a group before the
 // next group), so the A rows and B columns in use at one time stay in L2.
 //
@@ -20,7 +24,7 @@
 //   Scale::Block   scaleA: 1x128 blocks of A, [ceil(K/128)][ldsa] (M contiguous, ldsa >= M);
 //                  scaleB: 128x128 blocks of B, [ceil(N/128)][ldsb] (ldsb >= ceil(K/128)).
 //                  Each 128-wide K block is accumulated apart (wgmma with scale-d 0) and added
-//                  to the f32 result times scaleA * scaleB of that block (DeepSeek-V3 scheme).
+//                  to the f32 result times scaleA * scaleB of that block (needs Promote).
 // Epilogue, in this order: y = acc * scales; y += bias[n]; y = act(y); amax = max |y| over the
 // valid elements (atomic, NaN wins; *amax must start at 0); D = y rounded to D's type, or for an
 // FP8 D, sat(rne(y * scaleD[0])).
@@ -187,16 +191,62 @@ __device__ __forceinline__ void storePair(const GemmParams &p, bool pairOk, int 
   }
 }
 
+/// Selects x[i] for a run-time i < 4 without indexing a register array.
+__device__ __forceinline__ u32 pick4(const u32 (&x)[4], int i) {
+  return i == 0 ? x[0] : i == 1 ? x[1] : i == 2 ? x[2] : x[3];
+}
+
+/// Stores two column groups j, j + 1 (16 columns) of rows row0 and row0 + 8 of a 16-bit D.
+/// u[2h + jj] holds the thread's packed pair of row (h ? row0 + 8 : row0), column group j + jj.
+/// The four threads of a quad trade pairs (three shuffles) so that each ends with 8 adjacent
+/// columns of one row and writes them as one 16-byte store: full 32-byte sectors, a quarter of
+/// the store instructions of pairwise stores.
+template <Dt TD>
+__device__ __forceinline__ void storeQuad16(const GemmParams &p, const u32 (&u)[4], int row0,
+                                            int colBase, int j) {
+  const int q = threadIdx.x % 4;
+  u32 o[4];
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    // Round r: send the pair destined to thread q ^ r; the pair received from thread q ^ r
+    // holds its columns 2 (q ^ r), +1 of my chunk.
+    const u32 send = pick4(u, q ^ r);
+    const u32 got = r ? __shfl_xor_sync(0xFFFFFFFFu, send, r) : send;
+    const int at = q ^ r;
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+      if (x == at)
+        o[x] = got;
+  }
+  const int row = row0 + 8 * (q >> 1);
+  const int col = colBase + 8 * (j + (q & 1));
+  if (row >= p.m || col >= p.n)
+    return;
+  u16 *base = static_cast<u16 *>(p.d) + i64(row) * p.ldd + col;
+  if (col + 7 < p.n) {
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(base), "r"(o[0]), "r"(o[1]),
+                 "r"(o[2]), "r"(o[3])
+                 : "memory");
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (col + e < p.n)
+        base[e] = u16(e % 2 ? o[e / 2] >> 16 : o[e / 2] & 0xFFFFu);
+  }
+}
+
 /// The epilogue of one consumer warpgroup's 64 x BN accumulators (already scaled when
 /// S == Scale::Block). `rowBase` is the first row of the warpgroup's 64, `colBase` the tile's
 /// first column.
 template <int BN, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
 __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams &p, int rowBase,
                                          int colBase, float tensorScale, float scaleD) {
+  constexpr bool k16 = TD == Dt::BF16 || TD == Dt::F16;
   const int t = threadIdx.x % 128;
   const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
   const int row1 = row0 + 8;
   const bool pairOk = (p.ldd & 1) == 0;
+  const bool quadOk = (p.ldd & 7) == 0;
   float sa0 = tensorScale, sa1 = tensorScale;
   if constexpr (S == Scale::Row) {
     sa0 = row0 < p.m ? p.scaleA[row0] : 0.0f;
@@ -204,43 +254,57 @@ __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams 
   }
   float mag = 0.0f;
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    const int col = colBase + 8 * j + 2 * (t % 4);
-    float sb0 = 1.0f, sb1 = 1.0f, b0 = 0.0f, b1 = 0.0f;
-    if constexpr (S == Scale::Row) {
-      sb0 = col < p.n ? p.scaleB[col] : 0.0f;
-      sb1 = col + 1 < p.n ? p.scaleB[col + 1] : 0.0f;
-    }
-    if constexpr (HasBias) {
-      b0 = col < p.n ? loadOne<TBias>(p.bias, col) : 0.0f;
-      b1 = col + 1 < p.n ? loadOne<TBias>(p.bias, col + 1) : 0.0f;
-    }
+  for (int j2 = 0; j2 < BN / 8; j2 += 2) {
+    u32 packed[4];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = h ? row1 : row0;
-      float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-      if constexpr (S == Scale::Tensor) {
-        v0 = v0 * tensorScale;
-        v1 = v1 * tensorScale;
-      } else if constexpr (S == Scale::Row) {
-        const float sa = h ? sa1 : sa0;
-        v0 = v0 * (sa * sb0);
-        v1 = v1 * (sa * sb1);
+    for (int jj = 0; jj < 2; ++jj) {
+      const int j = j2 + jj;
+      const int col = colBase + 8 * j + 2 * (t % 4);
+      float sb0 = 1.0f, sb1 = 1.0f, b0 = 0.0f, b1 = 0.0f;
+      if constexpr (S == Scale::Row) {
+        sb0 = col < p.n ? p.scaleB[col] : 0.0f;
+        sb1 = col + 1 < p.n ? p.scaleB[col + 1] : 0.0f;
       }
       if constexpr (HasBias) {
-        v0 += b0;
-        v1 += b1;
+        b0 = col < p.n ? loadOne<TBias>(p.bias, col) : 0.0f;
+        b1 = col + 1 < p.n ? loadOne<TBias>(p.bias, col + 1) : 0.0f;
       }
-      v0 = activate<A>(v0);
-      v1 = activate<A>(v1);
-      if constexpr (Amax) {
-        if (row < p.m && col < p.n)
-          mag = maxMag(mag, magnitude(v0));
-        if (row < p.m && col + 1 < p.n)
-          mag = maxMag(mag, magnitude(v1));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = h ? row1 : row0;
+        float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        if constexpr (S == Scale::Tensor) {
+          v0 = v0 * tensorScale;
+          v1 = v1 * tensorScale;
+        } else if constexpr (S == Scale::Row) {
+          const float sa = h ? sa1 : sa0;
+          v0 = v0 * (sa * sb0);
+          v1 = v1 * (sa * sb1);
+        }
+        if constexpr (HasBias) {
+          v0 += b0;
+          v1 += b1;
+        }
+        v0 = activate<A>(v0);
+        v1 = activate<A>(v1);
+        if constexpr (Amax) {
+          if (row < p.m && col < p.n)
+            mag = maxMag(mag, magnitude(v0));
+          if (row < p.m && col + 1 < p.n)
+            mag = maxMag(mag, magnitude(v1));
+        }
+        if constexpr (k16) {
+          packed[2 * h + jj] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
+          if (!quadOk)
+            storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
+        } else {
+          storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
+        }
       }
-      storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
     }
+    if constexpr (k16)
+      if (quadOk)
+        storeQuad16<TD>(p, packed, row0, colBase, j2);
   }
   if constexpr (Amax) {
     mag = groupMaxMag<32>(mag);
@@ -252,11 +316,12 @@ __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams 
 // --- the kernel body ---------------------------------------------------------------------------
 
 template <int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A,
-          bool Amax, bool Overlap>
+          bool Amax, bool Overlap, bool Promote>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const GemmParams &p) {
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
   static_assert(S != Scale::Block || BN % 128 == 0, "blockwise scales need BN % 128 == 0");
+  static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
   constexpr u32 kStageA = kBM * kBK, kStageB = BN * kBK;
 
   extern __shared__ u8 smemRaw[];
@@ -323,19 +388,26 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i)
         acc[i] = 0.0f;
-      if constexpr (S == Scale::Block) {
-        // Per 128-wide K block: tmp = A_kb B_kb^T, acc += tmp * scaleA[kb][row] * scaleB[nb][kb].
+      if constexpr (Promote) {
+        // Per 128-wide K block: tmp = A_kb B_kb^T, acc += tmp * scaleA[kb][row] * scaleB[nb][kb]
+        // (Scale::Block), or acc += tmp: the f32 sum of the tensor cores' per-block results,
+        // more precise than their own FP8 accumulation over all of K.
         const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
         const int row1 = row0 + 8;
         float tmp[BN / 2];
         for (int kb = 0; kb < p.kBlocks; ++kb) {
-          const float sa0 = row0 < p.m ? p.scaleA[i64(kb) * p.ldsa + row0] : 0.0f;
-          const float sa1 = row1 < p.m ? p.scaleA[i64(kb) * p.ldsa + row1] : 0.0f;
-          float sb[BN / 128];
+          float sa0 = 1.0f, sa1 = 1.0f, sb[BN >= 128 ? BN / 128 : 1];
 #pragma unroll
-          for (int q = 0; q < BN / 128; ++q) {
-            const int nb = tn * (BN / 128) + q;
-            sb[q] = nb * 128 < p.n ? p.scaleB[i64(nb) * p.ldsb + kb] : 0.0f;
+          for (int q = 0; q < (BN >= 128 ? BN / 128 : 1); ++q)
+            sb[q] = 1.0f;
+          if constexpr (S == Scale::Block) {
+            sa0 = row0 < p.m ? p.scaleA[i64(kb) * p.ldsa + row0] : 0.0f;
+            sa1 = row1 < p.m ? p.scaleA[i64(kb) * p.ldsa + row1] : 0.0f;
+#pragma unroll
+            for (int q = 0; q < BN / 128; ++q) {
+              const int nb = tn * (BN / 128) + q;
+              sb[q] = nb * 128 < p.n ? p.scaleB[i64(nb) * p.ldsb + kb] : 0.0f;
+            }
           }
           mbarWait(full(s), phase);
 #pragma unroll
@@ -359,12 +431,18 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           }
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j) {
-            const float b = sb[(8 * j) / 128];
-            const float f0 = sa0 * b, f1 = sa1 * b;
-            acc[4 * j + 0] += tmp[4 * j + 0] * f0;
-            acc[4 * j + 1] += tmp[4 * j + 1] * f0;
-            acc[4 * j + 2] += tmp[4 * j + 2] * f1;
-            acc[4 * j + 3] += tmp[4 * j + 3] * f1;
+            if constexpr (S == Scale::Block) {
+              const float b = sb[(8 * j) / 128];
+              const float f0 = sa0 * b, f1 = sa1 * b;
+              acc[4 * j + 0] += tmp[4 * j + 0] * f0;
+              acc[4 * j + 1] += tmp[4 * j + 1] * f0;
+              acc[4 * j + 2] += tmp[4 * j + 2] * f1;
+              acc[4 * j + 3] += tmp[4 * j + 3] * f1;
+            } else {
+#pragma unroll
+              for (int x = 0; x < 4; ++x)
+                acc[4 * j + x] += tmp[4 * j + x];
+            }
           }
         }
       } else {

@@ -83,6 +83,8 @@ std::string GemmSm90Kernel::name() const {
                                                              : "block128") +
                   "_n" + std::to_string(bn) + "_s" + std::to_string(stages) + "_o" +
                   (overlap ? "1" : "0");
+  if (!fastAccum && scaleMode != GemmScaleMode::Block128)
+    s += "_promote";
   if (biasType)
     s += std::string("_bias") + shortName(*biasType);
   if (activation != GemmActivation::None) {
@@ -116,7 +118,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   (k.biasType ? "true" : "false") + ", Dt::" +
                   dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
                   actName(k.activation) + ", " + (k.amaxD ? "true" : "false") + ", " +
-                  (k.overlap ? "true" : "false") + ">(mapA, mapB, p);\n}\n";
+                  (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
+                  ">(mapA, mapB, p);\n}\n";
   return s;
 }
 
@@ -149,8 +152,12 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (k.sharedBytes() > 227 * 1024)
     return fail("needs " + std::to_string(k.sharedBytes()) +
                 " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
-  if (k.scaleMode == GemmScaleMode::Block128 && k.bn % 128 != 0)
-    return fail("Block128 scales need bn = 128 or 256");
+  if (k.scaleMode == GemmScaleMode::Block128 && k.bn != 128)
+    return fail("Block128 scales need bn = 128 (one B scale per 128 columns, two accumulator "
+                "sets)");
+  if (k.promotes() && k.bn > 128)
+    return fail("promotion per K block (fastAccum off) holds two accumulator sets: bn must be "
+                "64 or 128");
   if (prob.m < 1 || prob.n < 1 || prob.k < 1)
     return fail("M, N and K must be at least 1 (got " + std::to_string(prob.m) + ", " +
                 std::to_string(prob.n) + ", " + std::to_string(prob.k) + ")");
@@ -187,15 +194,15 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
                                    const Device &dev) {
   const int sms = std::max(1, dev.smCount);
   const int64_t tiles256 = ceilDiv(prob.m, kBM) * ceilDiv(prob.n, 256);
-  if (k.scaleMode == GemmScaleMode::Block128 || tiles256 < sms) {
-    // Two accumulator sets (Block128), or too few wide tiles to fill the SMs.
+  if (k.promotes() || tiles256 < sms) {
+    // Two accumulator sets (promotion), or too few wide tiles to fill the SMs.
     k.bn = 128;
     k.stages = 6;
   } else {
     k.bn = 256;
     k.stages = 4;
   }
-  k.overlap = k.scaleMode != GemmScaleMode::Block128;
+  k.overlap = !k.promotes();
   return k;
 }
 

@@ -50,9 +50,17 @@ struct GemmSm90Kernel {
   int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (block tiles are 128 x bn x 128)
   int stages = 4;       ///< shared-memory ring depth
   bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
+  /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
+  /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
+  /// Promotion holds two accumulator sets, so it needs bn <= 128.
+  bool fastAccum = true;
+
+  /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
+  bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
-  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set.
+  /// "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
+  /// and "_amax" when set.
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -89,7 +97,7 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
 
 /// `k` with the tile shape (bn, stages, overlap) that this problem should use on `dev`:
 /// 128 x 256 tiles for large problems, 128 x 128 where the 256-wide tiles leave SMs idle
-/// (decode, small N) and for Block128 scales.
+/// (decode, small N) and where the kernel promotes (Block128 scales, fastAccum off).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev);
 

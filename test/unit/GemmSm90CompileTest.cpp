@@ -59,6 +59,13 @@ std::vector<GemmSm90Kernel> configs() {
   k.activation = GemmActivation::Relu;
   out.push_back(k);
   k = kernel(128, 6, false);
+  k.fastAccum = false;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.bn = 64;
+  k.stages = 8;
+  out.push_back(k);
+  k = kernel(128, 6, false);
   k.scaleMode = GemmScaleMode::Block128;
   out.push_back(k);
   k.biasType = DType::BF16;
@@ -137,7 +144,10 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   GemmSm90Kernel blk = k;
   blk.scaleMode = GemmScaleMode::Block128;
   blk.bn = 192;
-  EXPECT_NE(checkGemmSm90(blk, p).message().find("bn = 128 or 256"), std::string::npos);
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("bn = 128"), std::string::npos);
+  GemmSm90Kernel precise = k;
+  precise.fastAccum = false;
+  EXPECT_NE(checkGemmSm90(precise, p).message().find("64 or 128"), std::string::npos);
   blk.bn = 128;
   EXPECT_NE(checkGemmSm90(blk, p).message().find("ldsa"), std::string::npos);
   GemmSm90Kernel big = k;
