@@ -200,8 +200,9 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
 
   GemmSm90Kernel base;
   std::vector<std::pair<GemmSm90Kernel, int>> cands; // kernel, groupM (0 = auto)
-  auto add = [&](int bn, int st, bool ov, int gm = 0) {
+  auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128) {
     GemmSm90Kernel k = base;
+    k.bm = bm;
     k.bn = bn;
     k.stages = st;
     k.overlap = ov;
@@ -209,12 +210,15 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   };
   GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
   add(chosen.bn, chosen.stages, chosen.overlap);
-  if (!quick) {
+  if (!quick && s.m <= 64) {
+    add(256, 5, true, 0, 64);
+    add(128, 8, false, 0, 64);
+    add(128, 6, true);
+    add(256, 4, true);
+  } else if (!quick) {
     add(256, 4, true, 8);
     add(256, 4, false);
     add(128, 6, true);
-    add(192, 5, true);
-    add(64, 8, true);
   }
   double best = 1e30;
   std::string bestName;
@@ -222,7 +226,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     dumpCubin(g, k);
     const double ms =
         timeMs(reps, [&, &k = k, gm = gm](int i) { return g.run(k, prob, ptrs(i, o.d), nullptr, gm); });
-    const std::string label = "n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
+    const std::string label = "m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
                               (k.overlap ? " overlap" : " wait0") + " groupM " +
                               (gm ? std::to_string(gm)
                                   : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +

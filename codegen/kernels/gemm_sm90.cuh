@@ -2,12 +2,13 @@
 // FP8 (e4m3 x e4m3, e5m2 x e4m3, e4m3 x e5m2), both K-major (TN), f32 accumulation.
 //
 // One persistent block per SM, 384 threads in three warpgroups:
-//   warpgroup 0, the producer: one thread loads 128 x 128 tiles of A and BN x 128 tiles of B
+//   warpgroup 0, the producer: one thread loads BM x 128 tiles of A and BN x 128 tiles of B
 //     with the tensor memory accelerator (cp.async.bulk.tensor, 128-byte swizzle) into a ring of
 //     `Stages` shared-memory stages; each stage is completed on its `full` mbarrier (transaction
 //     bytes) and handed back on its `empty` mbarrier. It gives registers away (setmaxnreg.dec).
-//   warpgroups 1 and 2, the consumers: rows 0-63 and 64-127 of the block tile. Each waits on a
-//     stage's `full` barrier, issues four wgmma m64nBNk32 (K = 128 per stage) from shared
+//   warpgroups 1 and 2, the consumers: rows 0-63 and 64-127 of a 128 x BN tile, or (BM = 64,
+//     for small M) columns 0..BN/2-1 and BN/2.. of a 64 x BN tile. Each waits on a
+//     stage's `full` barrier, issues four wgmma m64nWNk32 (K = 128 per stage) from shared
 //     memory, and releases the stage once its wgmmas completed (wgmma.wait_group); with
 //     `Overlap`, one stage's wgmmas stay in flight while the next stage is waited for. Then
 //     the epilogue runs on the accumulators in registers and stores D directly from them.
@@ -69,14 +70,13 @@ struct GemmParams {
   int groupM; ///< tile rows per group of the tile order
 };
 
-constexpr int kBM = 128;     ///< rows of a block tile
 constexpr int kBK = 128;     ///< K (bytes) of one stage
 constexpr int kThreadsSm90 = 384;
 constexpr int kConsumerWarps = 8;
 
 /// Dynamic shared memory of a config, with the 1024 bytes of slack for alignment.
-FP8C_HD constexpr int sharedBytes(int bn, int stages) {
-  return stages * (kBM * kBK + bn * kBK) + 2 * stages * 8 + 1024;
+FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages) {
+  return stages * (bm * kBK + bn * kBK) + 2 * stages * 8 + 1024;
 }
 
 // --- PTX wrappers ------------------------------------------------------------------------------
@@ -146,17 +146,28 @@ __device__ __forceinline__ void tileCoords(int t, const GemmParams &p, int &tm, 
 
 // --- epilogue ----------------------------------------------------------------------------------
 
+/// The activations of the epilogue. GELU (tanh) and SiLU use the hardware's approximate tanh
+/// and exp (relative error about 2^-11, far under the bf16 rounding of D; the GEMM is checked
+/// against an f64 reference, not bit for bit): the accurate ones made the epilogue of a
+/// 128 x 256 tile cost a third of the main loop.
+__device__ __forceinline__ float tanhApprox(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 template <Act A> __device__ __forceinline__ float activate(float x) {
-  if constexpr (A == Act::Relu)
+  if constexpr (A == Act::Relu) {
     return op::relu(x);
-  else if constexpr (A == Act::GeluTanh)
-    return op::geluTanh(x);
-  else if constexpr (A == Act::GeluErf)
+  } else if constexpr (A == Act::GeluTanh) {
+    const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhApprox(inner));
+  } else if constexpr (A == Act::GeluErf) {
     return op::geluErf(x);
-  else if constexpr (A == Act::Silu)
-    return op::silu(x);
-  else
+  } else if constexpr (A == Act::Silu) {
+    return __fdividef(x, 1.0f + __expf(-x));
+  } else {
     return x;
+  }
 }
 
 /// Stores two adjacent elements of row `row` at columns col, col + 1 (either may be past N).
@@ -315,14 +326,24 @@ __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams 
 
 // --- the kernel body ---------------------------------------------------------------------------
 
-template <int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A,
-          bool Amax, bool Overlap, bool Promote>
+template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
+          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const GemmParams &p) {
+  static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
   static_assert(S != Scale::Block || BN % 128 == 0, "blockwise scales need BN % 128 == 0");
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
-  constexpr u32 kStageA = kBM * kBK, kStageB = BN * kBK;
+  // BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both take the 64
+  // rows, consumer c the columns c*BN/2..; half the tensor work per B byte (small M).
+  constexpr int WN = BM == 128 ? BN : BN / 2;
+  static_assert(WN == 64 || WN == 96 || WN == 128 || WN == 192 || WN == 256, "WN");
+  constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
+  // Registers: __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer gives
+  // back all but 40, the consumers take the rest (multiples of 8). (Two blocks per SM, 80 at
+  // entry, was tried: ptxas refuses the wgmma with 80 registers, C7602.)
+  constexpr int kProducerRegs = 40;
+  constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
   const u32 raw = smemAddr(smemRaw);
@@ -346,7 +367,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   const int numTiles = p.tilesM * p.tilesN;
   if (wg == 0) {
     // Producer.
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
     if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
@@ -358,7 +379,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
         for (int kb = 0; kb < p.kBlocks; ++kb) {
           mbarWait(empty(s), phase ^ 1u);
           mbarExpectTx(full(s), kStageA + kStageB);
-          tmaLoad2d(sA + s * kStageA, &mapA, full(s), kb * kBK, tm * kBM);
+          tmaLoad2d(sA + s * kStageA, &mapA, full(s), kb * kBK, tm * BM);
           tmaLoad2d(sB + s * kStageB, &mapB, full(s), kb * kBK, tn * BN);
           if (++s == Stages) {
             s = 0;
@@ -369,7 +390,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     }
   } else {
     // Consumers.
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
     const int cw = wg - 1;
     const int lane = threadIdx.x % 32;
     const int t = threadIdx.x % 128;
@@ -380,13 +401,16 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       scaleD = p.scaleD[0];
     int s = 0;
     u32 phase = 0;
-    float acc[BN / 2];
+    float acc[WN / 2];
     for (int tile = blockIdx.x; tile < numTiles; tile += gridDim.x) {
       int tm, tn;
       tileCoords(tile, p, tm, tn);
-      const int rowBase = tm * kBM + cw * 64;
+      const int rowBase = tm * BM + (BM == 128 ? cw * 64 : 0);
+      const int colBase = tn * BN + (BM == 128 ? 0 : cw * WN);
+      const u32 aOff = BM == 128 ? u32(cw) * 64 * kBK : 0u;
+      const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i)
+      for (int i = 0; i < WN / 2; ++i)
         acc[i] = 0.0f;
       if constexpr (Promote) {
         // Per 128-wide K block: tmp = A_kb B_kb^T, acc += tmp * scaleA[kb][row] * scaleB[nb][kb]
@@ -394,34 +418,35 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
         // more precise than their own FP8 accumulation over all of K.
         const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
         const int row1 = row0 + 8;
-        float tmp[BN / 2];
+        float tmp[WN / 2];
+        constexpr int kSb = WN >= 128 ? WN / 128 : 1;
         for (int kb = 0; kb < p.kBlocks; ++kb) {
-          float sa0 = 1.0f, sa1 = 1.0f, sb[BN >= 128 ? BN / 128 : 1];
+          float sa0 = 1.0f, sa1 = 1.0f, sb[kSb];
 #pragma unroll
-          for (int q = 0; q < (BN >= 128 ? BN / 128 : 1); ++q)
+          for (int q = 0; q < kSb; ++q)
             sb[q] = 1.0f;
           if constexpr (S == Scale::Block) {
             sa0 = row0 < p.m ? p.scaleA[i64(kb) * p.ldsa + row0] : 0.0f;
             sa1 = row1 < p.m ? p.scaleA[i64(kb) * p.ldsa + row1] : 0.0f;
 #pragma unroll
-            for (int q = 0; q < BN / 128; ++q) {
-              const int nb = tn * (BN / 128) + q;
+            for (int q = 0; q < kSb; ++q) {
+              const int nb = colBase / 128 + q;
               sb[q] = nb * 128 < p.n ? p.scaleB[i64(nb) * p.ldsb + kb] : 0.0f;
             }
           }
           mbarWait(full(s), phase);
 #pragma unroll
-          for (int i = 0; i < BN / 2; ++i)
+          for (int i = 0; i < WN / 2; ++i)
             fenceReg(tmp[i]);
           wgmmaFence();
 #pragma unroll
           for (int kk = 0; kk < kBK / 32; ++kk)
-            wgmma<BN, TA, TB>(tmp, smemDesc(sA + s * kStageA + cw * 64 * kBK + kk * 32),
-                              smemDesc(sB + s * kStageB + kk * 32), kk > 0 ? 1 : 0);
+            wgmma<WN, TA, TB>(tmp, smemDesc(sA + s * kStageA + aOff + kk * 32),
+                              smemDesc(sB + s * kStageB + bOff + kk * 32), kk > 0 ? 1 : 0);
           wgmmaCommit();
           wgmmaWait<0>();
 #pragma unroll
-          for (int i = 0; i < BN / 2; ++i)
+          for (int i = 0; i < WN / 2; ++i)
             fenceReg(tmp[i]);
           if (lane == 0)
             mbarArrive(empty(s));
@@ -430,7 +455,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
             phase ^= 1u;
           }
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
+          for (int j = 0; j < WN / 8; ++j) {
             if constexpr (S == Scale::Block) {
               const float b = sb[(8 * j) / 128];
               const float f0 = sa0 * b, f1 = sa1 * b;
@@ -452,8 +477,8 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           wgmmaFence();
 #pragma unroll
           for (int kk = 0; kk < kBK / 32; ++kk)
-            wgmma<BN, TA, TB>(acc, smemDesc(sA + s * kStageA + cw * 64 * kBK + kk * 32),
-                              smemDesc(sB + s * kStageB + kk * 32), 1);
+            wgmma<WN, TA, TB>(acc, smemDesc(sA + s * kStageA + aOff + kk * 32),
+                              smemDesc(sB + s * kStageB + bOff + kk * 32), 1);
           wgmmaCommit();
           if constexpr (Overlap) {
             // The previous stage's wgmmas are done once at most this one group is pending.
@@ -477,10 +502,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
             mbarArrive(empty(prev));
         }
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i)
+        for (int i = 0; i < WN / 2; ++i)
           fenceReg(acc[i]);
       }
-      epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc, p, rowBase, tn * BN, tensorScale,
+      epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc, p, rowBase, colBase, tensorScale,
                                                   scaleD);
     }
   }

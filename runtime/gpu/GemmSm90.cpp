@@ -11,7 +11,7 @@
 namespace fp8c {
 namespace {
 
-constexpr int kBM = 128, kBK = 128, kThreads = 384;
+constexpr int kBK = 128, kThreads = 384;
 
 // The device's GemmParams (gemm_sm90.cuh), field for field: passed by value to the kernel.
 struct DeviceParams {
@@ -83,6 +83,8 @@ std::string GemmSm90Kernel::name() const {
                                                              : "block128") +
                   "_n" + std::to_string(bn) + "_s" + std::to_string(stages) + "_o" +
                   (overlap ? "1" : "0");
+  if (bm != 128)
+    s += "_m" + std::to_string(bm);
   if (!fastAccum && scaleMode != GemmScaleMode::Block128)
     s += "_promote";
   if (biasType)
@@ -98,7 +100,7 @@ std::string GemmSm90Kernel::name() const {
 }
 
 int64_t GemmSm90Kernel::sharedBytes() const {
-  return int64_t(stages) * (kBM * kBK + int64_t(bn) * kBK) + 2 * stages * 8 + 1024;
+  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + 2 * stages * 8 + 1024;
 }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
@@ -111,7 +113,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
                   "    const fp8c::sm90::GemmParams p) {\n"
                   "  using fp8c::Dt;\n"
-                  "  fp8c::sm90::gemmSm90<" +
+                  "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
                   std::to_string(k.bn) + ", " + std::to_string(k.stages) + ", Dt::" +
                   dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
                   ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
@@ -147,17 +149,23 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("bias must be bf16, f16 or f32");
   if (k.bn != 64 && k.bn != 128 && k.bn != 192 && k.bn != 256)
     return fail("tile width bn must be 64, 128, 192 or 256");
+  if (k.bm != 128 && k.bm != 64)
+    return fail("tile rows bm must be 128 or 64");
+  if (k.bm == 64 && k.bn != 128 && k.bn != 256)
+    return fail("bm = 64 splits the columns between two warpgroups: bn must be 128 or 256");
+  const int wn = k.bm == 128 ? k.bn : k.bn / 2; // columns of one consumer warpgroup
+  if (k.scaleMode == GemmScaleMode::Block128 && (k.bn % 128 != 0 || wn > 128))
+    return fail("Block128 scales need bn = 128 (bm = 64: 128 or 256): one B scale per 128 "
+                "columns, two accumulator sets");
   if (k.stages < 2 || k.stages > 8)
     return fail("stages must be between 2 and 8");
-  if (k.sharedBytes() > 227 * 1024)
+  if (k.sharedBytes() > 232448)
     return fail("needs " + std::to_string(k.sharedBytes()) +
                 " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
-  if (k.scaleMode == GemmScaleMode::Block128 && k.bn != 128)
-    return fail("Block128 scales need bn = 128 (one B scale per 128 columns, two accumulator "
-                "sets)");
-  if (k.promotes() && k.bn > 128)
+
+  if (k.promotes() && wn > 128)
     return fail("promotion per K block (fastAccum off) holds two accumulator sets: bn must be "
-                "64 or 128");
+                "64 or 128 (bm = 64: up to 256)");
   if (prob.m < 1 || prob.n < 1 || prob.k < 1)
     return fail("M, N and K must be at least 1 (got " + std::to_string(prob.m) + ", " +
                 std::to_string(prob.n) + ", " + std::to_string(prob.k) + ")");
@@ -193,8 +201,15 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev) {
   const int sms = std::max(1, dev.smCount);
-  const int64_t tiles256 = ceilDiv(prob.m, kBM) * ceilDiv(prob.n, 256);
-  if (k.promotes() || tiles256 < sms) {
+  const int64_t tiles256 = ceilDiv(prob.m, 128) * ceilDiv(prob.n, 256);
+  k.bm = 128;
+  if (prob.m <= 64) {
+    // Decode: 64-row tiles, the two consumers split the columns (half the tensor work of a
+    // 128-row tile per byte of B, which is all that moves).
+    k.bm = 64;
+    k.bn = 128;
+    k.stages = 8;
+  } else if (k.promotes() || tiles256 < sms) {
     // Two accumulator sets (promotion), or too few wide tiles to fill the SMs.
     k.bn = 128;
     k.stages = 6;
@@ -207,8 +222,9 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
 }
 
 int gemmSm90GroupM(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const Device &dev) {
-  const int tilesM = static_cast<int>(ceilDiv(prob.m, kBM));
-  const int g = static_cast<int>(std::lround(std::sqrt(double(std::max(1, dev.smCount)) * k.bn / kBM)));
+  const int tilesM = static_cast<int>(ceilDiv(prob.m, k.bm));
+  const int g = static_cast<int>(
+      std::lround(std::sqrt(double(std::max(1, dev.smCount)) * k.bn / k.bm)));
   return std::clamp(g, 1, std::max(1, tilesM));
 }
 
@@ -297,7 +313,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return Error(l.error());
   CudaDriver *drv = *CudaDriver::get();
   alignas(64) CUtensorMap mapA, mapB;
-  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, kBM, "A"); !st)
+  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm, "A"); !st)
     return st;
   if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn, "B"); !st)
     return st;
@@ -314,7 +330,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   dp.m = int32_t(prob.m);
   dp.n = int32_t(prob.n);
   dp.k = int32_t(prob.k);
-  dp.tilesM = int32_t(ceilDiv(prob.m, kBM));
+  dp.tilesM = int32_t(ceilDiv(prob.m, k.bm));
   dp.tilesN = int32_t(ceilDiv(prob.n, k.bn));
   dp.kBlocks = int32_t(ceilDiv(prob.k, kBK));
   dp.groupM = groupM > 0 ? std::min(groupM, dp.tilesM) : gemmSm90GroupM(k, prob, device_);

