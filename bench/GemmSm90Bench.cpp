@@ -209,12 +209,13 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     cands.push_back({k, gm});
   };
   GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
-  add(chosen.bn, chosen.stages, chosen.overlap);
+  add(chosen.bn, chosen.stages, chosen.overlap, 0, chosen.bm);
   if (!quick && s.m <= 64) {
     add(256, 5, true, 0, 64);
     add(128, 8, false, 0, 64);
     add(128, 6, true);
     add(256, 4, true);
+    add(64, 8, true);
   } else if (!quick) {
     add(256, 4, true, 8);
     add(256, 4, false);

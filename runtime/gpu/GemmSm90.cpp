@@ -133,8 +133,7 @@ NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch) {
   return r;
 }
 
-Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
-                     const GemmSm90Pointers *p) {
+Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   const std::string what = "generated sm90 GEMM " + k.name() + ": ";
   auto fail = [&](const std::string &m) { return Error(what + m); };
   if (!isFp8(k.aType) || !isFp8(k.bType))
@@ -162,10 +161,17 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (k.sharedBytes() > 232448)
     return fail("needs " + std::to_string(k.sharedBytes()) +
                 " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
-
   if (k.promotes() && wn > 128)
     return fail("promotion per K block (fastAccum off) holds two accumulator sets: bn must be "
                 "64 or 128 (bm = 64: up to 256)");
+  return Status::ok();
+}
+
+Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+                     const GemmSm90Pointers *p) {
+  if (Status st = checkGemmSm90Kernel(k); !st)
+    return st;
+  auto fail = [&](const std::string &m) { return Error("generated sm90 GEMM " + k.name() + ": " + m); };
   if (prob.m < 1 || prob.n < 1 || prob.k < 1)
     return fail("M, N and K must be at least 1 (got " + std::to_string(prob.m) + ", " +
                 std::to_string(prob.n) + ", " + std::to_string(prob.k) + ")");
@@ -253,6 +259,8 @@ Expected<std::unique_ptr<GemmSm90Runner>> GemmSm90Runner::create(KernelCache *ca
 }
 
 Expected<GemmSm90Runner::Loaded> GemmSm90Runner::load(const GemmSm90Kernel &k) {
+  if (Status st = checkGemmSm90Kernel(k); !st)
+    return Error(st.message());
   const std::string name = k.name();
   {
     std::lock_guard<std::mutex> lock(mu_);

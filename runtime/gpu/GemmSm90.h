@@ -91,7 +91,10 @@ std::string gemmSm90Source(const GemmSm90Kernel &k);
 /// The NVRTC request of a kernel for `arch` (sm_90a: wgmma and setmaxnreg need it).
 NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch = "sm_90a");
 
-/// The errors known without a GPU: dtypes, tile shape, scale mode vs tile, sizes, pitches,
+/// The errors of a kernel config alone: dtypes, tile shape, stages and shared memory, scale
+/// mode and promotion vs tile.
+Status checkGemmSm90Kernel(const GemmSm90Kernel &k);
+/// The errors known without a GPU: the kernel's, then sizes, pitches,
 /// and (when `p` is given) missing or misaligned pointers. Each names what to do instead.
 Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                      const GemmSm90Pointers *p = nullptr);

@@ -166,6 +166,10 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   EXPECT_NE(checkGemmSm90(precise, p).message().find("64 or 128"), std::string::npos);
   blk.bn = 128;
   EXPECT_NE(checkGemmSm90(blk, p).message().find("ldsa"), std::string::npos);
+  GemmSm90Kernel tooDeep = k;
+  tooDeep.bn = 128;
+  tooDeep.stages = 8;
+  EXPECT_NE(checkGemmSm90Kernel(tooDeep).message().find("shared memory"), std::string::npos);
   GemmSm90Kernel big = k;
   big.stages = 6;
   EXPECT_NE(checkGemmSm90(big, p).message().find("shared memory"), std::string::npos);
