@@ -18,6 +18,12 @@
 //   GemmSm90Kernel k;                                       // dtypes, scales, epilogue
 //   k = chooseGemmSm90Tiles(k, problem, runner->device());  // tile shape for this problem
 //   runner->run(k, problem, pointers, stream);              // NVRTC + cache on first use
+// From a plan's CublasLtGemm step `g` (the integration left to do): aType/bType/dType from the
+// buffers' dtypes, scaleMode = g.scaleMode, fastAccum = g.fastAccum, biasType from g.bias's
+// buffer, activation from g.epilogue (Gelu* -> GeluTanh, as cuBLASLt's GELU is the tanh form;
+// Relu* -> Relu), amaxD = g.amaxD >= 0; problem m = g.m at run time, n = g.n, k = g.k, pitches
+// from the buffers' ld, Block128 ldsa = roundup(M, 4) and ldsb = the B scale buffer's ld. FP8
+// operands only; D needs 16-byte alignment.
 // Kernels are compiled through the KernelCache (memory and disk) and loaded once per context;
 // the tensor maps (cuTensorMapEncodeTiled) are built per call on the host, so run() is
 // capturable in a CUDA graph and allocates nothing.
