@@ -42,6 +42,7 @@ namespace fp8c {
   X(cuModuleGetFunction)                                                                           \
   X(cuFuncSetAttribute)                                                                            \
   X(cuFuncGetAttribute)                                                                            \
+  X(cuTensorMapEncodeTiled)                                                                        \
   X(cuLaunchKernel)                                                                                \
   X(cuLaunchCooperativeKernel)                                                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                   \

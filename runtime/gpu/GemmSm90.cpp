@@ -1,0 +1,356 @@
+// GemmSm90 (GemmSm90.h): kernel names and sources, the host-side checks, the tile heuristic,
+// tensor maps, and the launch of the generated Hopper FP8 GEMM.
+#include "runtime/gpu/GemmSm90.h"
+
+#include "runtime/cuda/LoadedModules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace fp8c {
+namespace {
+
+constexpr int kBK = 128, kThreads = 384;
+
+// The device's GemmParams (gemm_sm90.cuh), field for field: passed by value to the kernel.
+struct DeviceParams {
+  void *d;
+  const float *scaleA;
+  const float *scaleB;
+  const void *bias;
+  float *amax;
+  const float *scaleD;
+  int64_t ldd, ldsa, ldsb;
+  int32_t m, n, k;
+  int32_t tilesM, tilesN, kBlocks;
+  int32_t groupM;
+};
+static_assert(sizeof(DeviceParams) == 104, "DeviceParams must match sm90::GemmParams");
+
+const char *dtName(DType t) {
+  switch (t) {
+  case DType::F32: return "F32";
+  case DType::F16: return "F16";
+  case DType::BF16: return "BF16";
+  case DType::F8E4M3FN: return "E4M3";
+  case DType::F8E5M2: return "E5M2";
+  default: return nullptr;
+  }
+}
+
+const char *shortName(DType t) {
+  switch (t) {
+  case DType::F32: return "f32";
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F8E4M3FN: return "e4m3";
+  case DType::F8E5M2: return "e5m2";
+  default: return "?";
+  }
+}
+
+const char *scaleName(GemmScaleMode s) {
+  return s == GemmScaleMode::Tensor ? "Tensor" : s == GemmScaleMode::OuterVector ? "Row" : "Block";
+}
+
+const char *actName(GemmActivation a) {
+  switch (a) {
+  case GemmActivation::None: return "None";
+  case GemmActivation::Relu: return "Relu";
+  case GemmActivation::GeluTanh: return "GeluTanh";
+  case GemmActivation::GeluErf: return "GeluErf";
+  case GemmActivation::Silu: return "Silu";
+  }
+  return "None";
+}
+
+bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool aligned(const void *p, uintptr_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+} // namespace
+
+std::string GemmSm90Kernel::name() const {
+  std::string s = std::string("fp8c_gemm_sm90_") + shortName(aType) + "_" + shortName(bType) +
+                  "_" + shortName(dType) + "_" +
+                  (scaleMode == GemmScaleMode::Tensor        ? "tensor"
+                   : scaleMode == GemmScaleMode::OuterVector ? "row"
+                                                             : "block128") +
+                  "_n" + std::to_string(bn) + "_s" + std::to_string(stages) + "_o" +
+                  (overlap ? "1" : "0");
+  if (bm != 128)
+    s += "_m" + std::to_string(bm);
+  if (!fastAccum && scaleMode != GemmScaleMode::Block128)
+    s += "_promote";
+  if (biasType)
+    s += std::string("_bias") + shortName(*biasType);
+  if (activation != GemmActivation::None) {
+    std::string a = actName(activation);
+    std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
+    s += "_" + a;
+  }
+  if (amaxD)
+    s += "_amax";
+  return s;
+}
+
+int64_t GemmSm90Kernel::sharedBytes() const {
+  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + 2 * stages * 8 + 1024;
+}
+
+std::string gemmSm90Source(const GemmSm90Kernel &k) {
+  const std::string entry = k.name();
+  std::string s = "// fp8c generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh)\n"
+                  "#include \"fp8c/gemm_sm90.cuh\"\n\n"
+                  "extern \"C\" __global__ void __launch_bounds__(384, 1)\n" +
+                  entry +
+                  "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
+                  "    const fp8c::sm90::GemmParams p) {\n"
+                  "  using fp8c::Dt;\n"
+                  "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
+                  std::to_string(k.bn) + ", " + std::to_string(k.stages) + ", Dt::" +
+                  dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
+                  ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
+                  (k.biasType ? "true" : "false") + ", Dt::" +
+                  dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
+                  actName(k.activation) + ", " + (k.amaxD ? "true" : "false") + ", " +
+                  (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
+                  ">(mapA, mapB, p);\n}\n";
+  return s;
+}
+
+NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch) {
+  NvrtcRequest r;
+  r.kernelName = k.name();
+  r.source = gemmSm90Source(k);
+  r.arch = arch;
+  return r;
+}
+
+Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
+  const std::string what = "generated sm90 GEMM " + k.name() + ": ";
+  auto fail = [&](const std::string &m) { return Error(what + m); };
+  if (!isFp8(k.aType) || !isFp8(k.bType))
+    return fail("A and B must be FP8 (e4m3 or e5m2); use cuBLASLt for bf16/f16 operands");
+  if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
+    return fail("e5m2 x e5m2 is not supported (cuBLASLt rejects it too); quantize one side "
+                "to e4m3");
+  if (!dtName(k.dType) || k.dType == DType::I32)
+    return fail("D must be bf16, f16, f32, e4m3 or e5m2");
+  if (k.biasType && *k.biasType != DType::BF16 && *k.biasType != DType::F16 &&
+      *k.biasType != DType::F32)
+    return fail("bias must be bf16, f16 or f32");
+  if (k.bn != 64 && k.bn != 128 && k.bn != 192 && k.bn != 256)
+    return fail("tile width bn must be 64, 128, 192 or 256");
+  if (k.bm != 128 && k.bm != 64)
+    return fail("tile rows bm must be 128 or 64");
+  if (k.bm == 64 && k.bn != 128 && k.bn != 256)
+    return fail("bm = 64 splits the columns between two warpgroups: bn must be 128 or 256");
+  const int wn = k.bm == 128 ? k.bn : k.bn / 2; // columns of one consumer warpgroup
+  if (k.scaleMode == GemmScaleMode::Block128 && (k.bn % 128 != 0 || wn > 128))
+    return fail("Block128 scales need bn = 128 (bm = 64: 128 or 256): one B scale per 128 "
+                "columns, two accumulator sets");
+  if (k.stages < 2 || k.stages > 8)
+    return fail("stages must be between 2 and 8");
+  if (k.sharedBytes() > 232448)
+    return fail("needs " + std::to_string(k.sharedBytes()) +
+                " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
+  if (k.promotes() && wn > 128)
+    return fail("promotion per K block (fastAccum off) holds two accumulator sets: bn must be "
+                "64 or 128 (bm = 64: up to 256)");
+  return Status::ok();
+}
+
+Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+                     const GemmSm90Pointers *p) {
+  if (Status st = checkGemmSm90Kernel(k); !st)
+    return st;
+  auto fail = [&](const std::string &m) { return Error("generated sm90 GEMM " + k.name() + ": " + m); };
+  if (prob.m < 1 || prob.n < 1 || prob.k < 1)
+    return fail("M, N and K must be at least 1 (got " + std::to_string(prob.m) + ", " +
+                std::to_string(prob.n) + ", " + std::to_string(prob.k) + ")");
+  if (prob.m > INT32_MAX || prob.n > INT32_MAX || prob.k > INT32_MAX)
+    return fail("M, N and K must be below 2^31");
+  if (prob.lda < prob.k || prob.ldb < prob.k || prob.ldd < prob.n)
+    return fail("row pitches must be at least K (A, B) and N (D)");
+  if (prob.lda % 16 != 0 || prob.ldb % 16 != 0)
+    return fail("A and B row pitches must be multiples of 16 bytes (got " +
+                std::to_string(prob.lda) + ", " + std::to_string(prob.ldb) +
+                "); pad the operands (the producing cast writes a padded layout)");
+  if (k.scaleMode == GemmScaleMode::Block128) {
+    if (prob.ldsa < prob.m)
+      return fail("Block128: ldsa must be at least M");
+    if (prob.ldsb < ceilDiv(prob.k, 128))
+      return fail("Block128: ldsb must be at least ceil(K / 128)");
+  }
+  if (!p)
+    return Status::ok();
+  if (!p->a || !p->b || !p->d || !p->invScaleA || !p->invScaleB)
+    return fail("A, B, D and both scale pointers are required");
+  if (!aligned(p->a, 16) || !aligned(p->b, 16) || !aligned(p->d, 16))
+    return fail("A, B and D must be 16-byte aligned");
+  if (k.biasType && !p->bias)
+    return fail("the kernel adds a bias but no bias pointer was given");
+  if (k.amaxD && !p->amaxD)
+    return fail("the kernel writes amax but no amaxD pointer was given");
+  if (isFp8(k.dType) && !p->scaleD)
+    return fail("an FP8 D needs scaleD");
+  return Status::ok();
+}
+
+GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
+                                   const Device &dev) {
+  const int sms = std::max(1, dev.smCount);
+  const int64_t tiles256 = ceilDiv(prob.m, 128) * ceilDiv(prob.n, 256);
+  k.bm = 128;
+  if (prob.m <= 64) {
+    // Decode: 64-row tiles, the two consumers split the columns (half the tensor work of a
+    // 128-row tile per byte of B, which is all that moves).
+    k.bm = 64;
+    k.bn = 128;
+    k.stages = 8;
+  } else if (k.promotes() || tiles256 < sms) {
+    // Two accumulator sets (promotion), or too few wide tiles to fill the SMs.
+    k.bn = 128;
+    k.stages = 6;
+  } else {
+    k.bn = 256;
+    k.stages = 4;
+  }
+  k.overlap = !k.promotes();
+  return k;
+}
+
+int gemmSm90GroupM(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const Device &dev) {
+  const int tilesM = static_cast<int>(ceilDiv(prob.m, k.bm));
+  const int g = static_cast<int>(
+      std::lround(std::sqrt(double(std::max(1, dev.smCount)) * k.bn / k.bm)));
+  return std::clamp(g, 1, std::max(1, tilesM));
+}
+
+Expected<std::unique_ptr<GemmSm90Runner>> GemmSm90Runner::create(KernelCache *cache) {
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return Error(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  CUcontext ctx = nullptr;
+  FP8C_CU_TRY(drv, cuCtxGetCurrent, &ctx);
+  if (!ctx)
+    return Error("generated sm90 GEMM: no current CUDA context (CudaDriver::makeCurrent first)");
+  CUdevice dev = 0;
+  FP8C_CU_TRY(drv, cuCtxGetDevice, &dev);
+  Expected<Device> device = drv->device(static_cast<int>(dev));
+  if (!device)
+    return Error(device.error());
+  if (device->ccMajor != 9 || device->ccMinor != 0)
+    return Error("generated sm90 GEMM needs a Hopper GPU (compute capability 9.0); " +
+                 device->str() + " has " + std::to_string(device->ccMajor) + "." +
+                 std::to_string(device->ccMinor) + ": use the cuBLASLt backend");
+  std::unique_ptr<GemmSm90Runner> r(new GemmSm90Runner());
+  r->cache_ = cache ? cache : &KernelCache::global();
+  r->device_ = *device;
+  return r;
+}
+
+Expected<GemmSm90Runner::Loaded> GemmSm90Runner::load(const GemmSm90Kernel &k) {
+  if (Status st = checkGemmSm90Kernel(k); !st)
+    return Error(st.message());
+  const std::string name = k.name();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = loaded_.find(name); it != loaded_.end())
+      return it->second;
+  }
+  Expected<std::shared_ptr<const CachedKernel>> ck = cache_->get(gemmSm90Request(k, device_.arch));
+  if (!ck)
+    return Error(ck.error());
+  Expected<CUfunction> fn = LoadedModules::global().function(**ck, name);
+  if (!fn)
+    return Error(fn.error());
+  if (Status st = setMaxDynamicSharedBytes(*fn, k.sharedBytes(), name); !st)
+    return Error(st.message());
+  Loaded l{*fn, *ck};
+  std::lock_guard<std::mutex> lock(mu_);
+  loaded_[name] = l;
+  return l;
+}
+
+Expected<std::shared_ptr<const CachedKernel>> GemmSm90Runner::prepare(const GemmSm90Kernel &k) {
+  Expected<Loaded> l = load(k);
+  if (!l)
+    return Error(l.error());
+  return l->kernel;
+}
+
+namespace {
+
+// A 2-D FP8 tensor map over rows x k (row pitch `ld` bytes), boxes of 128 bytes x boxRows,
+// 128-byte swizzle, zeros outside.
+Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t rows, int64_t k,
+                 int64_t ld, int boxRows, const char *operand) {
+  cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld)};
+  cuuint32_t box[2] = {cuuint32_t(kBK), cuuint32_t(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void *>(base), dims, strides, box,
+      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   std::string(operand) + " " + std::to_string(rows) + "x" +
+                                       std::to_string(k) + " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
+} // namespace
+
+Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+                           const GemmSm90Pointers &p, CUstream stream, int groupM,
+                           int maxBlocks) {
+  if (Status st = checkGemmSm90(k, prob, &p); !st)
+    return st;
+  Expected<Loaded> l = load(k);
+  if (!l)
+    return Error(l.error());
+  CudaDriver *drv = *CudaDriver::get();
+  alignas(64) CUtensorMap mapA, mapB;
+  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm, "A"); !st)
+    return st;
+  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn, "B"); !st)
+    return st;
+  DeviceParams dp{};
+  dp.d = p.d;
+  dp.scaleA = p.invScaleA;
+  dp.scaleB = p.invScaleB;
+  dp.bias = p.bias;
+  dp.amax = p.amaxD;
+  dp.scaleD = p.scaleD;
+  dp.ldd = prob.ldd;
+  dp.ldsa = prob.ldsa;
+  dp.ldsb = prob.ldsb;
+  dp.m = int32_t(prob.m);
+  dp.n = int32_t(prob.n);
+  dp.k = int32_t(prob.k);
+  dp.tilesM = int32_t(ceilDiv(prob.m, k.bm));
+  dp.tilesN = int32_t(ceilDiv(prob.n, k.bn));
+  dp.kBlocks = int32_t(ceilDiv(prob.k, kBK));
+  dp.groupM = groupM > 0 ? std::min(groupM, dp.tilesM) : gemmSm90GroupM(k, prob, device_);
+  const int64_t tiles = int64_t(dp.tilesM) * dp.tilesN;
+  if (tiles > INT32_MAX)
+    return Error("generated sm90 GEMM " + k.name() + ": too many tiles");
+  int blocks = int(std::min<int64_t>(tiles, device_.smCount));
+  if (maxBlocks > 0)
+    blocks = std::min(blocks, maxBlocks);
+  void *args[] = {&mapA, &mapB, &dp};
+  return drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()), stream, args,
+                     false, k.name());
+}
+
+} // namespace fp8c

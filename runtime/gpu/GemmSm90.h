@@ -1,0 +1,146 @@
+// The generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh) on the host:
+//   D[m, n] = act(sum_k A[m, k] B[n, k] * invScaleA * invScaleB + bias[n]), optionally with
+//   amaxD = max |D| (before scaleD) and an FP8 D = sat(rne(D * scaleD)),
+// A and B FP8 (e4m3 x e4m3, e5m2 x e4m3, e4m3 x e5m2), row-major and K-major (TN), f32
+// accumulation; D bf16, f16, f32, e4m3 or e5m2. The semantics and the scale-buffer layouts are
+// those of the cuBLASLt backend (CublasLtGemm.h, GemmScaleMode), so a plan's CublasLtGemm step
+// can run on either:
+//   Tensor       invScaleA, invScaleB: one f32 each
+//   OuterVector  invScaleA: [M], invScaleB: [N]
+//   Block128     invScaleA: [ceil(K/128)][ldsa] (M contiguous, ldsa >= M);
+//                invScaleB: [ceil(N/128)][ldsb] (ldsb >= ceil(K/128)); per-K-block promotion.
+// Any M, N, K >= 1: TMA reads out-of-range rows and K columns as zeros, stores are predicated.
+// A and B need 16-byte aligned pointers and row pitches that are multiples of 16 bytes; D a
+// 16-byte aligned pointer. amaxD must hold 0 (or a smaller magnitude) before the call.
+//
+// Usage:
+//   auto runner = GemmSm90Runner::create();                 // current context, sm_90 only
+//   GemmSm90Kernel k;                                       // dtypes, scales, epilogue
+//   k = chooseGemmSm90Tiles(k, problem, runner->device());  // tile shape for this problem
+//   runner->run(k, problem, pointers, stream);              // NVRTC + cache on first use
+// From a plan's CublasLtGemm step `g` (the integration left to do): aType/bType/dType from the
+// buffers' dtypes, scaleMode = g.scaleMode, fastAccum = g.fastAccum, biasType from g.bias's
+// buffer, activation from g.epilogue (Gelu* -> GeluTanh, as cuBLASLt's GELU is the tanh form;
+// Relu* -> Relu), amaxD = g.amaxD >= 0; problem m = g.m at run time, n = g.n, k = g.k, pitches
+// from the buffers' ld, Block128 ldsa = roundup(M, 4) and ldsb = the B scale buffer's ld. FP8
+// operands only; D needs 16-byte alignment.
+// Kernels are compiled through the KernelCache (memory and disk) and loaded once per context;
+// the tensor maps (cuTensorMapEncodeTiled) are built per call on the host, so run() is
+// capturable in a CUDA graph and allocates nothing.
+#pragma once
+
+#include "codegen/LaunchPlan.h"
+#include "ir/DType.h"
+#include "ir/Status.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/jit/KernelCache.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fp8c {
+
+enum class GemmActivation { None, Relu, GeluTanh, GeluErf, Silu };
+
+/// What selects one compiled kernel (its template arguments).
+struct GemmSm90Kernel {
+  DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN, dType = DType::BF16;
+  GemmScaleMode scaleMode = GemmScaleMode::Tensor;
+  std::optional<DType> biasType; ///< set iff the epilogue adds bias[n] (bf16, f16 or f32)
+  GemmActivation activation = GemmActivation::None;
+  bool amaxD = false;
+  int bm = 128;         ///< tile rows: 128 (the consumers split rows) or 64 (they split columns)
+  int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (bm = 64: 128 or 256)
+  int stages = 4;       ///< shared-memory ring depth
+  bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
+  /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
+  /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
+  /// Promotion holds two accumulator sets, so it needs bn <= 128.
+  bool fastAccum = true;
+
+  /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
+  bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
+
+  /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
+  /// "_m64" (bm = 64), "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
+  /// and "_amax" when set.
+  std::string name() const;
+  /// Dynamic shared memory of one block.
+  int64_t sharedBytes() const;
+};
+
+/// Sizes and row pitches (in elements) of one call.
+struct GemmSm90Problem {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
+};
+
+/// Device pointers of one call (inverse scales: dequantization factors, multiplied).
+struct GemmSm90Pointers {
+  const void *a = nullptr;
+  const void *b = nullptr;
+  void *d = nullptr;
+  const float *invScaleA = nullptr;
+  const float *invScaleB = nullptr;
+  const void *bias = nullptr;
+  float *amaxD = nullptr;
+  const float *scaleD = nullptr;
+};
+
+/// The CUDA source of a kernel: #include "fp8c/gemm_sm90.cuh" and one instantiation.
+std::string gemmSm90Source(const GemmSm90Kernel &k);
+/// The NVRTC request of a kernel for `arch` (sm_90a: wgmma and setmaxnreg need it).
+NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch = "sm_90a");
+
+/// The errors of a kernel config alone: dtypes, tile shape, stages and shared memory, scale
+/// mode and promotion vs tile.
+Status checkGemmSm90Kernel(const GemmSm90Kernel &k);
+/// The errors known without a GPU: the kernel's, then sizes, pitches,
+/// and (when `p` is given) missing or misaligned pointers. Each names what to do instead.
+Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+                     const GemmSm90Pointers *p = nullptr);
+
+/// `k` with the tile shape (bn, stages, overlap) that this problem should use on `dev`:
+/// 128 x 256 tiles for large problems, 128 x 128 where the 256-wide tiles leave SMs idle
+/// (decode, small N) and where the kernel promotes (Block128 scales, fastAccum off).
+GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
+                                   const Device &dev);
+
+/// Tile rows per group of the tile order (an L2-friendly raster): about
+/// sqrt(SMs * bn / 128), so the A rows and B columns in use at once stay in L2.
+int gemmSm90GroupM(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const Device &dev);
+
+/// Runs generated GEMMs on the current context's device (compute capability 9.0). Thread-safe.
+class GemmSm90Runner {
+public:
+  /// A runner for the current context's device; an error on anything but sm_90.
+  static Expected<std::unique_ptr<GemmSm90Runner>> create(KernelCache *cache = nullptr);
+
+  /// D = ... for one problem on `stream`. `groupM` 0 picks gemmSm90GroupM(); `maxBlocks` 0
+  /// launches min(tiles, SMs) persistent blocks.
+  Status run(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const GemmSm90Pointers &p,
+             CUstream stream, int groupM = 0, int maxBlocks = 0);
+  /// Compiles (or finds in the cache) and loads `k` ahead of its first run.
+  Expected<std::shared_ptr<const CachedKernel>> prepare(const GemmSm90Kernel &k);
+  const Device &device() const { return device_; }
+
+private:
+  struct Loaded {
+    CUfunction fn = nullptr;
+    std::shared_ptr<const CachedKernel> kernel;
+  };
+  GemmSm90Runner() = default;
+  Expected<Loaded> load(const GemmSm90Kernel &k);
+
+  KernelCache *cache_ = nullptr;
+  Device device_;
+  std::mutex mu_;
+  std::map<std::string, Loaded> loaded_;
+};
+
+} // namespace fp8c

@@ -1,0 +1,204 @@
+// The generated Hopper FP8 GEMM without a GPU: every kernel config (tile shapes x dtypes x
+// scale modes x epilogues) compiles with NVRTC for sm_90a; the PTX holds FP8 wgmma; ptxas
+// reports no spill, no stack frame, and none of the wgmma serialization / setmaxnreg warnings
+// (C7519: ptxas had to insert warpgroup.arrive; C7508: setmaxnreg ignored; C7510/C7515: wgmma
+// serialized). Also the host-side checks and names (runtime/gpu/GemmSm90.h).
+#include "runtime/gpu/GemmSm90.h"
+#include "runtime/jit/Nvrtc.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <set>
+
+namespace fp8c {
+namespace {
+
+GemmSm90Kernel kernel(int bn, int stages, bool overlap = true) {
+  GemmSm90Kernel k;
+  k.bn = bn;
+  k.stages = stages;
+  k.overlap = overlap;
+  return k;
+}
+
+/// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
+std::vector<GemmSm90Kernel> configs() {
+  std::vector<GemmSm90Kernel> out;
+  out.push_back(kernel(256, 4));
+  out.push_back(kernel(256, 4, false));
+  out.push_back(kernel(256, 3));
+  out.push_back(kernel(128, 6));
+  out.push_back(kernel(128, 4));
+  out.push_back(kernel(192, 5));
+  out.push_back(kernel(64, 8));
+  GemmSm90Kernel k = kernel(128, 8);
+  k.bm = 64;
+  out.push_back(k);
+  k = kernel(256, 5);
+  k.bm = 64;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::Block128;
+  k.overlap = false;
+  out.push_back(k);
+  k.bn = 128;
+  k.stages = 8;
+  out.push_back(k);
+  k = kernel(128, 6);
+  k.dType = DType::F32;
+  k.aType = DType::F8E5M2;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.bType = DType::F8E5M2;
+  k.dType = DType::F16;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k.activation = GemmActivation::GeluErf;
+  k.biasType = DType::F32;
+  out.push_back(k);
+  k.activation = GemmActivation::Silu;
+  k.biasType = DType::F16;
+  k.bn = 128;
+  k.stages = 6;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  k.activation = GemmActivation::Relu;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.fastAccum = false;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.bn = 64;
+  k.stages = 8;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.scaleMode = GemmScaleMode::Block128;
+  out.push_back(k);
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  out.push_back(k);
+  return out;
+}
+
+TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
+  double seconds = 0;
+  int compiled = 0;
+  for (const GemmSm90Kernel &k : configs()) {
+    SCOPED_TRACE(k.name());
+    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 2}).isOk());
+    NvrtcRequest req = gemmSm90Request(k);
+    req.wantPtx = true;
+    Expected<NvrtcResult> r = compileWithNvrtc(req);
+    ASSERT_TRUE(r.hasValue()) << r.error();
+    ++compiled;
+    seconds += r->seconds;
+    const std::string a = k.aType == DType::F8E4M3FN ? "e4m3" : "e5m2";
+    const std::string b = k.bType == DType::F8E4M3FN ? "e4m3" : "e5m2";
+    const int wn = k.bm == 128 ? k.bn : k.bn / 2;
+    const std::string mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(wn) +
+                            "k32.f32." + a + "." + b;
+    EXPECT_NE(r->ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
+    EXPECT_NE(r->ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    EXPECT_NE(r->ptx.find("setmaxnreg.inc"), std::string::npos);
+    EXPECT_FALSE(r->hasSpills()) << r->log;
+    for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
+      EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
+    bool found = false;
+    for (const PtxasEntryInfo &e : r->entries) {
+      EXPECT_EQ(e.stackFrameBytes, 0) << r->log;
+      found |= e.entry == k.name();
+      // setmaxnreg hands out registers assuming the launch bound's cap at entry (168): with
+      // fewer, the consumers' setmaxnreg.inc would wait forever.
+      EXPECT_EQ(e.registers, 168) << r->log;
+    }
+    EXPECT_TRUE(found) << "no ptxas report for " << k.name() << ":\n" << r->log;
+  }
+  std::cout << "[ gemm sm90 ] " << compiled << " configs compiled in " << seconds << " s\n";
+}
+
+TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
+  std::set<std::string> names;
+  for (const GemmSm90Kernel &k : configs()) {
+    EXPECT_TRUE(names.insert(k.name()).second) << k.name();
+    std::string src = gemmSm90Source(k);
+    EXPECT_NE(src.find("#include \"fp8c/gemm_sm90.cuh\""), std::string::npos);
+    EXPECT_NE(src.find(k.name() + "("), std::string::npos);
+    EXPECT_NE(src.find("__launch_bounds__(384, 1)"), std::string::npos);
+  }
+  GemmSm90Kernel k;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax");
+}
+
+TEST(GemmSm90Compile, HostChecksNameTheProblem) {
+  GemmSm90Kernel k;
+  GemmSm90Problem p{100, 333, 1000, 1008, 1008, 333};
+  EXPECT_TRUE(checkGemmSm90(k, p).isOk());
+  GemmSm90Problem odd = p;
+  odd.lda = 1000;
+  Status st = checkGemmSm90(k, odd);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("multiples of 16 bytes"), std::string::npos) << st.message();
+  GemmSm90Problem zero = p;
+  zero.m = 0;
+  EXPECT_NE(checkGemmSm90(k, zero).message().find("at least 1"), std::string::npos);
+  GemmSm90Kernel bf = k;
+  bf.aType = DType::BF16;
+  EXPECT_NE(checkGemmSm90(bf, p).message().find("must be FP8"), std::string::npos);
+  GemmSm90Kernel e5 = k;
+  e5.aType = e5.bType = DType::F8E5M2;
+  EXPECT_NE(checkGemmSm90(e5, p).message().find("e5m2 x e5m2"), std::string::npos);
+  GemmSm90Kernel blk = k;
+  blk.scaleMode = GemmScaleMode::Block128;
+  blk.bn = 192;
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("bn = 128"), std::string::npos);
+  GemmSm90Kernel precise = k;
+  precise.fastAccum = false;
+  EXPECT_NE(checkGemmSm90(precise, p).message().find("64 or 128"), std::string::npos);
+  blk.bn = 128;
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("ldsa"), std::string::npos);
+  GemmSm90Kernel tooDeep = k;
+  tooDeep.bn = 128;
+  tooDeep.stages = 8;
+  EXPECT_NE(checkGemmSm90Kernel(tooDeep).message().find("shared memory"), std::string::npos);
+  GemmSm90Kernel big = k;
+  big.stages = 6;
+  EXPECT_NE(checkGemmSm90(big, p).message().find("shared memory"), std::string::npos);
+  GemmSm90Pointers ptrs;
+  EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("required"), std::string::npos);
+  alignas(16) static unsigned char buf[64];
+  ptrs.a = buf + 8;
+  ptrs.b = ptrs.d = buf;
+  ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
+  EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("16-byte aligned"), std::string::npos);
+}
+
+TEST(GemmSm90Compile, TileHeuristic) {
+  Device h200;
+  h200.smCount = 132;
+  GemmSm90Kernel k;
+  GemmSm90Kernel big = chooseGemmSm90Tiles(k, {8192, 8192, 8192, 8192, 8192, 8192}, h200);
+  EXPECT_EQ(big.bn, 256);
+  EXPECT_TRUE(checkGemmSm90(big, {8192, 8192, 8192, 8192, 8192, 8192}).isOk());
+  GemmSm90Kernel decode = chooseGemmSm90Tiles(k, {16, 14336, 4096, 4096, 4096, 14336}, h200);
+  EXPECT_EQ(decode.bm, 64);
+  EXPECT_EQ(decode.bn, 128);
+  EXPECT_TRUE(checkGemmSm90(decode, {16, 14336, 4096, 4096, 4096, 14336}).isOk());
+  GemmSm90Kernel blk = k;
+  blk.scaleMode = GemmScaleMode::Block128;
+  EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 128);
+  EXPECT_GE(gemmSm90GroupM(big, {8192, 8192, 8192, 8192, 8192, 8192}, h200), 8);
+  EXPECT_EQ(gemmSm90GroupM(big, {16, 8192, 8192, 8192, 8192, 8192}, h200), 1);
+}
+
+} // namespace
+} // namespace fp8c
