@@ -96,13 +96,6 @@ def Fp8_SiluOp : Fp8_PureOp<"silu", "x / (1 + exp(-x))">;
 def Fp8_SwigluOp : Fp8_PureOp<"swiglu", "silu(a) * b">;
 def Fp8_ConvertOp : Fp8_PureOp<"convert", "dtype change, no scale (dtype of the result type)">;
 def Fp8_TransposeOp : Fp8_PureOp<"transpose", "2-D transpose">;
-def Fp8_ReluGradOp : Fp8_PureOp<"relu_grad", "dy * (x > 0) for operands (dy, x)">;
-def Fp8_GeluGradOp : Fp8_PureOp<"gelu_grad",
-    "dy * gelu'(x) for operands (dy, x); attribute approximate (none, tanh)">;
-def Fp8_SiluGradOp : Fp8_PureOp<"silu_grad", "dy * silu'(x) for operands (dy, x)">;
-def Fp8_SwigluGradOp : Fp8_PureOp<"swiglu_grad",
-    "d swiglu(a, b) / d a or / d b times dy, operands (dy, a, b); attribute wrt (gate, up)">;
-def Fp8_ColSumOp : Fp8_PureOp<"col_sum", "f32 sum over rows per column (the bias gradient)">;
 
 // --- Quantization ops ----------------------------------------------------------------------
 
@@ -119,6 +112,16 @@ def Fp8_ScaledMatmulOp : Fp8_PureOp<"scaled_matmul",
 def Fp8_HistoryScaleOp : Fp8_PureOp<"history_scale",
     "scale of a delayed-scaling amax history; attributes algo, dtype, margin, pow2">;
 def Fp8_HistoryPushOp : Fp8_PureOp<"history_push", "new history [amax, h[0], ..., h[len-2]]">;
+
+// --- Training ops (backward graphs) ------------------------------------------------------
+
+def Fp8_ReluGradOp : Fp8_PureOp<"relu_grad", "dy * (x > 0) for operands (dy, x)">;
+def Fp8_GeluGradOp : Fp8_PureOp<"gelu_grad",
+    "dy * gelu'(x) for operands (dy, x); attribute approximate (none, tanh)">;
+def Fp8_SiluGradOp : Fp8_PureOp<"silu_grad", "dy * silu'(x) for operands (dy, x)">;
+def Fp8_SwigluGradOp : Fp8_PureOp<"swiglu_grad",
+    "d swiglu(a, b) / d a or / d b times dy, operands (dy, a, b); attribute wrt (gate, up)">;
+def Fp8_ColSumOp : Fp8_PureOp<"col_sum", "f32 sum over rows per column (the bias gradient)">;
 
 // --- Structure -----------------------------------------------------------------------------
 
