@@ -73,17 +73,17 @@ TEST(GemmBackendCompile, GeneratedGemmKernelsOfTheExamplesCompileForSm90a) {
     Expected<CompiledGraph> cg = compileToPlan(*m->graphs()[0], o);
     ASSERT_TRUE(cg.hasValue()) << cg.error();
     for (const auto *steps : {&cg->plan.loadSteps, &cg->plan.steps}) {
+      if (all) // the elementwise launches too, as Executable compiles them
+        for (const GeneratedLaunch *g : launchesOf(*steps)) {
+          NvrtcRequest req;
+          req.kernelName = g->kernelName;
+          req.source = g->source;
+          req.extraOptions = g->nvrtcOptions;
+          req.arch = "sm_90a";
+          Expected<std::shared_ptr<const CachedKernel>> k = KernelCache::global().get(req);
+          ASSERT_TRUE(k.hasValue()) << g->kernelName << ": " << k.error();
+        }
       for (const Step &s : *steps) {
-        if (all) // the elementwise launches too, as Executable compiles them
-          for (const GeneratedLaunch *g : launchesOf({s})) {
-            NvrtcRequest req;
-            req.kernelName = g->kernelName;
-            req.source = g->source;
-            req.extraOptions = g->nvrtcOptions;
-            req.arch = "sm_90a";
-            Expected<std::shared_ptr<const CachedKernel>> k = KernelCache::global().get(req);
-            ASSERT_TRUE(k.hasValue()) << g->kernelName << ": " << k.error();
-          }
         const auto *g = std::get_if<CublasLtGemm>(&s);
         if (!g)
           continue;
