@@ -282,7 +282,10 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
                                  int64_t m, CUstream stream) {
   if (g.backend == GemmBackend::Generated)
     return runSm90(g, ptrs, m, stream, "");
-  const bool autoFallback = g.backend == GemmBackend::Auto && sm90Kernels.count(g.name);
+  // auto asks cuBLASLt first (its answers are cached per configuration); on a Hopper GPU a
+  // refusal goes to the generated GEMM.
+  const bool autoFallback =
+      g.backend == GemmBackend::Auto && device.ccMajor == 9 && device.ccMinor == 0;
   Expected<CublasCall> callOr = cublasCall(g, ptrs, m, autoFallback);
   if (!callOr)
     return Error(callOr.error());
@@ -311,24 +314,41 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
 Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
                                  int64_t m, CUstream stream, const std::string &why) {
   auto it = sm90Kernels.find(g.name);
-  if (!sm90 || it == sm90Kernels.end())
-    return Error("internal error: GEMM '" + g.name + "' was not prepared for the generated " +
-                 "sm90 GEMM at compile()");
+  std::string note;
+  if (it == sm90Kernels.end()) {
+    if (g.backend == GemmBackend::Generated)
+      return Error("internal error: GEMM '" + g.name + "' was not prepared for the generated " +
+                   "sm90 GEMM at compile()");
+    // auto, refused by cuBLASLt at an M that compile()'s probes did not meet: the kernel is
+    // compiled and loaded here, once (this run is then not capturable in a CUDA graph).
+    if (!sm90) {
+      Expected<std::unique_ptr<GemmSm90Runner>> r = GemmSm90Runner::create();
+      if (!r)
+        return Error(why + "; the generated GEMM: " + r.error());
+      sm90 = r.take();
+    }
+    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan());
+    if (!base)
+      return Error(why + "; " + base.error());
+    it = sm90Kernels.emplace(g.name, *base).first;
+    note = ", compiled in run()";
+  }
   const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), m);
   const GemmSm90Kernel k = chooseGemmSm90Tiles(it->second, prob, sm90->device());
   if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs), stream); !st)
     return st;
   std::string &log = gemmLog[g.name];
   log = "generated sm90 " + k.name();
-  if (!why.empty())
-    log += " (" + why + ")";
+  if (!why.empty() || !note.empty())
+    log += " (" + why + note + ")";
   return Status::ok();
 }
 
 // Compiles and loads, for every GEMM step that may run on the generated GEMM, each tile config
 // it can pick over M in [1, maxM]: every FP8 step with backend generated (a step the kernel
 // cannot take is an error naming it), and with auto the steps cuBLASLt refuses at a probe M
-// (the plan's own 256-byte aligned buffers stand in for the caller's).
+// (256-byte aligned addresses stand in for the buffers). An auto step that cuBLASLt refuses
+// only at another M (or for a caller's less aligned pointer) gets its kernel in run().
 Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
   for (const Step &s : steps) {
     const auto *g = std::get_if<CublasLtGemm>(&s);
