@@ -10,7 +10,9 @@
 #include "ir/Type.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -104,6 +106,16 @@ struct GeneratedLaunch {
 };
 
 enum class GemmScaleMode { Tensor, OuterVector, Block128 };
+/// Which GEMM implementation runs an FP8 GEMM step (CompileOptions::backend, fp8c --backend):
+///   Auto       cuBLASLt, and the generated Hopper GEMM (runtime/gpu/GemmSm90.h) for a
+///              configuration cuBLASLt refuses (no algorithm, or a layout it cannot take);
+///   CublasLt   cuBLASLt only (its refusal is an error);
+///   Generated  the generated Hopper GEMM for every FP8 GEMM (bf16/f16 GEMMs stay on cuBLASLt).
+enum class GemmBackend { Auto, CublasLt, Generated };
+/// "auto", "cublaslt" or "generated".
+const char *gemmBackendName(GemmBackend b);
+/// The backend named `s`, or nothing for a name that is not one of gemmBackendName's.
+std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias };
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
@@ -136,6 +148,10 @@ struct CublasLtGemm {
   /// B is [N, K] (K contiguous, TN) when true; [K, N] (N contiguous) for an unquantized
   /// fp8.matmul whose right operand is not transposed (bf16/f16 only).
   bool bKMajor = true;
+  /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
+  /// GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
+  /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.
+  GemmBackend backend = GemmBackend::Auto;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 
   // What the runtime does where cuBLASLt refuses this GEMM at some M (measured on H200 with

@@ -224,6 +224,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     if (g.k == kDynamic)
       return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
     g.bKMajor = main->kind() != OpKind::Matmul;
+    g.backend = main->kind() == OpKind::ScaledMatmul ? lw.options().gemmBackend
+                                                     : GemmBackend::CublasLt;
     g.n = g.bKMajor ? B->type().dim(0) : Lowerer::colsOf(B->type());
     g.scaleMode = scaleModeOf(main);
     // cuBLASLt rejects FAST_ACCUM with the 128-block scale modes (they promote per K block).

@@ -26,6 +26,7 @@ struct ElementwiseTuning {
 struct CodegenOptions {
   std::string arch = "sm_90a"; ///< sm_90a (Hopper) or sm_89 (Ada)
   ElementwiseTuning tuning;
+  GemmBackend gemmBackend = GemmBackend::Auto; ///< for FP8 GEMM steps (CublasLtGemm::backend)
 };
 
 /// Lowers `g`, which must have been through `fuse` (and verify). Errors name the op.

@@ -68,7 +68,9 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     return;
   }
   const auto &c = std::get<CublasLtGemm>(s);
-  os << "// ===== " << label << ": cuBLASLt GEMM " << c.name << " =====\n";
+  os << "// ===== " << label << ": "
+     << (c.backend == GemmBackend::Generated ? "generated sm90 GEMM " : "cuBLASLt GEMM ") << c.name
+     << " =====\n";
   os << "//   ops: " << c.description << "\n";
   os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A[" << affineStr(c.m) << ", " << c.k
      << "] * B"
@@ -87,11 +89,19 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   if (c.scaleD >= 0)
     os << ", FP8 D scale " << bufStr(p, c.scaleD);
   os << "\n";
-  if (c.aPadded >= 0 || c.dPadded >= 0)
+  // Auto (the default) prints nothing here: cuBLASLt, and at run time the generated sm90 GEMM
+  // where cuBLASLt refuses the configuration.
+  if (c.backend == GemmBackend::CublasLt && (c.invScaleA >= 0 || c.invScaleB >= 0))
+    os << "//   backend cublaslt: no generated fallback where cuBLASLt refuses\n";
+  else if (c.backend == GemmBackend::Generated)
+    os << "//   backend generated: runtime/gpu/GemmSm90 (gemm_sm90.cuh), any M, no fallbacks\n";
+  if (c.backend != GemmBackend::Generated && (c.aPadded >= 0 || c.dPadded >= 0))
     os << "//   at M % 4 != 0 (M rounded up to 4):" << (c.aPadded >= 0 ? " A copied to " + bufStr(p, c.aPadded) : "")
        << (c.dPadded >= 0 ? " D written to " + bufStr(p, c.dPadded) + " and copied out" : "") << "\n";
   os << "\n";
   for (const GeneratedLaunch &f : c.biasFallback) {
+    if (c.backend == GemmBackend::Generated)
+      break; // the generated GEMM adds the bias itself
     GeneratedLaunch copy = f;
     printStep(os, p, Step(std::move(copy)), label + " fallback (where cuBLASLt takes no bias)");
   }
@@ -101,12 +111,17 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
 
 std::string planToCudaText(const LaunchPlan &plan) {
   std::ostringstream os;
-  size_t launches = 0, gemms = 0;
+  size_t launches = 0, gemms = 0, generatedGemms = 0;
   for (const auto *list : {&plan.loadSteps, &plan.steps})
-    for (const Step &s : *list)
-      (std::holds_alternative<GeneratedLaunch>(s) ? launches : gemms)++;
+    for (const Step &s : *list) {
+      const auto *g = std::get_if<CublasLtGemm>(&s);
+      (!g ? launches : g->backend == GemmBackend::Generated ? generatedGemms : gemms)++;
+    }
   os << "// fp8c CUDA for @" << plan.graphName << ": " << launches << " generated launches, "
-     << gemms << " cuBLASLt GEMMs, " << plan.loadSteps.size() << " of the steps at load\n";
+     << gemms << " cuBLASLt GEMMs, ";
+  if (generatedGemms)
+    os << generatedGemms << " generated sm90 GEMMs, ";
+  os << plan.loadSteps.size() << " of the steps at load\n";
   os << "// buffers:\n";
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferDesc &b = plan.buffers[i];

@@ -89,6 +89,7 @@ void buildKernel(Graph &g, const PlannedKernel &k, Op *before) {
 
 class FusePass : public Pass {
 public:
+  explicit FusePass(std::string gemmBackend) : gemmBackend_(std::move(gemmBackend)) {}
   std::string_view name() const override { return "fuse"; }
   bool run(Graph &g, PassContext &ctx) override {
     FusionPlan plan = planFusion(g);
@@ -96,6 +97,11 @@ public:
       ctx.diag.error(g.loc(), "fuse: " + plan.error);
       return false;
     }
+    for (PlannedKernel &k : plan.kernels)
+      if (k.kind == KernelKind::Gemm)
+        for (Op *op : k.ops)
+          if (k.roles[op] == OpRole::Main && op->kind() == OpKind::ScaledMatmul)
+            k.gemmBackend = gemmBackend_;
     if (ctx.analysisOut)
       printFusionPlan(g, plan, *ctx.analysisOut);
     Op *ret = g.returnOp();
@@ -107,6 +113,9 @@ public:
       buildKernel(g, k, ret);
     return true;
   }
+
+private:
+  std::string gemmBackend_;
 };
 
 } // namespace
@@ -119,6 +128,8 @@ void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os) {
     os << "kernel #" << i << " " << kernelKindName(k.kind) << " -> " << k.backend;
     if (!k.backendReason.empty())
       os << " (" << k.backendReason << ")";
+    if (!k.gemmBackend.empty())
+      os << " [FP8 GEMM: " << k.gemmBackend << "]";
     if (k.loadTime)
       os << " [at load: parameters only]";
     if (k.existing)
@@ -147,6 +158,14 @@ void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os) {
   }
 }
 
-std::unique_ptr<Pass> createFusePass() { return std::make_unique<FusePass>(); }
+Expected<std::unique_ptr<Pass>> createFusePass(const PassOptions &opts) {
+  std::string backend; // not given: the plan does not say (the default, auto)
+  if (auto it = opts.find("gemm-backend"); it != opts.end())
+    backend = it->second;
+  if (!backend.empty() && backend != "auto" && backend != "cublaslt" && backend != "generated")
+    return Error("fuse: gemm-backend=" + backend + ": unknown; backends: auto, cublaslt, "
+                 "generated");
+  return std::unique_ptr<Pass>(std::make_unique<FusePass>(backend));
+}
 
 } // namespace fp8c

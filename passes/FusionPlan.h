@@ -27,6 +27,9 @@ struct PlannedKernel {
   std::string backendReason;      ///< why that backend
   bool loadTime = false;          ///< depends only on parameters (weights=static): run at load
   Op *existing = nullptr;         ///< an fp8.kernel already in the graph, kept as it is
+  /// Who runs the kernel's FP8 GEMMs ("auto", "cublaslt", "generated": the fuse pass's
+  /// gemm-backend option, CompileOptions::backend); empty for other kernels and bf16 GEMMs.
+  std::string gemmBackend;
 };
 
 /// An op that stayed out of a kernel it could have joined, and why.

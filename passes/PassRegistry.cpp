@@ -47,8 +47,10 @@ std::vector<PassInfo> buildRegistry() {
   r.push_back({"fuse",
                "group ops into fp8.kernel regions: FP8 bookkeeping into GEMM prologues and "
                "epilogues, pointwise chains, amax + scale + cast",
-               {},
-               noOptions(createFusePass)});
+               {{"gemm-backend", "auto|cublaslt|generated", "auto",
+                 "who runs the FP8 GEMMs, shown in the fusion plan (codegen takes it from "
+                 "CodegenOptions::gemmBackend / fp8c --backend)"}},
+               createFusePass});
   return r;
 }
 

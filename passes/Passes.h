@@ -26,6 +26,8 @@ Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts);
 /// results of the inputs (passes/Autodiff.cpp).
 std::unique_ptr<Pass> createAutodiffPass();
 /// Groups ops into fp8.kernel regions per the fusion plan (passes/FusionPlan.h).
-std::unique_ptr<Pass> createFusePass();
+/// Option gemm-backend=auto|cublaslt|generated: who runs the FP8 GEMMs, shown by
+/// --print-fusion-plan (codegen takes it from CodegenOptions::gemmBackend).
+Expected<std::unique_ptr<Pass>> createFusePass(const PassOptions &opts);
 
 } // namespace fp8c

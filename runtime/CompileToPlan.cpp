@@ -18,6 +18,10 @@ std::string pipelineFor(const CompileOptions &opts) {
 }
 
 Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts) {
+  std::optional<GemmBackend> backend = parseGemmBackend(opts.backend);
+  if (!backend)
+    return Error("unknown GEMM backend '" + opts.backend +
+                 "'; backends: auto, cublaslt, generated");
   DiagnosticEngine diag;
   if (!verifyGraph(g, diag))
     return Error("the graph is invalid:\n" + diag.str());
@@ -33,6 +37,7 @@ Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts
   CodegenOptions co;
   co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
   co.tuning = opts.tuning;
+  co.gemmBackend = *backend;
   Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
   if (!plan)
     return Error(plan.error());

@@ -1,11 +1,14 @@
 // Executable: JIT-compiles a LaunchPlan's kernels, allocates its arena once, and runs its
-// steps on a stream without synchronizing or allocating.
+// steps on a stream without synchronizing or allocating. FP8 GEMM steps run on cuBLASLt or on
+// the generated Hopper GEMM (CublasLtGemm::backend): the generated kernels a step can pick are
+// compiled and loaded by compile(), never by run().
 #include "runtime/Executable.h"
 
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/cuda/LoadedModules.h"
 #include "runtime/gpu/CublasLtGemm.h"
+#include "runtime/gpu/GemmSm90Step.h"
 #include "runtime/jit/KernelCache.h"
 
 #include <algorithm>
@@ -13,6 +16,15 @@
 #include <optional>
 
 namespace fp8c {
+
+// What cuBLASLt gets for one GEMM step at one M, with the plan's fallbacks applied.
+struct CublasCall {
+  CublasLtGemmConfig config;
+  CublasLtGemmPointers pointers;
+  bool padRows = false;      ///< Block128 at M % 4 != 0: run with M rounded up to 4
+  bool addBiasAfter = false; ///< no outer-vector algorithm with the bias: a launch adds it
+  std::string refused;       ///< set (when asked to check) where cuBLASLt cannot take it
+};
 
 struct LoadedLaunch {
   CUfunction fn = nullptr;
@@ -26,6 +38,9 @@ struct Executable::Impl {
   Device device;
   DeviceBuffer arena;
   std::unique_ptr<CublasLtRunner> cublas;
+  std::unique_ptr<GemmSm90Runner> sm90;              ///< created when a step may use it
+  std::map<std::string, GemmSm90Kernel> sm90Kernels; ///< by step name: the step's config
+  std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
   std::map<std::string, LoadedLaunch> launches; ///< by kernelName
   std::vector<CUdeviceptr> loadedParams;        ///< parameter pointers the constants match
   std::string arch; ///< the NVRTC target the kernels were compiled for
@@ -41,6 +56,11 @@ struct Executable::Impl {
                 CUstream stream);
   Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream);
+  Expected<CublasCall> cublasCall(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+                                  int64_t m, bool checkSupport);
+  Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                 CUstream stream, const std::string &why);
+  Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
 };
 
 namespace {
@@ -171,7 +191,8 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       if (c.m.eval(m) <= 0)
         continue;
       if (Status st = runGemm(c, ptrs, m, stream); !st)
-        return Error("cuBLASLt GEMM '" + c.name + "': " + st.message());
+        return Error(std::string(c.backend == GemmBackend::Generated ? "generated" : "cuBLASLt") +
+                     " GEMM '" + c.name + "': " + st.message());
     }
   }
   return Status::ok();
@@ -199,23 +220,26 @@ Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUde
                      g.kernelName);
 }
 
-// One cuBLASLt step, with the plan's fallbacks where cuBLASLt refuses it (CublasLtGemm's
-// comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales, and the bias added
-// by a generated launch where no outer-vector algorithm takes it.
-Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
-                                 int64_t m, CUstream stream) {
+// Step `g` as cuBLASLt would run it at M, with the plan's fallbacks where cuBLASLt refuses it
+// (CublasLtGemm's comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales,
+// and the bias added by a generated launch where no outer-vector algorithm takes it. With
+// `checkSupport`, `refused` says why cuBLASLt cannot take what is left.
+Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
+                                                  const std::vector<CUdeviceptr> &ptrs,
+                                                  int64_t m, bool checkSupport) {
   auto call = cublasLtCall(g, plan(), m, ptrs);
   if (!call)
     return Error(call.error());
-  auto &[config, pointers] = *call;
+  CublasCall out;
+  out.config = call->first;
+  out.pointers = call->second;
+  CublasLtGemmConfig &config = out.config;
   const int64_t rows = config.m;
-  const bool padRows = g.scaleMode == GemmScaleMode::Block128 && rows % 4 != 0;
-  if (padRows) {
+  out.padRows = g.scaleMode == GemmScaleMode::Block128 && rows % 4 != 0;
+  if (out.padRows) {
     config.m = (rows + 3) / 4 * 4;
-    if (g.aPadded >= 0) { // the caller's A has no pad rows: a copy that has
-      FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.aPadded], ptrs[g.a],
-                  static_cast<size_t>(plan().buffers[g.a].bytes(m)), stream);
-      pointers.a = reinterpret_cast<const void *>(ptrs[g.aPadded]);
+    if (g.aPadded >= 0) { // the caller's A has no pad rows: a copy that has (runGemm)
+      out.pointers.a = reinterpret_cast<const void *>(ptrs[g.aPadded]);
       config.alignA = std::min(config.alignA, alignmentOf(ptrs[g.aPadded]));
     } else if (plan().buffers[g.a].rowsAlignM % 4 != 0) {
       return Error("internal error: the A operand %" + plan().buffers[g.a].name +
@@ -223,31 +247,167 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
                    ")");
     }
     if (g.dPadded >= 0) {
-      pointers.d = reinterpret_cast<void *>(ptrs[g.dPadded]);
+      out.pointers.d = reinterpret_cast<void *>(ptrs[g.dPadded]);
       config.alignD = std::min(config.alignD, alignmentOf(ptrs[g.dPadded]));
     }
   }
-  bool addBiasAfter = false;
   if (!g.biasFallback.empty()) {
-    Expected<bool> ok = cublas->supports(config, pointers);
-    if (!ok)
+    Expected<bool> ok = cublas->supports(config, out.pointers);
+    if (!ok && !checkSupport)
       return Error(ok.error());
-    if (!*ok) { // no outer-vector algorithm with a bias at this shape: add it afterwards
+    if (ok && !*ok) { // no outer-vector algorithm with a bias at this shape: add it afterwards
       config.epilogue = GemmEpilogue::Default;
       config.biasType.reset();
-      pointers.bias = nullptr;
-      addBiasAfter = true;
+      out.pointers.bias = nullptr;
+      out.addBiasAfter = true;
     }
   }
-  if (Status st = cublas->run(config, pointers, stream); !st)
+  if (checkSupport) {
+    if (Status st = checkCublasLtConfig(config, device.ccMajor, device.ccMinor); !st) {
+      out.refused = st.message();
+      return out;
+    }
+    Expected<bool> ok = cublas->supports(config, out.pointers);
+    if (!ok)
+      return Error(ok.error());
+    if (!*ok)
+      out.refused = "cuBLASLt has no algorithm for " + config.str();
+  }
+  return out;
+}
+
+// One GEMM step: on the generated GEMM (backend generated, or auto where cuBLASLt refuses the
+// configuration), else on cuBLASLt with the plan's fallbacks.
+Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+                                 int64_t m, CUstream stream) {
+  if (g.backend == GemmBackend::Generated)
+    return runSm90(g, ptrs, m, stream, "");
+  // auto asks cuBLASLt first (its answers are cached per configuration); on a Hopper GPU a
+  // refusal goes to the generated GEMM.
+  const bool autoFallback =
+      g.backend == GemmBackend::Auto && device.ccMajor == 9 && device.ccMinor == 0;
+  Expected<CublasCall> callOr = cublasCall(g, ptrs, m, autoFallback);
+  if (!callOr)
+    return Error(callOr.error());
+  CublasCall &call = *callOr;
+  if (!call.refused.empty())
+    return runSm90(g, ptrs, m, stream, "auto: " + call.refused);
+  if (call.padRows && g.aPadded >= 0)
+    FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.aPadded], ptrs[g.a],
+                static_cast<size_t>(plan().buffers[g.a].bytes(m)), stream);
+  if (Status st = cublas->run(call.config, call.pointers, stream); !st)
     return st;
-  if (padRows && g.dPadded >= 0) {
+  if (call.padRows && g.dPadded >= 0) {
     const BufferDesc &d = plan().buffers[g.d];
     FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.d], ptrs[g.dPadded],
                 static_cast<size_t>(d.bytes(m)), stream);
   }
-  if (addBiasAfter)
+  gemmLog[g.name] = call.padRows ? "cublaslt (M rounded up to 4)"
+                    : call.addBiasAfter ? "cublaslt (bias added by a launch)"
+                                        : "cublaslt";
+  if (call.addBiasAfter)
     return launch(g.biasFallback.front(), ptrs, m, stream);
+  return Status::ok();
+}
+
+// One GEMM step on the generated Hopper GEMM; `why` says why it is not cuBLASLt's (auto).
+Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+                                 int64_t m, CUstream stream, const std::string &why) {
+  auto it = sm90Kernels.find(g.name);
+  std::string note;
+  if (it == sm90Kernels.end()) {
+    if (g.backend == GemmBackend::Generated)
+      return Error("internal error: GEMM '" + g.name + "' was not prepared for the generated " +
+                   "sm90 GEMM at compile()");
+    // auto, refused by cuBLASLt at an M that compile()'s probes did not meet: the kernel is
+    // compiled and loaded here, once (this run is then not capturable in a CUDA graph).
+    if (!sm90) {
+      Expected<std::unique_ptr<GemmSm90Runner>> r = GemmSm90Runner::create();
+      if (!r)
+        return Error(why + "; the generated GEMM: " + r.error());
+      sm90 = r.take();
+    }
+    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan());
+    if (!base)
+      return Error(why + "; " + base.error());
+    it = sm90Kernels.emplace(g.name, *base).first;
+    note = ", compiled in run()";
+  }
+  const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), m);
+  const GemmSm90Kernel k = chooseGemmSm90Tiles(it->second, prob, sm90->device());
+  if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs), stream); !st)
+    return st;
+  std::string &log = gemmLog[g.name];
+  log = "generated sm90 " + k.name();
+  if (!why.empty() || !note.empty())
+    log += " (" + why + note + ")";
+  return Status::ok();
+}
+
+// Compiles and loads, for every GEMM step that may run on the generated GEMM, each tile config
+// it can pick over M in [1, maxM]: every FP8 step with backend generated (a step the kernel
+// cannot take is an error naming it), and with auto the steps cuBLASLt refuses at a probe M
+// (256-byte aligned addresses stand in for the buffers). An auto step that cuBLASLt refuses
+// only at another M (or for a caller's less aligned pointer) gets its kernel in run().
+Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
+  for (const Step &s : steps) {
+    const auto *g = std::get_if<CublasLtGemm>(&s);
+    if (!g || g->backend == GemmBackend::CublasLt || sm90Kernels.count(g->name))
+      continue;
+    const bool generated = g->backend == GemmBackend::Generated;
+    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, plan());
+    if (!base) {
+      if (generated)
+        return Error("--backend=generated: " + base.error());
+      continue; // auto: cuBLASLt's alone (bf16, or a config the generated GEMM lacks)
+    }
+    if (!generated) {
+      if (device.ccMajor != 9 || device.ccMinor != 0)
+        continue;
+      std::vector<CUdeviceptr> fake(plan().buffers.size());
+      for (size_t i = 0; i < fake.size(); ++i)
+        fake[i] = CUdeviceptr(1) << 40 | CUdeviceptr(i) << 20;
+      bool refused = false;
+      for (int64_t probe : {int64_t(1), int64_t(2), int64_t(3), int64_t(4), int64_t(37),
+                            int64_t(64), int64_t(65), int64_t(128), int64_t(129), int64_t(1000),
+                            maxM - 1, maxM}) {
+        if (probe < 1 || probe > maxM || g->m.eval(probe) <= 0)
+          continue;
+        Expected<CublasCall> call = cublasCall(*g, fake, probe, true);
+        if (!call)
+          return Error("GEMM '" + g->name + "': " + call.error());
+        if (!call->refused.empty()) {
+          refused = true;
+          break;
+        }
+      }
+      if (!refused)
+        continue;
+    }
+    if (!sm90) {
+      Expected<std::unique_ptr<GemmSm90Runner>> r = GemmSm90Runner::create();
+      if (!r) {
+        if (generated)
+          return Error("--backend=generated: GEMM '" + g->name + "': " + r.error());
+        continue;
+      }
+      sm90 = r.take();
+    }
+    Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, plan(), maxM, device);
+    if (!ks) {
+      if (generated)
+        return Error("--backend=generated: " + ks.error());
+      continue;
+    }
+    for (const GemmSm90Kernel &k : *ks) {
+      Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
+      if (!ck)
+        return Error("GEMM '" + g->name + "': " + ck.error());
+      jitSeconds += (*ck)->seconds;
+      coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+    }
+    sm90Kernels[g->name] = *base;
+  }
   return Status::ok();
 }
 
@@ -280,6 +440,16 @@ std::vector<std::string> Executable::outputNames() const {
 }
 std::vector<std::string> Executable::stateNames() const {
   return namesWithRole(plan(), {BufferRole::State});
+}
+
+std::vector<std::string> Executable::gemmBackendLog() const {
+  std::vector<std::string> out;
+  for (const auto *steps : {&impl_->plan().loadSteps, &impl_->plan().steps})
+    for (const Step &s : *steps)
+      if (const auto *g = std::get_if<CublasLtGemm>(&s))
+        if (auto it = impl_->gemmLog.find(g->name); it != impl_->gemmLog.end())
+          out.push_back(g->name + ": " + it->second);
+  return out;
 }
 
 Status Executable::run(const Bindings &bindings, CUstream stream) {
@@ -364,6 +534,9 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   if (!runner)
     return Error(runner.error());
   impl->cublas = runner.take();
+  for (const auto *steps : {&impl->compiled.plan.loadSteps, &impl->compiled.plan.steps})
+    if (Status st = impl->prepareGemms(*steps, std::max<int64_t>(o.maxTokens, 1)); !st)
+      return Error(st.message());
   auto exe = std::unique_ptr<Executable>(new Executable(std::move(impl)));
   if (Status st = exe->resetState(nullptr); !st)
     return Error(st.message());

@@ -35,6 +35,11 @@ struct CompileOptions {
   int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
   bool verifyEach = true;
   ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
+  /// Who runs the FP8 GEMMs (GemmBackend in codegen/LaunchPlan.h): "auto" (cuBLASLt, the
+  /// generated Hopper GEMM where cuBLASLt refuses a configuration), "cublaslt" or "generated"
+  /// (every FP8 GEMM on the generated kernel; a GEMM it cannot take is a compile() error).
+  /// bf16/f16 GEMMs always run on cuBLASLt.
+  std::string backend = "auto";
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
@@ -71,6 +76,10 @@ public:
   /// Seconds compile() spent in NVRTC/cache lookups, and how many kernels it compiled cold.
   double jitSeconds() const;
   int coldCompiles() const;
+  /// Per GEMM step of the last run(), in plan order: "<step name>: <who ran it>", e.g.
+  /// "fp8c_mlp_k3_gemm: cublaslt" or "...: generated sm90 fp8c_gemm_sm90_... (auto: cuBLASLt
+  /// refused: ...)". Empty before the first run. For logs (fp8c --run=gpu prints it).
+  std::vector<std::string> gemmBackendLog() const;
 
   /// Runs the graph on `stream`. Checks every binding's shape and dtype against the graph.
   Status run(const Bindings &bindings, CUstream stream);

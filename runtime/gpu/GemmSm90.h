@@ -18,7 +18,8 @@
 //   GemmSm90Kernel k;                                       // dtypes, scales, epilogue
 //   k = chooseGemmSm90Tiles(k, problem, runner->device());  // tile shape for this problem
 //   runner->run(k, problem, pointers, stream);              // NVRTC + cache on first use
-// From a plan's CublasLtGemm step `g` (the integration left to do): aType/bType/dType from the
+// From a plan's CublasLtGemm step `g` (GemmSm90Step.h; Executable runs it for backend
+// generated, and for auto where cuBLASLt refuses): aType/bType/dType from the
 // buffers' dtypes, scaleMode = g.scaleMode, fastAccum = g.fastAccum, biasType from g.bias's
 // buffer, activation from g.epilogue (Gelu* -> GeluTanh, as cuBLASLt's GELU is the tanh form;
 // Relu* -> Relu), amaxD = g.amaxD >= 0; problem m = g.m at run time, n = g.n, k = g.k, pitches

@@ -13,6 +13,8 @@ namespace fp8c::cli {
 /// `arch` and writes the plan's CUDA text to `out`, functions separated by a blank line.
 /// On an error (a located diagnostic) writes it to `err` and returns false; writes nothing
 /// to `out` for the failing function.
-bool emitCuda(const Module &m, const std::string &arch, std::ostream &out, std::ostream &err);
+/// `backend` names the GEMM backend (GemmBackend: auto, cublaslt, generated).
+bool emitCuda(const Module &m, const std::string &arch, const std::string &backend,
+              std::ostream &out, std::ostream &err);
 
 } // namespace fp8c::cli

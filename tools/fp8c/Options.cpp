@@ -1,6 +1,8 @@
 // Parsing of fp8c's command line. Options take `--name=value` or `--name value`.
 #include "Options.h"
 
+#include "codegen/LaunchPlan.h"
+
 #include <charconv>
 #include <string_view>
 
@@ -34,6 +36,11 @@ options:
   --check                   with --run=gpu: compare every output with the interpreter
   --bench                   with --run=gpu: median time of many runs (CUDA events, warm-up excluded)
   --arch=sm_XX              NVRTC target (default: the device's; sm_90a on Hopper)
+  --backend=auto|cublaslt|generated
+                            who runs the FP8 GEMMs (--run=gpu, --emit=cuda, --print-fusion-plan):
+                            auto (default) cuBLASLt, and the generated Hopper GEMM where cuBLASLt
+                            refuses the configuration; cublaslt only; or generated for every FP8
+                            GEMM (bf16 GEMMs stay on cuBLASLt). --run=gpu prints which ran
   --input NAME=FILE.npy     value of input NAME (repeatable); .npy of <f4, or <f2 / raw bits
                             (<u2 for bf16, |u1 for FP8) matching the input's dtype
   --random-inputs=SEED      seeded random values for every input not given with --input
@@ -204,6 +211,12 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (value.rfind("sm_", 0) != 0)
         return "--arch expects an NVRTC target such as sm_90a or sm_89, got '" + value + "'";
       o.arch = value;
+    } else if (name == "--backend") {
+      if (auto e = needValue())
+        return e;
+      if (!parseGemmBackend(value))
+        return "--backend=" + value + ": unknown GEMM backend; backends: auto, cublaslt, generated";
+      o.backend = value;
     } else if (name == "--list-passes") {
       if (auto e = noValue())
         return e;

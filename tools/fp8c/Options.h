@@ -17,6 +17,7 @@ struct Options {
   bool check = false;                  ///< --check: GPU outputs vs the interpreter
   bool bench = false;                  ///< --bench: time the GPU run
   std::string arch;                    ///< --arch: NVRTC target (default: the device's)
+  std::string backend = "auto";        ///< --backend=auto|cublaslt|generated (FP8 GEMMs)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
   std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED
   int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs

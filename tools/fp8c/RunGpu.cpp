@@ -1,7 +1,8 @@
 // `fp8c --run=gpu [--check] [--bench]`: compiles the graph for the GPU, uploads the inputs
 // (.npy or seeded random), runs it into poisoned output buffers, downloads the outputs;
 // --check compares them with the CPU interpreter on the same inputs, --bench times run()
-// with CUDA events (warm-up excluded, median of many runs).
+// with CUDA events (warm-up excluded, median of many runs). --backend picks who runs the FP8
+// GEMMs; after the first run it prints, per GEMM, which backend ran it.
 #include "RunGpu.h"
 
 #include "runtime/DeviceTensorIO.h"
@@ -27,6 +28,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   CompileOptions co;
   co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
   co.arch = o.arch;
+  co.backend = o.backend;
   co.maxTokens = 1;
   for (unsigned i = 0; i < g.numInputs(); ++i)
     if (g.input(i)->type().rank() > 0 && g.input(i)->type().isDynamicDim(0))
@@ -101,6 +103,8 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
               << "\n";
     return false;
   }
+  for (const std::string &line : E.gemmBackendLog())
+    out << "// GEMM " << line << "\n";
   std::vector<HostTensor> results;
   for (size_t i = 0; i < outs.size(); ++i) {
     const DeviceTensor &t = bindings[outs[i].first];

@@ -113,6 +113,20 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
   std::string pipeline = !o.passes.empty() ? o.passes
                          : !o.recipe.empty() ? defaultPipeline(o.recipe)
                                              : std::string();
+  if (o.backend != "auto") { // show the GEMM backend in the fusion plan: fuse{gemm-backend=B}
+    std::string withBackend;
+    size_t start = 0;
+    while (start <= pipeline.size()) {
+      size_t end = pipeline.find(',', start);
+      if (end == std::string::npos)
+        end = pipeline.size();
+      std::string pass = pipeline.substr(start, end - start);
+      withBackend += (start ? "," : "") + (pass == "fuse" ? "fuse{gemm-backend=" + o.backend + "}" : pass);
+      start = end + 1;
+    }
+    if (!pipeline.empty())
+      pipeline = withBackend;
+  }
   if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
     std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
                  "--passes=...,fuse)\n";
@@ -159,7 +173,7 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
     std::cout << plan.str();
   }
   if (o.emit == "cuda")
-    return emitCuda(m, o.arch.empty() ? "sm_90a" : o.arch, irOut, std::cerr) ? kExitOk
+    return emitCuda(m, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
                                                                               : kExitUserError;
   if (o.emit == "ptx" || o.emit == "cubin")
     return emitBinary(m, *o.emit, o.arch, o.outputDir, irOut, std::cerr) ? kExitOk

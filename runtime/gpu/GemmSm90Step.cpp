@@ -1,0 +1,138 @@
+// GemmSm90Step (GemmSm90Step.h): mapping a plan's GEMM step onto the generated Hopper GEMM.
+#include "runtime/gpu/GemmSm90Step.h"
+
+#include <algorithm>
+
+namespace fp8c {
+
+Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan) {
+  auto fail = [&](const std::string &why) {
+    return Error("GEMM '" + g.name + "' (" + g.description +
+                 ") cannot run on the generated sm90 GEMM: " + why);
+  };
+  auto valid = [&](int i) { return i >= 0 && static_cast<size_t>(i) < plan.buffers.size(); };
+  if (!valid(g.a) || !valid(g.b) || !valid(g.d))
+    return fail("internal error: an operand buffer index is out of range");
+  GemmSm90Kernel k;
+  k.aType = plan.buffers[g.a].type.dtype();
+  k.bType = plan.buffers[g.b].type.dtype();
+  k.dType = plan.buffers[g.d].type.dtype();
+  if (!isFloat8(k.aType) || !isFloat8(k.bType))
+    return fail(std::string("its operands are ") + std::string(dtypeName(k.aType)) + " x " +
+                std::string(dtypeName(k.bType)) +
+                "; it takes FP8 operands only (use --backend=cublaslt or auto)");
+  if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
+    return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
+  if (!g.bKMajor)
+    return fail("B is not K-major (it takes B as [N, K])");
+  if (!valid(g.invScaleA) || !valid(g.invScaleB))
+    return fail("an FP8 GEMM needs both inverse-scale buffers");
+  k.scaleMode = g.scaleMode;
+  k.fastAccum = g.fastAccum;
+  if (g.bias >= 0) {
+    if (!valid(g.bias))
+      return fail("internal error: the bias buffer index is out of range");
+    k.biasType = plan.buffers[g.bias].type.dtype();
+  }
+  switch (g.epilogue) {
+  case GemmEpilogue::Gelu:
+  case GemmEpilogue::GeluBias:
+    k.activation = GemmActivation::GeluTanh; // cuBLASLt's GELU epilogue is the tanh form
+    break;
+  case GemmEpilogue::Relu:
+  case GemmEpilogue::ReluBias:
+    k.activation = GemmActivation::Relu;
+    break;
+  default:
+    break;
+  }
+  const bool epilogueBias = g.epilogue == GemmEpilogue::Bias ||
+                            g.epilogue == GemmEpilogue::GeluBias ||
+                            g.epilogue == GemmEpilogue::ReluBias;
+  if (epilogueBias != (g.bias >= 0))
+    return fail("internal error: the epilogue and the bias buffer disagree");
+  k.amaxD = g.amaxD >= 0;
+  if (isFloat8(k.dType) && g.scaleD < 0)
+    return fail("an FP8 D needs a scaleD buffer");
+  // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without
+  // overlap is one that every scale mode and accumulation takes).
+  GemmSm90Kernel probe = k;
+  probe.bn = 128;
+  probe.stages = 6;
+  probe.overlap = false;
+  if (Status st = checkGemmSm90Kernel(probe); !st)
+    return fail(st.message());
+  return k;
+}
+
+GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m) {
+  GemmSm90Problem p;
+  p.m = g.m.eval(m);
+  p.n = g.n;
+  p.k = g.k;
+  p.lda = plan.buffers[g.a].pitch(m);
+  p.ldb = plan.buffers[g.b].pitch(m);
+  p.ldd = plan.buffers[g.d].pitch(m);
+  if (g.scaleMode == GemmScaleMode::Block128) {
+    p.ldsa = plan.buffers[g.invScaleA].pitch(m); // roundup(M, 4): BufferDesc::ldAlignM
+    p.ldsb = plan.buffers[g.invScaleB].pitch(m); // roundup(ceil(K/128), 4)
+  }
+  return p;
+}
+
+GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers) {
+  auto addr = [&](int i) -> void * {
+    return i < 0 ? nullptr : reinterpret_cast<void *>(buffers[static_cast<size_t>(i)]);
+  };
+  GemmSm90Pointers p;
+  p.a = addr(g.a);
+  p.b = addr(g.b);
+  p.d = addr(g.d);
+  p.invScaleA = static_cast<const float *>(addr(g.invScaleA));
+  p.invScaleB = static_cast<const float *>(addr(g.invScaleB));
+  p.bias = addr(g.bias);
+  p.amaxD = static_cast<float *>(addr(g.amaxD));
+  p.scaleD = static_cast<const float *>(addr(g.scaleD));
+  return p;
+}
+
+Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
+                                                         const LaunchPlan &plan, int64_t maxM,
+                                                         const Device &dev) {
+  Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan);
+  if (!base)
+    return Error(base.error());
+  // chooseGemmSm90Tiles is monotone in M: 64-row tiles up to M = 64, then 128 x 128 while the
+  // wide tiles would leave SMs idle (or the kernel promotes), then 128 x 256. Sampling M = 1,
+  // 65 and the largest M (of the step: g.m may be a fixed size) meets every choice.
+  std::vector<int64_t> ms;
+  if (g.m.perM == 0) {
+    ms.push_back(g.m.fixed);
+  } else {
+    const int64_t top = std::max<int64_t>(g.m.eval(std::max<int64_t>(maxM, 1)), 1);
+    for (int64_t rows : {int64_t(1), int64_t(65), top})
+      if (rows <= top)
+        ms.push_back(rows);
+  }
+  std::vector<GemmSm90Kernel> out;
+  for (int64_t rows : ms) {
+    if (rows < 1)
+      continue;
+    // Pitches at the M whose step has `rows` rows (g.m = perM * M + fixed).
+    const int64_t m = g.m.perM == 0 ? std::max<int64_t>(maxM, 1) : (rows - g.m.fixed) / g.m.perM;
+    GemmSm90Problem prob = gemmSm90ProblemOf(g, plan, std::max<int64_t>(m, 1));
+    prob.m = rows;
+    if (g.scaleMode == GemmScaleMode::Block128)
+      prob.ldsa = std::max(prob.ldsa, rows);
+    GemmSm90Kernel k = chooseGemmSm90Tiles(*base, prob, dev);
+    if (Status st = checkGemmSm90(k, prob); !st)
+      return Error("GEMM '" + g.name + "' (" + g.description +
+                   ") cannot run on the generated sm90 GEMM: " + st.message());
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+      out.push_back(k);
+  }
+  return out;
+}
+
+} // namespace fp8c

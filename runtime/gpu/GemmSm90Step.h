@@ -1,0 +1,34 @@
+// A plan's GEMM step (codegen/LaunchPlan.h: CublasLtGemm) on the generated Hopper GEMM
+// (GemmSm90.h): the kernel config it needs, the tile configs it can pick over M in [1, maxM],
+// and the problem and pointers of one call. Host-only (no GPU needed), so the mapping and its
+// refusals are testable on the CPU.
+#pragma once
+
+#include "codegen/LaunchPlan.h"
+#include "ir/Status.h"
+#include "runtime/gpu/GemmSm90.h"
+
+#include <span>
+#include <vector>
+
+namespace fp8c {
+
+/// The kernel config (tile shape left at its default) of step `g`: dtypes from the buffers,
+/// scale mode, bias, activation (cuBLASLt's GELU is the tanh form), amaxD, fast accumulation.
+/// An error naming the GEMM and why when the generated GEMM cannot run it (non-FP8 or
+/// e5m2 x e5m2 operands, B not K-major, an FP8 D without scaleD, ...).
+Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan);
+
+/// Every tile config chooseGemmSm90Tiles picks for `g` at some M in [1, maxM] on `dev`
+/// (distinct kernel names), each checked against the plan's static pitches; an error naming
+/// the GEMM when one is refused.
+Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
+                                                         const LaunchPlan &plan, int64_t maxM,
+                                                         const Device &dev);
+
+/// The problem (sizes, pitches at run-time size `m`) and pointers of step `g`, with
+/// `buffers[i]` the device address of plan.buffers[i].
+GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m);
+GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers);
+
+} // namespace fp8c

@@ -1,0 +1,232 @@
+// The GEMM backend choice (CompileOptions::backend, GemmBackend in codegen/LaunchPlan.h) on the
+// CPU: names, the backend carried into every plan step (FP8 GEMMs take the option, bf16 GEMMs
+// stay on cuBLASLt), a bad name as a compile error, and the mapping of each example x recipe's
+// GEMM steps onto the generated sm90 GEMM (runtime/gpu/GemmSm90Step.h): kernel config from the
+// step, tile configs over M, pitches at odd M, and the refusals that name the GEMM.
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "runtime/Executable.h"
+#include "runtime/gpu/GemmSm90Step.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fp8c {
+namespace {
+
+std::unique_ptr<Module> parseExample(const std::string &name) {
+  std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name + ".mlir");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> m = parseModule(ss.str(), name, diag);
+  EXPECT_TRUE(m && verifyModule(*m, diag)) << diag.str();
+  return m;
+}
+
+CompiledGraph plan(const Graph &g, const std::string &recipe, const std::string &backend) {
+  CompileOptions o;
+  o.recipe = recipe;
+  o.backend = backend;
+  Expected<CompiledGraph> cg = compileToPlan(g, o);
+  EXPECT_TRUE(cg.hasValue()) << (cg ? "" : cg.error());
+  return cg ? cg.take() : CompiledGraph{};
+}
+
+std::vector<const CublasLtGemm *> gemms(const LaunchPlan &p) {
+  std::vector<const CublasLtGemm *> out;
+  for (const Step &s : p.steps)
+    if (const auto *g = std::get_if<CublasLtGemm>(&s))
+      out.push_back(g);
+  return out;
+}
+
+Device hopper() {
+  Device d;
+  d.ccMajor = 9;
+  d.arch = "sm_90a";
+  d.smCount = 132;
+  return d;
+}
+
+TEST(GemmBackend, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated})
+    EXPECT_EQ(parseGemmBackend(gemmBackendName(b)), b);
+  EXPECT_FALSE(parseGemmBackend("cutlass").has_value());
+  EXPECT_FALSE(parseGemmBackend("").has_value());
+  EXPECT_EQ(CompileOptions().backend, "auto");
+}
+
+TEST(GemmBackend, UnknownBackendIsACompileError) {
+  std::unique_ptr<Module> m = parseExample("linear");
+  ASSERT_TRUE(m);
+  CompileOptions o;
+  o.backend = "cutlass";
+  Expected<CompiledGraph> cg = compileToPlan(*m->graphs()[0], o);
+  ASSERT_FALSE(cg.hasValue());
+  EXPECT_EQ(cg.error(), "unknown GEMM backend 'cutlass'; backends: auto, cublaslt, generated");
+}
+
+TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
+  for (const char *example : {"linear", "mlp", "swiglu_mlp"}) {
+    std::unique_ptr<Module> m = parseExample(example);
+    ASSERT_TRUE(m);
+    for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
+      for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated}) {
+        CompiledGraph cg = plan(*m->graphs()[0], recipe, gemmBackendName(b));
+        std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+        ASSERT_FALSE(gs.empty()) << example << " " << recipe;
+        for (const CublasLtGemm *g : gs)
+          EXPECT_EQ(g->backend, b) << example << " " << recipe << " " << g->name;
+      }
+  }
+}
+
+TEST(GemmBackend, Bf16GemmsStayOnCublasLt) {
+  std::unique_ptr<Module> m = parseExample("mlp");
+  ASSERT_TRUE(m);
+  CompiledGraph cg = plan(*m->graphs()[0], "none", "generated");
+  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  ASSERT_EQ(gs.size(), 2u);
+  for (const CublasLtGemm *g : gs) {
+    EXPECT_EQ(g->backend, GemmBackend::CublasLt) << g->name;
+    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+    ASSERT_FALSE(k.hasValue());
+    EXPECT_NE(k.error().find("GEMM '" + g->name + "'"), std::string::npos) << k.error();
+    EXPECT_NE(k.error().find("bf16 x bf16; it takes FP8 operands only"), std::string::npos)
+        << k.error();
+  }
+  EXPECT_EQ(planToCudaText(cg.plan).find("generated sm90 GEMM"), std::string::npos);
+}
+
+// What the generated GEMM is asked to do matches the step: dtypes, scales, bias, GELU (tanh,
+// as cuBLASLt's), amaxD / scaleD, fast accumulation; every recipe's GEMMs are taken.
+TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
+  std::unique_ptr<Module> m = parseExample("mlp");
+  ASSERT_TRUE(m);
+  std::set<GemmScaleMode> modes;
+  for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+    CompiledGraph cg = plan(*m->graphs()[0], recipe, "generated");
+    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    ASSERT_EQ(gs.size(), 2u) << recipe;
+    for (const CublasLtGemm *g : gs) {
+      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+      ASSERT_TRUE(k.hasValue()) << recipe << ": " << (k ? "" : k.error());
+      EXPECT_EQ(k->aType, cg.plan.buffers[g->a].type.dtype());
+      EXPECT_EQ(k->bType, cg.plan.buffers[g->b].type.dtype());
+      EXPECT_EQ(k->dType, cg.plan.buffers[g->d].type.dtype());
+      EXPECT_EQ(k->scaleMode, g->scaleMode);
+      modes.insert(k->scaleMode);
+      EXPECT_EQ(k->biasType.has_value(), g->bias >= 0);
+      EXPECT_EQ(k->amaxD, g->amaxD >= 0);
+      EXPECT_EQ(k->fastAccum, g->fastAccum);
+      const bool gelu = g->epilogue == GemmEpilogue::Gelu || g->epilogue == GemmEpilogue::GeluBias;
+      EXPECT_EQ(k->activation, gelu ? GemmActivation::GeluTanh : GemmActivation::None);
+      if (isFloat8(k->dType))
+        EXPECT_GE(g->scaleD, 0) << recipe << ": an FP8 D needs its scale";
+    }
+    // delayed: GEMM 1 writes g in FP8 with scaleD and its amax (cuBLASLt's AMAX_D).
+    if (std::string(recipe) == "delayed") {
+      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*gs[0], cg.plan);
+      ASSERT_TRUE(k.hasValue());
+      EXPECT_TRUE(isFloat8(k->dType));
+      EXPECT_TRUE(k->amaxD);
+      EXPECT_EQ(k->activation, GemmActivation::GeluTanh);
+    }
+  }
+  EXPECT_EQ(modes.size(), 3u) << "tensor, outer-vector and 128-block scales all exercised";
+}
+
+// The tile configs compile() prepares: 64-row tiles for decode, 128 x 128 and 128 x 256 above;
+// only 128 x 128 where the kernel promotes (128-block scales). Each passes the host checks.
+TEST(GemmBackend, TileConfigsCoverTheMRange) {
+  std::unique_ptr<Module> m = parseExample("mlp");
+  ASSERT_TRUE(m);
+  for (const char *recipe : {"tensorwise", "blockwise"}) {
+    CompiledGraph cg = plan(*m->graphs()[0], recipe, "generated");
+    for (const CublasLtGemm *g : gemms(cg.plan)) {
+      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
+      ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
+      std::set<std::pair<int, int>> tiles;
+      for (const GemmSm90Kernel &k : *ks) {
+        EXPECT_TRUE(checkGemmSm90Kernel(k).isOk()) << k.name();
+        tiles.insert({k.bm, k.bn});
+      }
+      EXPECT_TRUE(tiles.count({64, 128})) << recipe << " " << g->name;
+      if (std::string(recipe) == "blockwise")
+        EXPECT_EQ(tiles, (std::set<std::pair<int, int>>{{64, 128}, {128, 128}}));
+      else
+        EXPECT_TRUE(tiles.count({128, 256})) << g->name;
+      // Every M's choice is among the prepared ones.
+      Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, cg.plan);
+      ASSERT_TRUE(base.hasValue());
+      for (int64_t mm : {1, 37, 64, 65, 100, 257, 1000, 4097, 8191, 8192}) {
+        GemmSm90Kernel k = chooseGemmSm90Tiles(*base, gemmSm90ProblemOf(*g, cg.plan, mm), hopper());
+        bool found = false;
+        for (const GemmSm90Kernel &p : *ks)
+          found |= p.name() == k.name();
+        EXPECT_TRUE(found) << k.name() << " at M = " << mm << " was not prepared";
+      }
+      Expected<std::vector<GemmSm90Kernel>> small = gemmSm90KernelsFor(*g, cg.plan, 16, hopper());
+      ASSERT_TRUE(small.hasValue());
+      EXPECT_EQ(small->size(), 1u) << "M <= 16: the 64-row tile only";
+    }
+  }
+}
+
+TEST(GemmBackend, Block128PitchesAtOddM) {
+  std::unique_ptr<Module> m = parseExample("linear");
+  ASSERT_TRUE(m);
+  CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "generated");
+  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  ASSERT_EQ(gs.size(), 1u);
+  GemmSm90Problem p = gemmSm90ProblemOf(*gs[0], cg.plan, 37);
+  EXPECT_EQ(p.m, 37);
+  EXPECT_EQ(p.n, 14336);
+  EXPECT_EQ(p.k, 4096);
+  EXPECT_EQ(p.ldsa, 40) << "the A scales' pitch is M rounded up to 4";
+  EXPECT_EQ(p.ldsb, 32) << "ceil(4096 / 128) = 32 K blocks";
+  GemmSm90Kernel k = chooseGemmSm90Tiles(*gemmSm90KernelOf(*gs[0], cg.plan), p, hopper());
+  EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
+}
+
+// A step the generated kernel cannot take names the GEMM and says why.
+TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
+  LaunchPlan p;
+  auto buf = [&](const std::string &name, std::vector<int64_t> shape, DType t) {
+    BufferDesc d;
+    d.name = name;
+    d.type = TensorType(shape, t);
+    p.buffers.push_back(d);
+    return static_cast<int>(p.buffers.size() - 1);
+  };
+  CublasLtGemm g;
+  g.name = "k0_gemm";
+  g.description = "fp8.scaled_matmul %y";
+  g.a = buf("a", {64, 128}, DType::F8E5M2);
+  g.b = buf("b", {128, 128}, DType::F8E5M2);
+  g.d = buf("y", {64, 128}, DType::BF16);
+  g.invScaleA = buf("sa", {}, DType::F32);
+  g.invScaleB = buf("sb", {}, DType::F32);
+  g.m = {0, 64};
+  g.n = 128;
+  g.k = 128;
+  Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, p);
+  ASSERT_FALSE(k.hasValue());
+  EXPECT_EQ(k.error(), "GEMM 'k0_gemm' (fp8.scaled_matmul %y) cannot run on the generated sm90 "
+                       "GEMM: e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
+  // An unpadded FP8 operand pitch (K = 100: not a multiple of 16 bytes) is refused too.
+  p.buffers[g.a].type = TensorType({64, 100}, DType::F8E4M3FN);
+  p.buffers[g.b].type = TensorType({128, 100}, DType::F8E4M3FN);
+  g.k = 100;
+  Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, p, 64, hopper());
+  ASSERT_FALSE(ks.hasValue());
+  EXPECT_NE(ks.error().find("GEMM 'k0_gemm'"), std::string::npos) << ks.error();
+  EXPECT_NE(ks.error().find("multiples of 16 bytes"), std::string::npos) << ks.error();
+}
+
+} // namespace
+} // namespace fp8c
