@@ -45,17 +45,11 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
   std::unique_ptr<GpuTraining> out(new GpuTraining());
   out->graphs_ = t.take();
   const Graph &fg = *out->graphs_.forward, &bg = *out->graphs_.backward;
-  for (const SavedTensor &s : out->graphs_.saved) {
+  for (const SavedTensor &s : out->graphs_.saved)
     for (int64_t d : s.type.shape())
       if (d == kDynamic)
         return Error("compileTraining: saved tensor '" + s.key + "' has a dynamic dim; set "
                      "TrainingOptions::tokens");
-    size_t bytes = static_cast<size_t>(s.type.numElements()) * dtypeBytes(s.type.dtype());
-    Expected<DeviceBuffer> b = DeviceBuffer::allocate(std::max<size_t>(bytes, 256));
-    if (!b)
-      return Error(b.error());
-    out->saved_.emplace(s.key, b.take());
-  }
   Expected<std::unique_ptr<Executable>> f = compileHalf(fg, o.tokens);
   if (!f)
     return Error(f.error());
@@ -64,18 +58,28 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
     return Error(b.error());
   out->fwd_ = f.take();
   out->bwd_ = b.take();
+  // After compile(), which made device 0's context current (allocations need it).
+  for (const SavedTensor &s : out->graphs_.saved) {
+    size_t bytes = static_cast<size_t>(s.type.numElements()) * dtypeBytes(s.type.dtype());
+    Expected<DeviceBuffer> buf = DeviceBuffer::allocate(std::max<size_t>(bytes, 256));
+    if (!buf)
+      return Error(buf.error());
+    out->saved_.emplace(s.key, buf.take());
+  }
   // Forward: inputs by input name, outputs by output name or saved key.
   for (const BufferDesc &d : out->fwd_->plan().buffers) {
     GpuTraining::Slot s;
     s.planName = d.name;
     if (d.role == BufferRole::Input || d.role == BufferRole::Param) {
       s.key = fg.input(static_cast<unsigned>(d.graphIndex))->name();
+      s.from = GpuTraining::From::Input;
       out->fwdIn_[s.key] = d.type;
     } else if (d.role == BufferRole::Output) {
       const unsigned i = static_cast<unsigned>(d.outputIndex);
       s.key = resultName(fg, i);
-      s.saved = !attrStr(resultAttrs(fg, i), "fp8.saved").empty();
-      if (!s.saved)
+      const bool saved = !attrStr(resultAttrs(fg, i), "fp8.saved").empty();
+      s.from = saved ? GpuTraining::From::Saved : GpuTraining::From::Output;
+      if (!saved)
         out->fwdOut_[s.key] = d.type;
     } else {
       continue;
@@ -92,18 +96,21 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
       const AttrDict &a = bg.inputAttrs(i);
       if (std::string k = attrStr(a, "fp8.saved"); !k.empty()) {
         s.key = k;
-        s.saved = true;
+        s.from = GpuTraining::From::Saved;
       } else if (std::string k = attrStr(a, "fp8.grad"); !k.empty()) {
         s.key = k;
+        s.from = GpuTraining::From::OutputGrad;
         out->gradIn_[k] = d.type;
       } else {
         s.key = bg.input(i)->name();
+        s.from = GpuTraining::From::Input;
         if (!out->fwdIn_.count(s.key))
           return Error("compileTraining: the backward reads '" + s.key +
                        "', which is not a forward input");
       }
     } else if (d.role == BufferRole::Output) {
       s.key = resultName(bg, static_cast<unsigned>(d.outputIndex));
+      s.from = GpuTraining::From::InputGrad;
       out->gradOut_[s.key] = d.type;
     } else {
       continue;
@@ -113,25 +120,44 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
   return out;
 }
 
-Status GpuTraining::forward(const Bindings &inputs, const Bindings &outputs, CUstream stream) {
-  Bindings b;
-  for (const Slot &s : fwdSlots_) {
-    if (s.saved) {
-      auto it = saved_.find(s.key);
-      if (it == saved_.end())
+// The binding of a saved tensor's buffer.
+DeviceTensor GpuTraining::savedTensor(const std::string &key) const {
+  for (const SavedTensor &st : graphs_.saved)
+    if (st.key == key)
+      return {saved_.at(key).data(), st.type.shape(), st.type.dtype()};
+  return {};
+}
+
+Status GpuTraining::bindSlots(const std::vector<Slot> &slots, const Bindings *inputs,
+                              const Bindings *outputs, const Bindings *outputGrads,
+                              const Bindings *inputGrads, const char *half, Bindings &b) const {
+  for (const Slot &s : slots) {
+    if (s.from == From::Saved) {
+      if (!saved_.count(s.key))
         return Error("internal error: no buffer for saved tensor '" + s.key + "'");
-      for (const SavedTensor &st : graphs_.saved)
-        if (st.key == s.key)
-          b[s.planName] = {it->second.data(), st.type.shape(), st.type.dtype()};
+      b[s.planName] = savedTensor(s.key);
       continue;
     }
-    const bool isInput = fwdIn_.count(s.key) != 0 && !fwdOut_.count(s.key);
-    const Bindings &from = isInput ? inputs : outputs;
-    auto it = from.find(s.key);
-    if (it == from.end())
-      return missing(isInput ? "input" : "output", s.key, "forward");
+    const Bindings *from = s.from == From::Input        ? inputs
+                           : s.from == From::Output     ? outputs
+                           : s.from == From::OutputGrad ? outputGrads
+                                                        : inputGrads;
+    const char *what = s.from == From::Input        ? "input"
+                       : s.from == From::Output     ? "output"
+                       : s.from == From::OutputGrad ? "output gradient"
+                                                    : "input gradient";
+    auto it = from->find(s.key);
+    if (it == from->end())
+      return missing(what, s.key, half);
     b[s.planName] = it->second;
   }
+  return Status::ok();
+}
+
+Status GpuTraining::forward(const Bindings &inputs, const Bindings &outputs, CUstream stream) {
+  Bindings b;
+  if (Status st = bindSlots(fwdSlots_, &inputs, &outputs, nullptr, nullptr, "forward", b); !st)
+    return st;
   if (Status st = fwd_->run(b, stream); !st)
     return st;
   lastInputs_ = inputs;
@@ -144,24 +170,10 @@ Status GpuTraining::backward(const Bindings &outputGrads, const Bindings &inputG
   if (!forwardRan_)
     return Error("GpuTraining::backward: run forward first");
   Bindings b;
-  for (const Slot &s : bwdSlots_) {
-    if (s.saved) {
-      for (const SavedTensor &st : graphs_.saved)
-        if (st.key == s.key)
-          b[s.planName] = {saved_.at(s.key).data(), st.type.shape(), st.type.dtype()};
-      continue;
-    }
-    const Bindings *from = gradIn_.count(s.key)    ? &outputGrads
-                           : gradOut_.count(s.key) ? &inputGrads
-                                                   : &lastInputs_;
-    auto it = from->find(s.key);
-    if (it == from->end())
-      return missing(from == &outputGrads  ? "output gradient"
-                     : from == &inputGrads ? "input gradient"
-                                           : "forward input",
-                     s.key, "backward");
-    b[s.planName] = it->second;
-  }
+  if (Status st =
+          bindSlots(bwdSlots_, &lastInputs_, nullptr, &outputGrads, &inputGrads, "backward", b);
+      !st)
+    return st;
   return bwd_->run(b, stream);
 }
 

@@ -63,13 +63,20 @@ private:
   std::map<std::string, DeviceBuffer> saved_; ///< by fp8.saved key
   std::map<std::string, TensorType> fwdIn_, fwdOut_, gradIn_, gradOut_;
   /// Per plan buffer of each half (Input/Param/Output roles only): the name it binds by, and
-  /// whether it is a saved tensor.
+  /// where from.
+  /// Forward inputs and input gradients share names ("x" is both), so each slot records
+  /// which map it binds from.
+  enum class From { Saved, Input, Output, OutputGrad, InputGrad };
   struct Slot {
     std::string planName, key;
-    bool saved = false;
+    From from = From::Input;
   };
   std::vector<Slot> fwdSlots_, bwdSlots_;
   Bindings lastInputs_; ///< the last forward's inputs, by input name
+  DeviceTensor savedTensor(const std::string &key) const;
+  Status bindSlots(const std::vector<Slot> &slots, const Bindings *inputs,
+                   const Bindings *outputs, const Bindings *outputGrads,
+                   const Bindings *inputGrads, const char *half, Bindings &b) const;
   bool forwardRan_ = false;
 };
 
