@@ -171,8 +171,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   const char *header = "fp8c/rows.cuh";
   std::string body = "fp8c::rowsKernel<Spec>(args);";
   std::string base = " : fp8c::SpecDefaults";
-  const bool hasValue =
-      d.kind == LaunchKind::Rows || d.kind == LaunchKind::Tiles || d.kind == LaunchKind::Transpose;
+  const bool hasValue = d.kind == LaunchKind::Rows || d.kind == LaunchKind::Tiles ||
+                        d.kind == LaunchKind::Transpose || d.kind == LaunchKind::ColSum;
   int nFull = 0;
   for (const LaunchInput &in : d.inputs)
     nFull += in.bc == Bcast::Full;
@@ -197,6 +197,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
       spec << "  static constexpr int kE = " << E << ", kUnroll = " << U << ";\n";
     else if (d.kind == LaunchKind::Tiles)
       spec << "  static constexpr int kE = " << E << ";\n";
+    else if (d.kind == LaunchKind::ColSum)
+      spec << "  static constexpr int kE = 8, kChunks = " << d.colSumChunks << ";\n";
     spec << "  static constexpr int kNumIn = " << d.inputs.size() << ";\n";
     spec << "  static constexpr fp8c::InDesc kIn[] = {\n";
     for (const LaunchInput &in : d.inputs) {
@@ -225,6 +227,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     if (d.kind == LaunchKind::Tiles && t.tileTwoPass >= 0)
       spec << "  static constexpr bool kTileTwoPass = " << (t.tileTwoPass ? "true" : "false")
            << ";\n";
+    if (d.kind == LaunchKind::ColSum)
+      spec << "  static constexpr int kPartialBuf = " << slot(d.partialBuf)
+           << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
     if (d.barrierBuf >= 0)
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
     if (d.kind == LaunchKind::Transpose) {
@@ -276,6 +281,11 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     body = "fp8c::transposeKernel<Spec>(args);";
     gl.grid = GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
     gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
+    break;
+  case LaunchKind::ColSum:
+    header = "fp8c/colsum.cuh";
+    body = "fp8c::colSumKernel<Spec>(args);";
+    gl.grid = GridRule{AffineM{0, ceilDiv(d.cols, 256 * 8) * d.colSumChunks}, 1, true, false};
     break;
   case LaunchKind::Small:
     header = "fp8c/small.cuh";

@@ -10,7 +10,8 @@
 //     the padded pitch cuBLASLt needs, and scales a GEMM uses are also written inverted.
 // Scalar scale ops (history_scale, scale of a tensor amax) run on thread 0 of every block of
 // the first launch into shared slots; block 0 writes them out. A transpose is a launch of its
-// own (fused with a tensorwise cast). Launches are emitted in dependency order.
+// own (fused with a tensorwise cast), and so is a column sum (colsum.cuh). Launches are
+// emitted in dependency order.
 #include "codegen/LaunchBuilder.h"
 
 #include <algorithm>
@@ -85,6 +86,12 @@ Status LaunchBuilder::classify() {
     return groups_.back();
   };
   for (Op *op : ops_) {
+    if (op->kind() == OpKind::ColSum) {
+      Group &g = groupFor(op->result());
+      g.colSum = op;
+      g.store = true;
+      continue;
+    }
     if (op->kind() == OpKind::Amax) {
       Group &g = groupFor(op->operand(0));
       if (localAmaxOps_.count(op)) {

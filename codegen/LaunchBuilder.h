@@ -27,6 +27,7 @@ private:
     Op *localAmax = nullptr;        ///< the amax feeding the cast's scale (absorbed)
     bool store = false;             ///< v itself is written out
     bool splitTranspose = false;    ///< v = transpose(x) is stored, then reduced / cast
+    Op *colSum = nullptr;           ///< v = col_sum(x): a column reduction launch of its own
     std::set<const Value *> needs;  ///< in-scope values it reads
     std::set<const Value *> writes; ///< in-scope values it writes
   };
@@ -50,6 +51,7 @@ private:
                     std::set<const Value *> &seen) const;
   Status lowerGroup(const Group &g, std::vector<LaunchDesc> &out);
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
+  Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);
   static std::string describe(const std::vector<Op *> &ops);
   static std::string bufRef(int b);

@@ -25,6 +25,18 @@ std::string opExpr(const Op &op, const std::vector<std::string> &a) {
     return "fp8c::op::silu(" + a[0] + ")";
   case OpKind::Swiglu:
     return "fp8c::op::swiglu(" + a[0] + ", " + a[1] + ")";
+  case OpKind::ReluGrad:
+    return "fp8c::op::reluGrad(" + a[0] + ", " + a[1] + ")";
+  case OpKind::GeluGrad:
+    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanhGrad("
+                                                           : "fp8c::op::geluErfGrad(") +
+           a[0] + ", " + a[1] + ")";
+  case OpKind::SiluGrad:
+    return "fp8c::op::siluGrad(" + a[0] + ", " + a[1] + ")";
+  case OpKind::SwigluGrad:
+    return op.strAttr("wrt") == "up"
+               ? "fp8c::op::swigluGradUp(" + a[0] + ", " + a[1] + ")"
+               : "fp8c::op::swigluGradGate(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
   case OpKind::Convert:
     return a[0];
   case OpKind::Dequant:
@@ -129,6 +141,10 @@ bool LaunchBuilder::inlinable(const Op *op) const {
   case OpKind::Gelu:
   case OpKind::Silu:
   case OpKind::Swiglu:
+  case OpKind::ReluGrad:
+  case OpKind::GeluGrad:
+  case OpKind::SiluGrad:
+  case OpKind::SwigluGrad:
   case OpKind::Convert:
   case OpKind::Dequant:
     return true;
@@ -160,7 +176,9 @@ void LaunchBuilder::collectNeeds(const Value *v, const Value *root, std::set<con
 void LaunchBuilder::analyze(Group &g) {
   std::set<const Value *> seen;
   const Op *def = g.v->definingOp();
-  if (def && inScope(def) && def->kind() == OpKind::Transpose)
+  if (g.colSum)
+    collectNeeds(g.colSum->operand(0), g.colSum->operand(0), g.needs, seen);
+  else if (def && inScope(def) && def->kind() == OpKind::Transpose)
     collectNeeds(def->operand(0), def->operand(0), g.needs, seen);
   else
     collectNeeds(g.v, g.v, g.needs, seen);
@@ -270,6 +288,8 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
       return std::string("amax");
     return std::string(fallback);
   };
+  if (g.colSum)
+    return lowerColSum(g, out);
   if (transpose) {
     const Value *x = def->operand(0);
     LaunchDesc d;
@@ -357,6 +377,41 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
     if (v->type().rank() != 2)
       return Error("row, column and block granularities need a 2-D tensor");
   d.suffix = suffix(d, "pointwise");
+  out.push_back(std::move(d));
+  return Status::ok();
+}
+
+// col_sum(x): one launch evaluating x's expression and reducing its columns (colsum.cuh).
+Status LaunchBuilder::lowerColSum(const Group &g, std::vector<LaunchDesc> &out) {
+  const Value *x = g.colSum->operand(0);
+  LaunchDesc d;
+  d.kind = LaunchKind::ColSum;
+  d.rows = Lowerer::rowsOf(x->type());
+  d.cols = Lowerer::colsOf(x->type());
+  if (d.cols == kDynamic)
+    return Error("fp8.col_sum of %" + x->name() + ": the last dim must be static");
+  ExprBuilder eb(lw_, *this, d, x);
+  d.result = eb.of(x);
+  d.valueDt = x->type().dtype();
+  std::vector<const Op *> chain;
+  for (const auto &op : kernel_.body()->ops())
+    if (inlinable(op.get()) && eb.computed(op->result()))
+      chain.push_back(op.get());
+  chain.push_back(g.colSum);
+  d.description = opsList(chain);
+  d.storeBuf = lw_.bufferOf(g.v);
+  d.storeDt = g.v->type().dtype();
+  d.storeLd = d.cols;
+  // Enough (strip, chunk) work items to fill an H100/H200 (132 SMs x 8 blocks), chunks of at
+  // least 16 rows where the row count is known (a dynamic M is assumed to be large).
+  const int64_t strips = ceilDiv(d.cols, 256 * 8);
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(1056, strips), 1, 256);
+  if (d.rows.perM == 0)
+    chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 16), 1, chunks);
+  d.colSumChunks = static_cast<int>(chunks);
+  d.partialBuf = lw_.newTemp("colsum_partial", TensorType({chunks, d.cols}, DType::F32));
+  d.counterBuf = lw_.newTemp("colsum_counter", TensorType({strips}, DType::I32), 0, true);
+  d.suffix = role_.empty() ? "col_sum" : role_;
   out.push_back(std::move(d));
   return Status::ok();
 }

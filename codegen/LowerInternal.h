@@ -55,7 +55,7 @@ struct CastInfo {
   InvLayout invLayout = InvLayout::RowMajor;
 };
 
-enum class LaunchKind { Rows, Tiles, Transpose, Small, Inverse };
+enum class LaunchKind { Rows, Tiles, Transpose, Small, Inverse, ColSum };
 
 /// One generated launch before rendering. Buffer numbers are LaunchPlan buffer indices; the
 /// renderer maps them to the launch's own argument slots.
@@ -82,6 +82,8 @@ struct LaunchDesc {
   int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
   int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
+  // ColSum: store[c] = sum over rows of value (colsum.cuh), through partial sums.
+  int colSumChunks = 0, partialBuf = -1, counterBuf = -1;
   // Inverse: out[layout] = 1 / in over a [rows, cols] grid.
   int invIn = -1, invOutBuf = -1;
   InvLayout invLayout = InvLayout::RowMajor;

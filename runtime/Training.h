@@ -9,9 +9,8 @@
 //   auto grads = step->backward({{"y", dLoss_dY}});             // by output name
 //   grads->at("w1") ...                                          // by input name
 //
-// Only the CPU interpreter runs it so far: the GPU half (compile() of each fused half, saved
-// tensors in device buffers) is not written yet; codegen does not lower col_sum, the
-// derivative ops or FP8 transposes inside reduce kernels.
+// InterpretedTraining runs it on the CPU interpreter (the reference); runtime/TrainingGpu.h's
+// compileTraining runs the same graphs on the GPU.
 // The weight update is the caller's (examples/train_mlp.cpp does SGD on the host).
 #pragma once
 

@@ -41,6 +41,55 @@ __device__ __forceinline__ float silu(float x) { return __fdiv_rn(x, __fadd_rn(1
 /// silu(a) * b
 __device__ __forceinline__ float swiglu(float a, float b) { return __fmul_rn(silu(a), b); }
 
+// --- derivatives (runtime/interp/GradOps.cpp, in its order of evaluation) ---------------------
+
+/// dy * relu'(x); NaN in x propagates, dy * 0 keeps NaN / inf of dy as the interpreter does.
+__device__ __forceinline__ float reluGrad(float dy, float x) {
+  if (isNaN(x))
+    return x;
+  return x > 0.0f ? dy : __fmul_rn(0.0f, dy);
+}
+
+/// Phi(x) + x phi(x)
+__device__ __forceinline__ float geluErfDeriv(float x) {
+  const float kSqrt2 = 1.41421353816986083984375f;   // std::numbers::sqrt2_v<float>
+  const float kInvSqrt2Pi = 0.3989422804014327f;      // 1 / sqrt(2 pi)
+  const float cdf = __fmul_rn(0.5f, __fadd_rn(1.0f, erff(__fdiv_rn(x, kSqrt2))));
+  const float pdf = __fmul_rn(kInvSqrt2Pi, expf(__fmul_rn(-0.5f, __fmul_rn(x, x))));
+  return __fadd_rn(cdf, __fmul_rn(x, pdf));
+}
+
+/// d/dx of 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
+__device__ __forceinline__ float geluTanhDeriv(float x) {
+  const float kSqrt2OverPi = 0.7978845608028654f;
+  const float x2 = __fmul_rn(x, x);
+  const float u = __fmul_rn(kSqrt2OverPi, __fadd_rn(x, __fmul_rn(0.044715f, __fmul_rn(x2, x))));
+  const float t = tanhf(u);
+  const float du = __fmul_rn(kSqrt2OverPi, __fadd_rn(1.0f, __fmul_rn(3.0f * 0.044715f, x2)));
+  return __fadd_rn(__fmul_rn(0.5f, __fadd_rn(1.0f, t)),
+                   __fmul_rn(__fmul_rn(0.5f, x), __fmul_rn(__fsub_rn(1.0f, __fmul_rn(t, t)), du)));
+}
+
+/// sg (1 + x (1 - sg)), sg = 1 / (1 + exp(-x))
+__device__ __forceinline__ float siluDeriv(float x) {
+  const float sg = __fdiv_rn(1.0f, __fadd_rn(1.0f, expf(-x)));
+  return __fmul_rn(sg, __fadd_rn(1.0f, __fmul_rn(x, __fsub_rn(1.0f, sg))));
+}
+
+__device__ __forceinline__ float geluTanhGrad(float dy, float x) {
+  return __fmul_rn(dy, geluTanhDeriv(x));
+}
+__device__ __forceinline__ float geluErfGrad(float dy, float x) {
+  return __fmul_rn(dy, geluErfDeriv(x));
+}
+__device__ __forceinline__ float siluGrad(float dy, float x) { return __fmul_rn(dy, siluDeriv(x)); }
+/// swiglu_grad {wrt = "gate"}: (dy * b) * silu'(a)
+__device__ __forceinline__ float swigluGradGate(float dy, float a, float b) {
+  return __fmul_rn(__fmul_rn(dy, b), siluDeriv(a));
+}
+/// swiglu_grad {wrt = "up"}: dy * silu(a)
+__device__ __forceinline__ float swigluGradUp(float dy, float a) { return __fmul_rn(dy, silu(a)); }
+
 /// fp8.cast before its rounding: x * s.
 __device__ __forceinline__ float quantize(float x, float s) { return __fmul_rn(x, s); }
 

@@ -51,7 +51,8 @@ options:
                             (with --train also none: the unquantized training step)
   --train                   print the training graphs: autodiff, the recipe's quantization of the
                             backward (e5m2 / blockwise gradients), split into @F_fwd (returning
-                            the saved tensors, {fp8.saved}) and @F_bwd, each fused
+                            the saved tensors, {fp8.saved}) and @F_bwd, each fused (with
+                            --emit=cuda: their generated kernels)
   --tokens=N                with --train: the token count of a dynamic leading dim
   --print-ir-after-all      print the IR after every pass (to stderr)
   --print-ir-after=PASS     print the IR after each run of PASS (repeatable; to stderr)
@@ -243,8 +244,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--recipe=none applies to --train only");
   if (o.train && (o.run || !o.passes.empty()))
     return std::string("--train takes --recipe (and --tokens), not --run or --passes");
-  if (o.train && o.emit && *o.emit != "ir")
-    return std::string("--train emits IR only (--emit=ir)");
+  if (o.train && o.emit && *o.emit != "ir" && *o.emit != "cuda")
+    return std::string("--train emits IR or CUDA only (--emit=ir|cuda)");
   if (o.compareUnquantized && !o.run)
     return std::string("--compare needs --run");
   if ((o.check || o.bench) && o.run != "gpu")

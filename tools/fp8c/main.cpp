@@ -100,6 +100,9 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
     out.add(std::move(t->backward));
   }
   std::cout << plan.str();
+  if (o.emit == "cuda")
+    return emitCuda(out, o.arch.empty() ? "sm_90a" : o.arch, irOut, std::cerr) ? kExitOk
+                                                                                : kExitUserError;
   if (o.emit.has_value() || !o.printFusionPlan)
     printModule(out, irOut);
   return kExitOk;

@@ -1,0 +1,189 @@
+// fp8c-train-bench: the time of one training step (forward + backward, runtime/TrainingGpu.h)
+// of each given graph per recipe, against the same step compiled with recipe none (its GEMMs
+// are cuBLASLt bf16 GEMMs), in one process. CUDA events around each step, warm-up first,
+// median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
+//
+//   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
+//                    [--json=FILE] GRAPH.mlir...
+//
+// Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
+// recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
+#include "bench/DeviceFill.h"
+#include "bench/Timing.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "runtime/TrainingGpu.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+using namespace fp8c;
+using namespace fp8c::bench;
+
+namespace {
+
+int fail(const std::string &msg) {
+  std::fprintf(stderr, "fp8c-train-bench: error: %s\n", msg.c_str());
+  return 1;
+}
+
+std::vector<std::string> splitComma(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty())
+      out.push_back(x);
+  return out;
+}
+
+struct Row {
+  std::string graph, recipe;
+  Stats stats;
+  int64_t savedBytes = 0;
+};
+
+// Buffers of one step: a device buffer per binding name.
+struct StepBuffers {
+  std::map<std::string, DeviceBuffer> bufs;
+  Bindings in, out, dy, grads;
+};
+
+Status bindAll(const std::map<std::string, TensorType> &names, const std::string &prefix,
+               bool random, uint64_t seed, StepBuffers &sb, Bindings &into) {
+  for (const auto &[name, type] : names) {
+    const int64_t elems = type.numElements();
+    Expected<DeviceBuffer> b =
+        allocateFor(static_cast<size_t>(elems) * dtypeBytes(type.dtype()), prefix + name);
+    if (!b)
+      return Error(b.error());
+    if (random)
+      if (Status s = fillRandom(*b, elems, type.dtype(), name.rfind("w", 0) == 0 ? 0.02 : 1.0,
+                                seed++);
+          !s)
+        return s;
+    into[name] = {b->data(), type.shape(), type.dtype()};
+    sb.bufs.insert_or_assign(prefix + name, b.take());
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t tokens = 8192;
+  int reps = 20;
+  std::vector<std::string> recipes = {"none", "tensorwise", "delayed", "rowwise", "blockwise"};
+  std::vector<std::string> files;
+  std::string json;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--tokens=", 0) == 0)
+      tokens = std::stoll(a.substr(9));
+    else if (a.rfind("--reps=", 0) == 0)
+      reps = std::stoi(a.substr(7));
+    else if (a.rfind("--recipes=", 0) == 0)
+      recipes = splitComma(a.substr(10));
+    else if (a.rfind("--json=", 0) == 0)
+      json = a.substr(7);
+    else if (a.rfind("--", 0) == 0)
+      return fail("unknown option " + a);
+    else
+      files.push_back(a);
+  }
+  if (files.empty())
+    return fail("no graph file (see the comment at the top of bench/TrainStepBench.cpp)");
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return fail(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  if (Status s = drv->makeCurrent(0); !s)
+    return fail(s.message());
+  Expected<Device> dev = drv->device(0);
+  if (!dev)
+    return fail(dev.error());
+  CUstream stream = nullptr;
+  if (CUresult r = drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
+    return fail(drv->errorMessage(r, "cuStreamCreate"));
+  std::printf("fp8c-train-bench on %s, %lld tokens, median of >= %d steps\n", dev->str().c_str(),
+              static_cast<long long>(tokens), reps);
+  TimingOptions topt;
+  topt.minReps = reps;
+  topt.targetMs = 0; // minReps steps exactly
+  std::vector<Row> rows;
+  for (const std::string &file : files) {
+    std::ifstream f(file);
+    std::stringstream text;
+    text << f.rdbuf();
+    DiagnosticEngine diag;
+    std::unique_ptr<Module> mod = parseModule(text.str(), file, diag);
+    if (!mod || !verifyModule(*mod, diag))
+      return fail(file + ":\n" + diag.str());
+    const Graph &g = *mod->graphs()[0];
+    double baseUs = 0;
+    for (const std::string &recipe : recipes) {
+      TrainingOptions o;
+      o.recipe = recipe;
+      o.tokens = tokens;
+      Expected<std::unique_ptr<GpuTraining>> step = compileTraining(g, o);
+      if (!step) {
+        std::printf("%-12s %-10s FAILS: %s\n", g.name().c_str(), recipe.c_str(),
+                    step.error().c_str());
+        std::fflush(stdout);
+        continue;
+      }
+      GpuTraining &T = **step;
+      StepBuffers sb;
+      Status s = bindAll(T.forwardInputs(), "in:", true, 1, sb, sb.in);
+      if (s)
+        s = bindAll(T.forwardOutputs(), "out:", false, 0, sb, sb.out);
+      if (s)
+        s = bindAll(T.outputGrads(), "dy:", true, 77, sb, sb.dy);
+      if (s)
+        s = bindAll(T.inputGrads(), "grad:", false, 0, sb, sb.grads);
+      if (!s)
+        return fail(s.message());
+      Expected<Stats> st = timeRuns(
+          drv, stream,
+          [&](int) -> Status {
+            if (Status a = T.forward(sb.in, sb.out, stream); !a)
+              return a;
+            return T.backward(sb.dy, sb.grads, stream);
+          },
+          1, false, topt);
+      if (!st) {
+        std::printf("%-12s %-10s FAILS: %s\n", g.name().c_str(), recipe.c_str(),
+                    st.error().c_str());
+        std::fflush(stdout);
+        continue;
+      }
+      if (recipe == "none")
+        baseUs = st->medianUs;
+      rows.push_back({g.name(), recipe, *st, T.savedBytes()});
+      std::printf("%-12s %-10s median %9.1f us  p10 %9.1f  p90 %9.1f  (%d steps)  %s  saved "
+                  "%.1f MiB\n",
+                  g.name().c_str(), recipe.c_str(), st->medianUs, st->p10Us, st->p90Us, st->reps,
+                  baseUs > 0 ? ("x" + std::to_string(baseUs / st->medianUs).substr(0, 5) +
+                                " vs none (bf16)")
+                                   .c_str()
+                             : "", 
+                  double(T.savedBytes()) / (1 << 20));
+      std::fflush(stdout);
+    }
+  }
+  if (!json.empty()) {
+    std::ofstream out(json);
+    out << "{\"device\": \"" << dev->name << "\", \"tokens\": " << tokens << ", \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row &r = rows[i];
+      out << "  {\"graph\": \"" << r.graph << "\", \"recipe\": \"" << r.recipe
+          << "\", \"median_us\": " << r.stats.medianUs << ", \"p10_us\": " << r.stats.p10Us
+          << ", \"p90_us\": " << r.stats.p90Us << ", \"reps\": " << r.stats.reps
+          << ", \"saved_bytes\": " << r.savedBytes << "}" << (i + 1 < rows.size() ? "," : "")
+          << "\n";
+    }
+    out << "]}\n";
+  }
+  return 0;
+}
