@@ -320,7 +320,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (!l)
     return Error(l.error());
   CudaDriver *drv = *CudaDriver::get();
-  alignas(64) CUtensorMap mapA, mapB;
+  CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
   if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm, "A"); !st)
     return st;
   if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn, "B"); !st)
