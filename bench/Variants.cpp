@@ -70,6 +70,16 @@ const GraphVariant kGraphVariants[] = {
   {"fp8c.static", true,
    "fp8c::compile with the recipe and weights=static (weights quantized once, at the first run)",
    asIs, [](const std::string &r) { return withPasses(quantizePipeline(r, "weights=static")); }, 1},
+  {"fp8c.gen", true,
+   "fp8c::compile with the recipe and backend=generated: every FP8 GEMM on fp8c's own Hopper "
+   "kernel (TMA + wgmma) instead of cuBLASLt (weights quantized every run)",
+   asIs,
+   [](const std::string &r) {
+     CompileOptions o = withRecipe(r);
+     o.backend = "generated";
+     return o;
+   },
+   2},
 };
 // clang-format on
 

@@ -17,9 +17,9 @@ import json
 import re
 import sys
 
-SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static",
+SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static", "fp8c.gen",
            "torch.bf16", "torch.scaled_mm", "torchao.eager", "torchao.compile", "torchao.infer"]
-PLOTTED = ["fp8-gemm", "unfused", "fp8c", "fp8c.static", "torch.scaled_mm", "torchao.eager",
+PLOTTED = ["fp8-gemm", "unfused", "fp8c", "fp8c.static", "fp8c.gen", "torch.scaled_mm", "torchao.eager",
            "torchao.compile", "torchao.infer"]
 RECIPES = ["tensorwise", "delayed", "rowwise", "blockwise"]
 YMAX = 2.5  # the plot's speedup axis; larger values are written on their bars

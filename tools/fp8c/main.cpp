@@ -101,7 +101,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   }
   std::cout << plan.str();
   if (o.emit == "cuda")
-    return emitCuda(out, o.arch.empty() ? "sm_90a" : o.arch, irOut, std::cerr) ? kExitOk
+    return emitCuda(out, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
                                                                                 : kExitUserError;
   if (o.emit.has_value() || !o.printFusionPlan)
     printModule(out, irOut);
