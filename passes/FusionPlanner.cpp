@@ -20,6 +20,7 @@
 // with its reason for --print-fusion-plan.
 #include "passes/FusionPlan.h"
 #include "passes/FusionBackend.h"
+#include "passes/FusionOpClasses.h"
 
 #include "ir/TypeRules.h"
 
@@ -29,49 +30,12 @@
 namespace fp8c {
 namespace {
 
-bool isGemm(const Op *op) {
-  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
-         op->kind() == OpKind::Matmul;
-}
+using fusion::isActivationGrad;
+using fusion::isEpiloguePointwise;
+using fusion::isGemm;
+using fusion::isPointwise;
+using fusion::isScaleOp;
 
-bool isEpiloguePointwise(const Op *op) {
-  switch (op->kind()) {
-  case OpKind::Relu:
-  case OpKind::Gelu:
-  case OpKind::Silu:
-  case OpKind::Add:
-  case OpKind::Mul:
-  case OpKind::Swiglu:
-  case OpKind::Convert:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isActivationGrad(const Op *op) {
-  return op->kind() == OpKind::ReluGrad || op->kind() == OpKind::GeluGrad ||
-         op->kind() == OpKind::SiluGrad || op->kind() == OpKind::SwigluGrad;
-}
-
-// Activation derivatives (training) chain with other pointwise ops; they do not join GEMM
-// epilogues yet (codegen's GEMM epilogues take one operand).
-bool isPointwise(const Op *op) {
-  switch (op->kind()) {
-  case OpKind::Dequant:
-  case OpKind::ReluGrad:
-  case OpKind::GeluGrad:
-  case OpKind::SiluGrad:
-  case OpKind::SwigluGrad:
-    return true;
-  default:
-    return isEpiloguePointwise(op);
-  }
-}
-
-bool isScaleOp(const Op *op) {
-  return op->kind() == OpKind::Scale || op->kind() == OpKind::HistoryScale;
-}
 
 std::string nameOf(const Value *v) { return "%" + (v->name().empty() ? "<unnamed>" : v->name()); }
 
@@ -118,7 +82,7 @@ private:
   }
   bool topLevel(const Op *op) const { return op && order_.count(const_cast<Op *>(op)); }
   size_t newKernel(KernelKind kind) {
-    plan_.kernels.push_back(PlannedKernel{kind, {}, {}, "", "", false, nullptr});
+    plan_.kernels.push_back(PlannedKernel{kind, {}, {}, "", "", false, nullptr, ""});
     return plan_.kernels.size() - 1;
   }
   void add(size_t k, Op *op, OpRole role) {
@@ -601,32 +565,6 @@ private:
 };
 
 } // namespace
-
-std::string_view kernelKindName(KernelKind k) {
-  switch (k) {
-  case KernelKind::Gemm:
-    return "gemm";
-  case KernelKind::Pointwise:
-    return "pointwise";
-  case KernelKind::Reduce:
-    return "reduce";
-  }
-  return "?";
-}
-
-std::string_view opRoleName(OpRole r) {
-  switch (r) {
-  case OpRole::Prologue:
-    return "prologue";
-  case OpRole::Main:
-    return "main";
-  case OpRole::Epilogue:
-    return "epilogue";
-  case OpRole::Body:
-    return "body";
-  }
-  return "?";
-}
 
 FusionPlan planFusion(const Graph &g) { return Planner(g).run(); }
 
