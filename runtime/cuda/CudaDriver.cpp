@@ -121,6 +121,18 @@ std::string CudaDriver::errorMessage(CUresult r, std::string_view call,
   return s;
 }
 
+Expected<Device> CudaDriver::currentDevice(std::string_view who) {
+  CUcontext ctx = nullptr;
+  if (CUresult r = cuCtxGetCurrent(&ctx); r != CUDA_SUCCESS)
+    return Error(errorMessage(r, "cuCtxGetCurrent", who));
+  if (!ctx)
+    return Error(std::string(who) + ": no current CUDA context (CudaDriver::makeCurrent first)");
+  CUdevice dev = 0;
+  if (CUresult r = cuCtxGetDevice(&dev); r != CUDA_SUCCESS)
+    return Error(errorMessage(r, "cuCtxGetDevice", who));
+  return device(static_cast<int>(dev));
+}
+
 Expected<Device> CudaDriver::device(int ordinal) {
   if (ordinal < 0 || ordinal >= deviceCount_)
     return Error("no CUDA device " + std::to_string(ordinal) + ": the driver reports " +

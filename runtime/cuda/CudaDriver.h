@@ -116,6 +116,9 @@ public:
   std::string errorMessage(CUresult r, std::string_view call, std::string_view context = {}) const;
 
   Expected<Device> device(int ordinal = 0);
+  /// The device of the calling thread's current context; an error naming `who` when no context
+  /// is current (CudaDriver::makeCurrent first).
+  Expected<Device> currentDevice(std::string_view who);
   /// Retains device `ordinal`'s primary context (once per process) and makes it current on
   /// the calling thread.
   Status makeCurrent(int ordinal = 0);

@@ -43,19 +43,12 @@ Expected<std::unique_ptr<CublasLtRunner>> CublasLtRunner::create() {
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());
-  CudaDriver *drv = *drvOr;
-  CUcontext ctx = nullptr;
-  FP8C_CU_TRY(drv, cuCtxGetCurrent, &ctx);
-  if (!ctx)
-    return Error("cuBLASLt: no current CUDA context (CudaDriver::makeCurrent first)");
-  CUdevice dev = 0;
-  FP8C_CU_TRY(drv, cuCtxGetDevice, &dev);
   std::unique_ptr<CublasLtRunner> runner(new CublasLtRunner());
-  Expected<Device> device = drv->device(static_cast<int>(dev));
+  Expected<Device> device = (*drvOr)->currentDevice("cuBLASLt");
   if (!device)
     return Error(device.error());
   runner->device_ = *device;
-  Expected<cublasLtHandle_t> handle = handleForDevice(static_cast<int>(dev));
+  Expected<cublasLtHandle_t> handle = handleForDevice(device->ordinal);
   if (!handle)
     return Error(handle.error());
   runner->handle_ = *handle;

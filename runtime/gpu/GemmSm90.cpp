@@ -238,14 +238,7 @@ Expected<std::unique_ptr<GemmSm90Runner>> GemmSm90Runner::create(KernelCache *ca
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());
-  CudaDriver *drv = *drvOr;
-  CUcontext ctx = nullptr;
-  FP8C_CU_TRY(drv, cuCtxGetCurrent, &ctx);
-  if (!ctx)
-    return Error("generated sm90 GEMM: no current CUDA context (CudaDriver::makeCurrent first)");
-  CUdevice dev = 0;
-  FP8C_CU_TRY(drv, cuCtxGetDevice, &dev);
-  Expected<Device> device = drv->device(static_cast<int>(dev));
+  Expected<Device> device = (*drvOr)->currentDevice("generated sm90 GEMM");
   if (!device)
     return Error(device.error());
   if (device->ccMajor != 9 || device->ccMinor != 0)
