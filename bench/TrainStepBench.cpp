@@ -4,16 +4,20 @@
 // median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
 //
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
-//                    [--json=FILE] GRAPH.mlir...
+//                    [--json=FILE] [--profile] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
 // recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
+// --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
+// (Executable::setProfiling: an event after every launch), forward and backward, with their
+// sum beside the unprofiled median.
 #include "bench/DeviceFill.h"
 #include "bench/Timing.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "runtime/TrainingGpu.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -69,6 +73,50 @@ Status bindAll(const std::map<std::string, TensorType> &names, const std::string
   return Status::ok();
 }
 
+// Per-step medians over 7 profiled steps of `T`, forward then backward.
+Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream) {
+  constexpr int kSteps = 7;
+  Executable *halves[2] = {&T.forwardExecutable(), &T.backwardExecutable()};
+  std::vector<std::vector<StepTime>> runs[2];
+  for (Executable *e : halves)
+    e->setProfiling(true);
+  for (int r = 0; r < kSteps; ++r) {
+    if (Status a = T.forward(sb.in, sb.out, stream); !a)
+      return a;
+    Expected<std::vector<StepTime>> f = halves[0]->lastProfile();
+    if (!f)
+      return Error(f.error());
+    runs[0].push_back(*f);
+    if (Status a = T.backward(sb.dy, sb.grads, stream); !a)
+      return a;
+    Expected<std::vector<StepTime>> b = halves[1]->lastProfile();
+    if (!b)
+      return Error(b.error());
+    runs[1].push_back(*b);
+  }
+  for (Executable *e : halves)
+    e->setProfiling(false);
+  double total = 0;
+  for (int h = 0; h < 2; ++h) {
+    double sum = 0;
+    for (size_t i = 0; i < runs[h][0].size(); ++i) {
+      std::vector<double> us;
+      for (const auto &run : runs[h])
+        us.push_back(run[i].us);
+      std::sort(us.begin(), us.end());
+      const StepTime &st = runs[h][0][i];
+      std::printf("    %s %8.1f us  %-28s %s\n", h ? "bwd" : "fwd", us[us.size() / 2],
+                  st.name.substr(0, 28).c_str(), st.what.substr(0, 110).c_str());
+      sum += us[us.size() / 2];
+    }
+    std::printf("    %s total %.1f us\n", h ? "bwd" : "fwd", sum);
+    total += sum;
+  }
+  std::printf("    step total (sum of step medians) %.1f us\n", total);
+  std::fflush(stdout);
+  return Status::ok();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -77,6 +125,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> recipes = {"none", "tensorwise", "delayed", "rowwise", "blockwise"};
   std::vector<std::string> files;
   std::string json;
+  bool profile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--tokens=", 0) == 0)
@@ -85,6 +134,8 @@ int main(int argc, char **argv) {
       reps = std::stoi(a.substr(7));
     else if (a.rfind("--recipes=", 0) == 0)
       recipes = splitComma(a.substr(10));
+    else if (a == "--profile")
+      profile = true;
     else if (a.rfind("--json=", 0) == 0)
       json = a.substr(7);
     else if (a.rfind("--", 0) == 0)
@@ -170,6 +221,9 @@ int main(int argc, char **argv) {
                              : "", 
                   double(T.savedBytes()) / (1 << 20));
       std::fflush(stdout);
+      if (profile)
+        if (Status ps = printProfile(T, sb, stream); !ps)
+          return fail(ps.message());
     }
   }
   if (!json.empty()) {

@@ -8,6 +8,7 @@
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/cuda/LoadedModules.h"
 #include "runtime/gpu/CublasLtGemm.h"
+#include "runtime/StepProfiler.h"
 #include "runtime/gpu/GemmSm90Step.h"
 #include "runtime/jit/KernelCache.h"
 
@@ -46,6 +47,7 @@ struct Executable::Impl {
   std::string arch; ///< the NVRTC target the kernels were compiled for
   double jitSeconds = 0;
   int coldCompiles = 0;
+  std::unique_ptr<StepProfiler> profiler; ///< set while profiling (setProfiling)
 
   const LaunchPlan &plan() const { return compiled.plan; }
   Status compileKernels(const std::vector<Step> &steps);
@@ -186,6 +188,9 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
       if (Status st = launch(*g, ptrs, m, stream); !st)
         return st;
+      if (profiler)
+        if (Status st = profiler->mark(stream, g->kernelName, g->description); !st)
+          return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);
       if (c.m.eval(m) <= 0)
@@ -193,6 +198,9 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       if (Status st = runGemm(c, ptrs, m, stream); !st)
         return Error(std::string(c.backend == GemmBackend::Generated ? "generated" : "cuBLASLt") +
                      " GEMM '" + c.name + "': " + st.message());
+      if (profiler)
+        if (Status st = profiler->mark(stream, c.name, "gemm: " + gemmLog[c.name]); !st)
+          return st;
     }
   }
   return Status::ok();
@@ -460,6 +468,9 @@ Status Executable::run(const Bindings &bindings, CUstream stream) {
   Expected<std::vector<CUdeviceptr>> ptrs = I.bind(bindings, &m);
   if (!ptrs)
     return Error(ptrs.error());
+  if (I.profiler)
+    if (Status st = I.profiler->begin(stream); !st)
+      return st;
   if (!I.plan().loadSteps.empty()) {
     std::vector<CUdeviceptr> params;
     for (size_t i = 0; i < I.plan().buffers.size(); ++i)
@@ -472,6 +483,19 @@ Status Executable::run(const Bindings &bindings, CUstream stream) {
     }
   }
   return I.runSteps(I.plan().steps, *ptrs, m, stream);
+}
+
+void Executable::setProfiling(bool on) {
+  if (!on)
+    impl_->profiler.reset();
+  else if (!impl_->profiler)
+    impl_->profiler = std::make_unique<StepProfiler>(impl_->drv);
+}
+
+Expected<std::vector<StepTime>> Executable::lastProfile() {
+  if (!impl_->profiler)
+    return Error("profiling is off (Executable::setProfiling)");
+  return impl_->profiler->times();
 }
 
 Status Executable::resetState(CUstream stream) {

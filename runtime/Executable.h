@@ -62,6 +62,13 @@ std::string pipelineFor(const CompileOptions &opts);
 /// Passes + lowering; no GPU needed. `arch` must be set (or defaults to sm_90a).
 Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts);
 
+/// One step's time in a profiled run (Executable::lastProfile).
+struct StepTime {
+  std::string name; ///< the step's kernel or GEMM name
+  std::string what; ///< the ops it runs, or "gemm: <who ran it>"
+  double us = 0;
+};
+
 class Executable {
 public:
   ~Executable();
@@ -85,6 +92,11 @@ public:
   Status run(const Bindings &bindings, CUstream stream);
   /// Zeroes every state buffer (fresh amax histories), on `stream`.
   Status resetState(CUstream stream);
+  /// With profiling on, run() records a CUDA event after each step it enqueues (a few
+  /// microseconds per step); lastProfile() waits for the last run and returns each step's time
+  /// (runtime/StepProfiler.h). For breakdowns in benchmarks, not for timing the whole run.
+  void setProfiling(bool on);
+  Expected<std::vector<StepTime>> lastProfile();
   /// Reads a state buffer (synchronizes `stream`). For tests and monitoring.
   Expected<std::vector<float>> readState(const std::string &key, CUstream stream);
 

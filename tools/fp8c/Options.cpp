@@ -35,6 +35,8 @@ options:
   --run=cpu|gpu             run the graph on the CPU interpreter or on GPU 0 (JIT through NVRTC)
   --check                   with --run=gpu: compare every output with the interpreter
   --bench                   with --run=gpu: median time of many runs (CUDA events, warm-up excluded)
+  --profile                 with --bench: also each kernel's / GEMM's median time (an event after
+                            every step)
   --arch=sm_XX              NVRTC target (default: the device's; sm_90a on Hopper)
   --backend=auto|cublaslt|generated
                             who runs the FP8 GEMMs (--run=gpu, --emit=cuda, --print-fusion-plan):
@@ -206,6 +208,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (auto e = noValue())
         return e;
       o.bench = true;
+    } else if (name == "--profile") {
+      if (auto e = noValue())
+        return e;
+      o.profile = true;
     } else if (name == "--arch") {
       if (auto e = needValue())
         return e;
@@ -248,6 +254,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--train emits IR or CUDA only (--emit=ir|cuda)");
   if (o.compareUnquantized && !o.run)
     return std::string("--compare needs --run");
+  if (o.profile && !o.bench)
+    return std::string("--profile needs --bench (it breaks a timed run down by step)");
   if ((o.check || o.bench) && o.run != "gpu")
     return std::string("--check and --bench need --run=gpu");
   return std::nullopt;

@@ -16,6 +16,7 @@ struct Options {
   std::optional<std::string> run;      ///< "cpu" or "gpu"
   bool check = false;                  ///< --check: GPU outputs vs the interpreter
   bool bench = false;                  ///< --bench: time the GPU run
+  bool profile = false;                ///< --profile: per-step times with --bench
   std::string arch;                    ///< --arch: NVRTC target (default: the device's)
   std::string backend = "auto";        ///< --backend=auto|cublaslt|generated (FP8 GEMMs)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy

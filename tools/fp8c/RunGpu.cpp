@@ -2,7 +2,8 @@
 // (.npy or seeded random), runs it into poisoned output buffers, downloads the outputs;
 // --check compares them with the CPU interpreter on the same inputs, --bench times run()
 // with CUDA events (warm-up excluded, median of many runs). --backend picks who runs the FP8
-// GEMMs; after the first run it prints, per GEMM, which backend ran it.
+// GEMMs; after the first run it prints, per GEMM, which backend ran it. --profile (with
+// --bench) adds each step's median time.
 #include "RunGpu.h"
 
 #include "runtime/DeviceTensorIO.h"
@@ -20,6 +21,71 @@
 
 namespace fp8c::cli {
 namespace {
+
+// --bench: 10 warm-up runs, then the median of 100 runs timed with CUDA events on the legacy
+// stream; with --profile, the median time of each step over 20 more runs.
+Expected<std::string> benchRuns(CudaDriver &drv, Executable &E, const Bindings &bindings,
+                                bool profile) {
+  struct Events {
+    CudaDriver &drv;
+    CUevent start = nullptr, stop = nullptr;
+    ~Events() {
+      if (start)
+        drv.cuEventDestroy(start);
+      if (stop)
+        drv.cuEventDestroy(stop);
+    }
+  } ev{drv};
+  FP8C_CU_TRY(&drv, cuEventCreate, &ev.start, CU_EVENT_DEFAULT);
+  FP8C_CU_TRY(&drv, cuEventCreate, &ev.stop, CU_EVENT_DEFAULT);
+  for (int i = 0; i < 10; ++i)
+    if (Status st = E.run(bindings, nullptr); !st)
+      return Error(st.message());
+  std::vector<float> times;
+  for (int i = 0; i < 100; ++i) {
+    FP8C_CU_TRY(&drv, cuEventRecord, ev.start, nullptr);
+    if (Status st = E.run(bindings, nullptr); !st)
+      return Error(st.message());
+    FP8C_CU_TRY(&drv, cuEventRecord, ev.stop, nullptr);
+    FP8C_CU_TRY(&drv, cuEventSynchronize, ev.stop);
+    float ms = 0;
+    FP8C_CU_TRY(&drv, cuEventElapsedTime, &ms, ev.start, ev.stop);
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "--bench: median %.1f us, p10 %.1f us, p90 %.1f us over %zu runs\n",
+                times[times.size() / 2] * 1e3, times[times.size() / 10] * 1e3,
+                times[times.size() * 9 / 10] * 1e3, times.size());
+  std::string out = buf;
+  if (!profile)
+    return out;
+  E.setProfiling(true);
+  std::vector<std::vector<StepTime>> runs;
+  for (int i = 0; i < 20; ++i) {
+    if (Status st = E.run(bindings, nullptr); !st)
+      return Error(st.message());
+    Expected<std::vector<StepTime>> t = E.lastProfile();
+    if (!t)
+      return Error(t.error());
+    runs.push_back(*t);
+  }
+  E.setProfiling(false);
+  out += "--profile: median of 20 runs per step (an event after each step)\n";
+  double sum = 0;
+  for (size_t s = 0; s < runs[0].size(); ++s) {
+    std::vector<double> us;
+    for (const auto &r : runs)
+      us.push_back(r[s].us);
+    std::sort(us.begin(), us.end());
+    sum += us[us.size() / 2];
+    std::snprintf(buf, sizeof buf, "  %9.1f us  %s: %s\n", us[us.size() / 2],
+                  runs[0][s].name.c_str(), runs[0][s].what.substr(0, 150).c_str());
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "  %9.1f us  total of the step medians\n", sum);
+  return out + buf;
+}
 
 } // namespace
 
@@ -159,29 +225,12 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   }
 
   if (o.bench) {
-    CUevent start, stop;
-    drv->cuEventCreate(&start, CU_EVENT_DEFAULT);
-    drv->cuEventCreate(&stop, CU_EVENT_DEFAULT);
-    for (int i = 0; i < 10; ++i)
-      E.run(bindings, nullptr);
-    std::vector<float> times;
-    for (int i = 0; i < 100; ++i) {
-      drv->cuEventRecord(start, nullptr);
-      E.run(bindings, nullptr);
-      drv->cuEventRecord(stop, nullptr);
-      drv->cuEventSynchronize(stop);
-      float ms = 0;
-      drv->cuEventElapsedTime(&ms, start, stop);
-      times.push_back(ms);
+    Expected<std::string> report = benchRuns(*drv, E, bindings, o.profile);
+    if (!report) {
+      std::cerr << "fp8c: error: --bench: " << report.error() << "\n";
+      return false;
     }
-    std::sort(times.begin(), times.end());
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "--bench: median %.1f us, p10 %.1f us, p90 %.1f us over %zu runs\n",
-                  times[times.size() / 2] * 1e3, times[times.size() / 10] * 1e3,
-                  times[times.size() * 9 / 10] * 1e3, times.size());
-    out << buf;
-    drv->cuEventDestroy(start);
-    drv->cuEventDestroy(stop);
+    out << *report;
   }
   return true;
 }
