@@ -232,6 +232,14 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
            << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
     if (d.barrierBuf >= 0)
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
+    if (d.rowCastBuf >= 0)
+      spec << "  static constexpr int kRowCastBuf = " << slot(d.rowCastBuf)
+           << ";\n  static constexpr long long kRowCastLd = " << d.rowCastLd << ";\n";
+    if (d.kind == LaunchKind::Transpose && d.colSumBuf >= 0)
+      spec << "  static constexpr fp8c::OutDesc kColSum = fp8c::OutDesc::to(" << slot(d.colSumBuf)
+           << ", " << dtName(d.colSumDt) << ", 0);\n  static constexpr int kColChunks = "
+           << d.colSumChunks << ", kPartialBuf = " << slot(d.partialBuf)
+           << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
     if (d.kind == LaunchKind::Transpose) {
       spec << "  __device__ static long long outLd(long long m) { return ";
       if (d.outLdAlignM > 0)
@@ -279,7 +287,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   case LaunchKind::Transpose:
     header = "fp8c/transpose.cuh";
     body = "fp8c::transposeKernel<Spec>(args);";
-    gl.grid = GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
+    gl.grid = d.colSumBuf >= 0
+                  ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * d.colSumChunks}, 1, true, false}
+                  : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
     gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
     break;
   case LaunchKind::ColSum:

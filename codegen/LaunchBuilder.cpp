@@ -139,9 +139,49 @@ Status LaunchBuilder::classify() {
     if (g.splitTranspose)
       g.store = true;
   }
+  mergeCastTransposes();
   for (Group &g : groups_)
     analyze(g);
   return Status::ok();
+}
+
+// A tensor-scaled cast whose FP8 result is also transposed (the copy the weight-gradient GEMM
+// reads: Hopper FP8 GEMMs are TN only) becomes one cast-transpose launch writing both copies
+// from one read of the input; its scale is a slot, a buffer, or computed locally (the
+// cooperative two-phase kernel). A col_sum of the same value joins it.
+void LaunchBuilder::mergeCastTransposes() {
+  std::set<size_t> absorbed;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    const Group &t = groups_[i];
+    const Op *tr = t.v->definingOp();
+    if (!tr || !inScope(tr) || tr->kind() != OpKind::Transpose || t.cast || t.amax ||
+        t.splitTranspose)
+      continue;
+    const Op *c = tr->operand(0)->definingOp();
+    if (!c || !inScope(c) || c->kind() != OpKind::Cast || granOf(c) != Granularity::Tensor)
+      continue;
+    for (size_t j = 0; j < groups_.size(); ++j) {
+      Group &g = groups_[j];
+      if (g.cast != c || g.store || g.transposeOut || g.v->type().rank() != 2 ||
+          Lowerer::colsOf(g.v->type()) == kDynamic || lw_.mDivisor(g.v) != 1 ||
+          (g.amax && granOf(g.amax) != Granularity::Tensor))
+        continue;
+      g.transposeOut = t.v;
+      absorbed.insert(i);
+      for (size_t k = 0; k < groups_.size(); ++k)
+        if (groups_[k].colSum && groups_[k].colSum->operand(0) == g.v && !absorbed.count(k)) {
+          g.fusedColSum = groups_[k].colSum;
+          absorbed.insert(k);
+          break;
+        }
+      break;
+    }
+  }
+  std::vector<Group> kept;
+  for (size_t i = 0; i < groups_.size(); ++i)
+    if (!absorbed.count(i))
+      kept.push_back(std::move(groups_[i]));
+  groups_ = std::move(kept);
 }
 
 // A non-scalar scale op whose every use is as the scale of an in-scope cast (or as a GEMM

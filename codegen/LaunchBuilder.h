@@ -28,6 +28,10 @@ private:
     bool store = false;             ///< v itself is written out
     bool splitTranspose = false;    ///< v = transpose(x) is stored, then reduced / cast
     Op *colSum = nullptr;           ///< v = col_sum(x): a column reduction launch of its own
+    /// The cast's FP8 result is also transposed, into this value, by the same launch (a
+    /// cast-transpose writing both copies); fusedColSum is a col_sum of v it also computes.
+    const Value *transposeOut = nullptr;
+    Op *fusedColSum = nullptr;
     std::set<const Value *> needs;  ///< in-scope values it reads
     std::set<const Value *> writes; ///< in-scope values it writes
   };
@@ -46,12 +50,14 @@ private:
   bool castOnlyScale(const Op *op) const;
   static Granularity granOf(const Op *op);
   Status classify();
+  void mergeCastTransposes();
   void analyze(Group &g);
   void collectNeeds(const Value *v, const Value *root, std::set<const Value *> &needs,
                     std::set<const Value *> &seen) const;
   Status lowerGroup(const Group &g, std::vector<LaunchDesc> &out);
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
   Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
+  Status lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out);
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);
   static std::string describe(const std::vector<Op *> &ops);
   static std::string bufRef(int b);

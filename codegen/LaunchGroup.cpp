@@ -184,6 +184,10 @@ void LaunchBuilder::analyze(Group &g) {
     collectNeeds(g.v, g.v, g.needs, seen);
   if (g.store)
     g.writes.insert(g.v);
+  if (g.transposeOut)
+    g.writes.insert(g.transposeOut);
+  if (g.fusedColSum)
+    g.writes.insert(g.fusedColSum->result());
   if (g.amax)
     g.writes.insert(g.amax->result());
   if (g.cast) {
@@ -290,6 +294,8 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   };
   if (g.colSum)
     return lowerColSum(g, out);
+  if (g.transposeOut)
+    return lowerCastTranspose(g, out);
   if (transpose) {
     const Value *x = def->operand(0);
     LaunchDesc d;
@@ -377,6 +383,54 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
     if (v->type().rank() != 2)
       return Error("row, column and block granularities need a 2-D tensor");
   d.suffix = suffix(d, "pointwise");
+  out.push_back(std::move(d));
+  return Status::ok();
+}
+
+// cast(v) and transpose(cast(v)) (and col_sum(v)) in one launch (transpose.cuh with
+// kRowCastBuf, kColSum): see mergeCastTransposes.
+Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out) {
+  const Value *v = g.v;
+  LaunchDesc d;
+  d.kind = LaunchKind::Transpose;
+  d.rows = Lowerer::rowsOf(v->type());
+  d.cols = Lowerer::colsOf(v->type());
+  ExprBuilder eb(lw_, *this, d, v);
+  d.result = eb.of(v);
+  d.valueDt = v->type().dtype();
+  std::vector<const Op *> chain;
+  for (const auto &op : kernel_.body()->ops())
+    if (inlinable(op.get()) && eb.computed(op->result()))
+      chain.push_back(op.get());
+  d.description = opsList(chain);
+  if (g.amax) {
+    d.amaxBuf = lw_.bufferOf(g.amax->result());
+    lw_.desc(d.amaxBuf).zeroInit = true;
+    d.description += (d.description.empty() ? "" : ", ") + opsList({g.amax});
+  }
+  if (Status s = castInfo(g, v, d); !s)
+    return s;
+  d.rowCastBuf = d.cast->buf;
+  d.rowCastLd = d.cast->ld;
+  const int outBuf = lw_.bufferOf(g.transposeOut);
+  d.cast->buf = outBuf;
+  d.description += ", " + opsList({g.transposeOut->definingOp()});
+  const BufferDesc &ob = lw_.desc(outBuf);
+  d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
+  d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
+  if (const Op *cs = g.fusedColSum) {
+    d.colSumBuf = lw_.bufferOf(cs->result());
+    d.colSumDt = cs->result()->type().dtype();
+    // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of
+    // an H100/H200 (132 SMs x 8 blocks), so the last wave is short.
+    const int64_t tileCols = ceilDiv(d.cols, 64);
+    d.colSumChunks = static_cast<int>(std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256));
+    d.partialBuf =
+        lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
+    d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
+    d.description += ", " + opsList({cs});
+  }
+  d.suffix = role_.empty() ? "cast_transpose" : role_;
   out.push_back(std::move(d));
   return Status::ok();
 }

@@ -82,8 +82,14 @@ struct LaunchDesc {
   int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
   int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
-  // ColSum: store[c] = sum over rows of value (colsum.cuh), through partial sums.
+  // ColSum: store[c] = sum over rows of value (colsum.cuh), through partial sums; a
+  // Transpose may compute one too (into colSumBuf).
   int colSumChunks = 0, partialBuf = -1, counterBuf = -1;
+  int colSumBuf = -1;
+  DType colSumDt = DType::F32;
+  // Transpose with a cast: the cast also written untransposed, with this pitch.
+  int rowCastBuf = -1;
+  int64_t rowCastLd = 0;
   // Inverse: out[layout] = 1 / in over a [rows, cols] grid.
   int invIn = -1, invOutBuf = -1;
   InvLayout invLayout = InvLayout::RowMajor;

@@ -170,6 +170,11 @@ struct SpecDefaults {
   static constexpr AmaxDesc kAmax = AmaxDesc::none();
   static constexpr CastDesc kCast = CastDesc::none();
   static constexpr int kBarrierBuf = -1; ///< zero-initialized u32 for the grid barrier
+  /// Transposes (transpose.cuh): the cast also written untransposed, and column sums.
+  static constexpr int kRowCastBuf = -1;
+  static constexpr i64 kRowCastLd = 0;
+  static constexpr OutDesc kColSum = OutDesc::none();
+  static constexpr int kColChunks = 1, kPartialBuf = -1, kCounterBuf = -1;
   /// Row mapping: a row is kept in registers when each thread holds at most this many of its
   /// values (else it is read twice, the second time mostly from L1).
   static constexpr int kRowRegElems = 32;

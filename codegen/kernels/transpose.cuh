@@ -4,10 +4,21 @@
 // tensor scale is local (current scaling), the launch is cooperative: phase 1 reduces the
 // tensor amax over the tiles, a grid barrier, phase 2 casts (tiles in reverse order).
 //
+// With kRowCastBuf, the same FP8 values are also written untransposed (a cast that feeds both
+// a GEMM and, transposed, the weight-gradient GEMM: one read of the input for both copies).
+// With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
+// gradient), deterministically: the work is then split into units of (chunk of tile rows,
+// tile column); a unit sums its column strip down its rows in order into partial[chunk][c],
+// and the unit that finishes a tile column last (a counter per tile column, zeroed before the
+// launch) adds the kColChunks partials in chunk order (as colsum.cuh does).
+//
 // The Spec (generated): kRows (Extent, the input's rows), kCols, kIn[0] (the Full input),
 // value(), then either kStore (the transposed value) or kCast (its FP8 cast; Slot or Local
 // tensor scale), optionally kAmax (Tensor), kBarrierBuf, scalars(); and
-// `static i64 outLd(i64 m)`, the output's row pitch (the input's rows, padded).
+// `static i64 outLd(i64 m)`, the output's row pitch (the input's rows, padded); optionally
+// kRowCastBuf + kRowCastLd (the untransposed cast output and its pitch) and kColSum (output
+// buffer, dtype) + kColChunks + kPartialBuf (f32 [kColChunks, kCols]) + kCounterBuf (u32
+// [tile columns], zeroed).
 #pragma once
 
 #include "fp8c/rows.cuh"
@@ -37,55 +48,131 @@ __device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0,
 
 enum class Phase { All, Amax, Cast };
 
+/// The tensor scale of the cast: computed in this launch (Local), a scalar slot, or read from
+/// a buffer (a scale computed by an earlier launch).
+template <class Spec>
+__device__ __forceinline__ float castScale(void *const *buf, const float *slots) {
+  constexpr CastDesc C = Spec::kCast;
+  static_assert(C.gran == Gran::Tensor || C.buf < 0, "a cast-transpose has a tensor scale");
+  if constexpr (C.src == ScaleSrc::Local)
+    return slots[Spec::kNumSlots];
+  else if constexpr (C.src == ScaleSrc::Slot)
+    return slots[C.slot];
+  else
+    return rows::bufferScale<Spec>(buf, 0);
+}
+
+/// Column sums of one unit: the four quarters of each column (threads t and t + 64k hold
+/// column t % 64 of rows 16k ... 16k + 15 of each tile) go into partial[chunk][c]; the last
+/// unit of the tile column adds the chunks in order and stores the sums.
+template <class Spec>
+__device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i64 tcol, float csum,
+                                                 float *colScratch) {
+  constexpr int kQuarters = kThreads / kTile;
+  float *partial = f32p(buf[Spec::kPartialBuf]);
+  u32 *counter = static_cast<u32 *>(buf[Spec::kCounterBuf]);
+  const i64 c = tcol * kTile + threadIdx.x;
+  __syncthreads(); // the previous unit's reads of colScratch are done
+  colScratch[threadIdx.x] = csum;
+  __syncthreads();
+  if (threadIdx.x < kTile && c < Spec::kCols) {
+    float p = colScratch[threadIdx.x];
+#pragma unroll
+    for (int q = 1; q < kQuarters; ++q)
+      p = __fadd_rn(p, colScratch[q * kTile + threadIdx.x]);
+    partial[chunk * Spec::kCols + c] = p;
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0)
+    colScratch[kThreads] = atomicAdd(&counter[tcol], 1u) == u32(Spec::kColChunks - 1) ? 1.0f : 0.0f;
+  __syncthreads();
+  if (colScratch[kThreads] != 0.0f && threadIdx.x < kTile && c < Spec::kCols) {
+    __threadfence();
+    float sum = 0.0f;
+    for (int k = 0; k < Spec::kColChunks; ++k)
+      sum = __fadd_rn(sum, __ldcg(&partial[k * Spec::kCols + c]));
+    storeOne<Spec::kColSum.dt>(buf[Spec::kColSum.buf], c, sum);
+  }
+}
+
 template <class Spec, Phase P>
 __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
-                                         float *scratch, float (*tile)[kTile + 1]) {
+                                         float *scratch, float (*tile)[kTile + 1],
+                                         float *colScratch) {
   constexpr CastDesc C = Spec::kCast;
   constexpr bool kAmax = Spec::kAmax.gran == Gran::Tensor || P == Phase::Amax;
   constexpr bool kWrite = P != Phase::Amax;
+  constexpr bool kUnits = Spec::kColSum.buf >= 0; // column sums: (chunk, tile column) units
+  constexpr bool kSums = kUnits && kWrite;
   const i64 rowsN = Spec::kRows.eval(m);
   const i64 ld = Spec::outLd(m);
   // Output columns run to the padded pitch; the tile grid covers them.
   const i64 span = ld > rowsN ? ld : rowsN;
   const i64 tileRows = (span + kTile - 1) / kTile;
   constexpr i64 kTileCols = (Spec::kCols + kTile - 1) / kTile;
-  const i64 tiles = tileRows * kTileCols;
-  const i64 steps = blockIdx.x < tiles ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const i64 per = kUnits ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks : 1;
+  const i64 units = kUnits ? i64(Spec::kColChunks) * kTileCols : tileRows * kTileCols;
+  const i64 steps = blockIdx.x < units ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const int tr = threadIdx.x / kChunks, tcE = threadIdx.x % kChunks * kE;
   float amax = 0.0f;
   for (i64 it = 0; it < steps; ++it) { // block-uniform
-    const i64 t = blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
-    const i64 r0 = t / kTileCols * kTile, c0 = t % kTileCols * kTile;
-    // Read: row r0 + tr, columns c0 + tcE ... + 16.
-    float v[kE];
-    const i64 r = r0 + tr;
-    rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
-    if constexpr (kAmax)
-      amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
-    if constexpr (kWrite) {
-      __syncthreads(); // the previous tile's reads of `tile` are done
+    const i64 u = blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
+    const i64 tcol = u % kTileCols, chunk = u / kTileCols;
+    const i64 trow0 = chunk * per, trowEnd = trow0 + per < tileRows ? trow0 + per : tileRows;
+    float csum = 0.0f; // column threadIdx.x % 64 of rows 16 * (threadIdx.x / 64) + [0, 16)
+    for (i64 trow = trow0; trow < trowEnd; ++trow) { // block-uniform
+      const i64 r0 = trow * kTile, c0 = tcol * kTile;
+      // Read: row r0 + tr, columns c0 + tcE ... + 16.
+      float v[kE];
+      const i64 r = r0 + tr;
+      rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
+      if constexpr (kAmax)
+        amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
+      if constexpr (kWrite) {
+        if constexpr (Spec::kRowCastBuf >= 0) {
+          static_assert(C.buf >= 0, "the untransposed copy is of the cast");
+          if (r < rowsN) {
+            const float s = castScale<Spec>(buf, slots);
+            float q[kE];
 #pragma unroll
-      for (int e = 0; e < kE; ++e)
-        tile[tr][tcE + e] = v[e];
-      __syncthreads();
-      // Write: output row c0 + tr (an input column), columns r0 + tcE ... + 16 (input rows).
-      const i64 orow = c0 + tr;
-      if (orow < Spec::kCols) {
-        float w[kE];
+            for (int e = 0; e < kE; ++e)
+              q[e] = op::quantize(v[e], s);
+            storeRowDyn<C.dt, kE>(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + tcE, q);
+          }
+        }
+        __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll
         for (int e = 0; e < kE; ++e)
-          w[e] = tile[tcE + e][tr]; // rows >= rowsN were evaluated as 0: the pad columns
-        if constexpr (C.buf >= 0) {
-          const float s = C.src == ScaleSrc::Local ? slots[Spec::kNumSlots] : slots[C.slot];
+          tile[tr][tcE + e] = v[e];
+        __syncthreads();
+        if constexpr (kSums) {
+          const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
+#pragma unroll
+          for (int i = 0; i < 16; ++i)
+            csum = __fadd_rn(csum, tile[q0 + i][col]);
+        }
+        // Write: output row c0 + tr (an input column), columns r0 + tcE ... + 16 (input rows).
+        const i64 orow = c0 + tr;
+        if (orow < Spec::kCols) {
+          float w[kE];
 #pragma unroll
           for (int e = 0; e < kE; ++e)
-            w[e] = op::quantize(w[e], s);
-          storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
-        } else {
-          storeRowDyn<Spec::kStore.dt, kE>(buf[Spec::kStore.buf], ld, orow, r0 + tcE, w);
+            w[e] = tile[tcE + e][tr]; // rows >= rowsN were evaluated as 0: the pad columns
+          if constexpr (C.buf >= 0) {
+            const float s = castScale<Spec>(buf, slots);
+#pragma unroll
+            for (int e = 0; e < kE; ++e)
+              w[e] = op::quantize(w[e], s);
+            storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
+          } else {
+            storeRowDyn<Spec::kStore.dt, kE>(buf[Spec::kStore.buf], ld, orow, r0 + tcE, w);
+          }
         }
       }
     }
+    if constexpr (kSums)
+      finishColumnUnit<Spec>(buf, chunk, tcol, csum, colScratch);
   }
   if constexpr (kAmax) {
     amax = blockMaxMag(amax, scratch);
@@ -102,13 +189,15 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ float tile[kTile][kTile + 1];
+  __shared__ float colScratch[Spec::kColSum.buf >= 0 ? kThreads + 1 : 1];
   static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
+  static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   constexpr CastDesc C = Spec::kCast;
   if constexpr (C.buf >= 0 && C.src == ScaleSrc::Local) {
     static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0 && C.gran == Gran::Tensor,
                   "a cast-transpose with a local scale is tensorwise and cooperative");
-    tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile);
+    tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile, colScratch);
     gridBarrier(static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]));
     if (threadIdx.x == 0) {
       const float s =
@@ -122,9 +211,9 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
       }
     }
     __syncthreads();
-    tilePass<Spec, Phase::Cast>(args.buffers, args.m, slots, scratch, tile);
+    tilePass<Spec, Phase::Cast>(args.buffers, args.m, slots, scratch, tile, colScratch);
   } else {
-    tilePass<Spec, Phase::All>(args.buffers, args.m, slots, scratch, tile);
+    tilePass<Spec, Phase::All>(args.buffers, args.m, slots, scratch, tile, colScratch);
   }
 }
 

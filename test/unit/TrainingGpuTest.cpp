@@ -40,9 +40,22 @@ func.func @swiglu_small(%x: tensor<?x200xbf16>, %w_gate: tensor<300x200xbf16>, %
 }
 )";
 
+// examples/mlp.mlir's structure (bias, GELU, bias: the bias gradients are column sums fused
+// into the cast-transposes) at 200 -> 300 -> 200.
+const char *kSmallMlp = R"(
+func.func @mlp_small(%x: tensor<?x200xbf16>, %w1: tensor<300x200xbf16>, %b1: tensor<300xbf16>, %w2: tensor<200x300xbf16>, %b2: tensor<200xbf16>) -> tensor<?x200xbf16> {
+  %h = fp8.linear %x, %w1, %b1 : (tensor<?x200xbf16>, tensor<300x200xbf16>, tensor<300xbf16>) -> tensor<?x300xbf16>
+  %g = fp8.gelu %h {approximate = "tanh"} : (tensor<?x300xbf16>) -> tensor<?x300xbf16>
+  %y = fp8.linear %g, %w2, %b2 : (tensor<?x300xbf16>, tensor<200x300xbf16>, tensor<200xbf16>) -> tensor<?x200xbf16>
+  return %y : tensor<?x200xbf16>
+}
+)";
+
 std::string readExample(const std::string &name) {
   if (name == "swiglu_small")
     return kSmallSwiglu;
+  if (name == "mlp_small")
+    return kSmallMlp;
   std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -60,6 +73,7 @@ HostTensor nonZeroTensor(std::vector<int64_t> shape, DType t, uint64_t seed, dou
 struct TrainCase {
   const char *file;
   const char *recipe;
+  int64_t tokens = 128;
 };
 
 class GpuTrainingTest : public ::testing::TestWithParam<TrainCase> {};
@@ -105,7 +119,7 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
   const Graph &g = *mod->graphs()[0];
   TrainingOptions o;
   o.recipe = recipe;
-  o.tokens = 128;
+  o.tokens = c.tokens;
   o.fuse = true;
   Expected<std::unique_ptr<GpuTraining>> gpu = compileTraining(g, o);
   ASSERT_TRUE(gpu.hasValue()) << gpu.error();
@@ -200,7 +214,8 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
 // compileToPlan with trainingCompileOptions, and the plans bind what GpuTraining binds: every
 // saved tensor is a forward output and a backward input, each state buffer is named by its key.
 TEST(TrainingGpuPlan, BothHalvesLowerAndShareTheSavedTensors) {
-  for (const char *file : {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir", "swiglu_small"})
+  for (const char *file :
+       {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir", "swiglu_small", "mlp_small"})
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise", "none"}) {
       SCOPED_TRACE(std::string(file) + " " + recipe);
       DiagnosticEngine diag;
@@ -261,10 +276,19 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                            TrainCase{"swiglu_small", "delayed"},
                                            TrainCase{"swiglu_small", "rowwise"},
                                            TrainCase{"swiglu_small", "blockwise"},
-                                           TrainCase{"swiglu_small", "none"}),
+                                           TrainCase{"swiglu_small", "none"},
+                                           // tile rows split into several column-sum chunks,
+                                           // and a row tail (1000 = 15 * 64 + 40)
+                                           TrainCase{"swiglu_small", "tensorwise", 1000},
+                                           TrainCase{"swiglu_small", "delayed", 1000},
+                                           TrainCase{"mlp_small", "tensorwise", 1000},
+                                           TrainCase{"mlp_small", "delayed", 1000}),
                          [](const auto &info) {
                            std::string f = info.param.file;
-                           return f.substr(0, f.find('.')) + "_" + info.param.recipe;
+                           return f.substr(0, f.find('.')) + "_" + info.param.recipe +
+                                  (info.param.tokens != 128
+                                       ? "_m" + std::to_string(info.param.tokens)
+                                       : "");
                          });
 
 } // namespace
