@@ -10,8 +10,8 @@
 //      the kernel, the amax of A taken while loading it;
 //   4. what is left: cheap scale ops go to the start of their first consumer kernel, amax +
 //      scale + cast of one tensor form one reduce kernel (with a transpose feeding only it,
-//      the transposes of its FP8 results, a col_sum of the same tensor and the activation
-//      derivative producing it: training's cast-transpose-amax, dbias and dact),
+//      the transposes of its FP8 results, a col_sum of the same tensor and the pointwise op
+//      or activation derivative producing it: training's cast-transpose-amax, dbias and dact),
 //      pointwise chains one kernel each, a cast no prologue took one kernel with its scale,
 //      history updates one trailing kernel.
 // No op joins a kernel where that would make the kernel need, through ops outside it, a value
@@ -433,11 +433,13 @@ private:
     for (Op *u : x->users())
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
         addIfAcyclic(k, u, OpRole::Body);
-    // The producer of x when the kernel takes all its uses: a transpose, or (training) the
-    // activation derivative that makes dY of the layer below.
+    // The producer of x when the kernel takes all its uses: a transpose, a pointwise op (an
+    // activation no GEMM epilogue took, e.g. because training saves its input) or (training)
+    // the activation derivative that makes dY of the layer below; the kernel computes it
+    // while reading its operands, and x is never written.
     Op *t = x->definingOp();
     if (topLevel(t) && !planned(t) && allUsersIn(x, k) &&
-        (t->kind() == OpKind::Transpose || isActivationGrad(t)))
+        (t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)))
       addIfAcyclic(k, t, OpRole::Body);
   }
 

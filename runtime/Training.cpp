@@ -131,6 +131,16 @@ const HostTensor *InterpretedTraining::state(const std::string &key) const {
   return it == state_.end() ? nullptr : &it->second;
 }
 
+Status InterpretedTraining::setState(const std::string &key, HostTensor value) {
+  auto it = state_.find(key);
+  if (it == state_.end())
+    return Error("no state named '" + key + "'");
+  if (value.shape != it->second.shape || value.dtype != it->second.dtype)
+    return Error("state '" + key + "': a value of another shape or dtype");
+  it->second = std::move(value);
+  return Status::ok();
+}
+
 std::vector<std::string> InterpretedTraining::stateKeys() const {
   std::vector<std::string> k;
   for (const auto &[key, v] : state_)

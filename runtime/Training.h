@@ -53,6 +53,10 @@ public:
   Expected<NamedTensors> backward(const NamedTensors &outputGrads);
   /// A state's current value (an amax history), or null when there is no such key.
   const HostTensor *state(const std::string &key) const;
+  /// Replaces a state's value (same shape and dtype), e.g. to continue from another runner's
+  /// histories: a test that steps the GPU and this reference side by side gives both the same
+  /// scales, so they differ only by rounding, not by a history one GEMM rounding apart.
+  Status setState(const std::string &key, HostTensor value);
   std::vector<std::string> stateKeys() const;
 
 private:
