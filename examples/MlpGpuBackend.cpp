@@ -160,9 +160,16 @@ Status GpuBackend::init(const MlpProblem &p) {
     return st;
   if (Status st = initQ_.upload(q.data(), total * kQBytes); !st)
     return st;
-  // The gradients' padding is never written: zero once. c = 2 / n.
+  // The gradients' padding is never written: zero once. What a step writes is poisoned first
+  // (0xFF bytes: NaN), so that a part left unwritten shows as a NaN loss. c = 2 / n.
   if (Status st = grads_.fill(0, stream_); !st)
     return st;
+  for (const ParamSlot &ps : layout_.slots)
+    FP8C_CU_TRY(drv_, cuMemsetD8Async, grads_.ptr() + size_t(ps.offset) * kQBytes, 0xFF,
+                size_t(ps.elements()) * kQBytes, stream_);
+  for (DeviceBuffer *b : {&y_, &dy_, &dx_, &master_[1]})
+    if (Status st = b->fill(0xFF, stream_); !st)
+      return st;
   const float c = static_cast<float>(2.0 / double(yElems));
   if (Status st = scalars_.upload(&c, 4); !st)
     return st;

@@ -48,24 +48,35 @@ void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body) {
 std::vector<float> teacherTargets(const std::vector<float> &x, const std::vector<float> &a,
                                   const std::vector<float> &b, const MlpSizes &s) {
   const int64_t rows = static_cast<int64_t>(x.size()) / s.in, th = kTeacherHidden;
+  // Transposed weights, so that the inner loops run over independent sums (vectorized); each
+  // sum still adds its terms in order (over k, then over j): the values are those of the
+  // plain loops.
+  std::vector<float> at(a.size()), bt(b.size());
+  for (int64_t j = 0; j < th; ++j) {
+    for (int64_t k = 0; k < s.in; ++k)
+      at[static_cast<size_t>(k * th + j)] = a[static_cast<size_t>(j * s.in + k)];
+    for (int64_t n = 0; n < s.out; ++n)
+      bt[static_cast<size_t>(j * s.out + n)] = b[static_cast<size_t>(n * th + j)];
+  }
   std::vector<float> t(static_cast<size_t>(rows * s.out));
   parallelFor(rows, [&](int64_t r0, int64_t r1) {
     std::vector<float> h(static_cast<size_t>(th));
     for (int64_t m = r0; m < r1; ++m) {
       const float *xm = &x[static_cast<size_t>(m * s.in)];
-      for (int64_t j = 0; j < th; ++j) {
-        const float *aj = &a[static_cast<size_t>(j * s.in)];
-        float acc = 0;
-        for (int64_t k = 0; k < s.in; ++k)
-          acc += xm[k] * aj[k];
-        h[static_cast<size_t>(j)] = geluTanh(acc);
-      }
-      for (int64_t n = 0; n < s.out; ++n) {
-        const float *bn = &b[static_cast<size_t>(n * th)];
-        float acc = 0;
+      std::fill(h.begin(), h.end(), 0.0f);
+      for (int64_t k = 0; k < s.in; ++k) {
+        const float xk = xm[k], *ak = &at[static_cast<size_t>(k * th)];
         for (int64_t j = 0; j < th; ++j)
-          acc += h[static_cast<size_t>(j)] * bn[j];
-        t[static_cast<size_t>(m * s.out + n)] = acc;
+          h[static_cast<size_t>(j)] += xk * ak[j];
+      }
+      for (float &v : h)
+        v = geluTanh(v);
+      float *tm = &t[static_cast<size_t>(m * s.out)];
+      std::fill(tm, tm + s.out, 0.0f);
+      for (int64_t j = 0; j < th; ++j) {
+        const float hj = h[static_cast<size_t>(j)], *bj = &bt[static_cast<size_t>(j * s.out)];
+        for (int64_t n = 0; n < s.out; ++n)
+          tm[n] += hj * bj[n];
       }
     }
   });
@@ -76,8 +87,8 @@ MlpProblem makeMlpProblem(const MlpSizes &s, int poolSize, uint64_t seed) {
   MlpProblem p;
   p.sizes = s;
   const int64_t th = kTeacherHidden;
-  std::vector<float> ta = normal(th * s.in, 1.0 / std::sqrt(double(s.in)), seed, 1);
-  std::vector<float> tb = normal(s.out * th, 1.0 / std::sqrt(double(th)), seed, 2);
+  p.teacherA = normal(th * s.in, 1.0 / std::sqrt(double(s.in)), seed, 1);
+  p.teacherB = normal(s.out * th, 1.0 / std::sqrt(double(th)), seed, 2);
   p.w1 = normal(s.hidden * s.in, 1.0 / std::sqrt(double(s.in)), seed, 3);
   p.b1.assign(static_cast<size_t>(s.hidden), 0.0f);
   p.w2 = normal(s.out * s.hidden, 1.0 / std::sqrt(double(s.hidden)), seed, 4);
@@ -85,7 +96,7 @@ MlpProblem makeMlpProblem(const MlpSizes &s, int poolSize, uint64_t seed) {
   for (int i = 0; i < std::max(1, poolSize); ++i) {
     MlpBatch b;
     b.x = normal(s.batch * s.in, 1.0, seed, 100 + static_cast<uint64_t>(i));
-    b.t = teacherTargets(b.x, ta, tb, s);
+    b.t = teacherTargets(b.x, p.teacherA, p.teacherB, s);
     p.pool.push_back(std::move(b));
   }
   return p;

@@ -31,6 +31,8 @@ struct MlpProblem {
   /// The student's initial weights (f32 master copies), row-major: w1 [hidden, in], b1
   /// [hidden], w2 [out, hidden], b2 [out].
   std::vector<float> w1, b1, w2, b2;
+  /// The teacher: A [32, in], B [out, 32].
+  std::vector<float> teacherA, teacherB;
   std::vector<MlpBatch> pool;
 };
 

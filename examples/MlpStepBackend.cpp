@@ -137,8 +137,9 @@ double maxRelativeGap(const std::vector<double> &a, const std::vector<double> &r
   double worst = 0;
   for (size_t i = a.size() - std::min(tail, a.size()); i < a.size(); ++i) {
     const double gap = std::fabs(a[i] - ref[i]) / ref[i];
-    if (!(gap <= worst)) // NaN propagates
-      worst = gap;
+    if (std::isnan(gap))
+      return gap;
+    worst = std::max(worst, gap);
   }
   return worst;
 }
