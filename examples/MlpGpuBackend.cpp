@@ -133,7 +133,7 @@ Status GpuBackend::init(const MlpProblem &p) {
   }
   // Uploads (synchronous), converted on the host in parallel.
   std::vector<uint16_t> q(std::max(xElems, total));
-  std::vector<float> f(std::max(yElems, total));
+  std::vector<float> f(yElems);
   for (int b = 0; b < pool_; ++b) {
     const MlpBatch &d = p.pool[size_t(b)];
     if (d.x.size() != xElems || d.t.size() != yElems)
@@ -187,15 +187,14 @@ DeviceTensor GpuBackend::slice(const DeviceBuffer &flat, const std::string &name
 // The training step binds what this backend provides: x, the parameters, y and their
 // gradients, each with the shape and dtype it allocated.
 Status GpuBackend::checkBindings() const {
-  auto check = [&](const std::map<std::string, TensorType> &names, const char *what,
-                   bool paramsOnly) -> Status {
+  auto check = [&](const std::map<std::string, TensorType> &names, const char *what) -> Status {
     for (const auto &[name, type] : names) {
       std::vector<int64_t> want;
       if (const ParamSlot *s = layout_.find(name))
         want = s->shape;
-      else if (name == "x" && !paramsOnly)
+      else if (name == "x")
         want = {s_.batch, s_.in};
-      else if (name == "y" && !paramsOnly)
+      else if (name == "y")
         want = {s_.batch, s_.out};
       else
         return Error(std::string("the training step has an unexpected ") + what + " '" + name +
@@ -206,13 +205,13 @@ Status GpuBackend::checkBindings() const {
     }
     return Status::ok();
   };
-  if (Status st = check(train_->forwardInputs(), "input", false); !st)
+  if (Status st = check(train_->forwardInputs(), "input"); !st)
     return st;
-  if (Status st = check(train_->forwardOutputs(), "output", false); !st)
+  if (Status st = check(train_->forwardOutputs(), "output"); !st)
     return st;
-  if (Status st = check(train_->outputGrads(), "output gradient", false); !st)
+  if (Status st = check(train_->outputGrads(), "output gradient"); !st)
     return st;
-  if (Status st = check(train_->inputGrads(), "input gradient", false); !st)
+  if (Status st = check(train_->inputGrads(), "input gradient"); !st)
     return st;
   if (train_->forwardOutputs().size() != 1 || !train_->forwardOutputs().count("y") ||
       train_->outputGrads().size() != 1 || !train_->outputGrads().count("y"))
