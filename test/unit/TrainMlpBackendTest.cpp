@@ -360,14 +360,15 @@ typesOf(std::initializer_list<std::tuple<const char *, std::vector<int64_t>, DTy
 }
 
 // The names, shapes and dtypes the GPU backend binds, against the plans compile() and
-// compileTraining() make (no GPU needed: compileToPlan), at a small and at the real size:
+// compileTraining() make (no GPU needed: compileToPlan), at this file's small size, the GPU
+// test's (TrainMlpGpuTest.cpp) and the real size:
 // the loss and sgd graphs, and both halves of the training step of every recipe, named as
 // compileTraining names them (forward inputs by input name, the forward's non-saved results
 // and the backward's results by resultName, the backward's gradient inputs by fp8.grad key).
 TEST(TrainMlpGpuPlan, BindingsOfTheGpuBackendMatchThePlans) {
-  const MlpSizes real{8192, 4096, 14336, 4096};
+  const MlpSizes gpuTest{256, 128, 256, 128}, real{8192, 4096, 14336, 4096};
   const DType bf = DType::BF16, f32 = DType::F32;
-  for (const MlpSizes &s : {kSmall, real}) {
+  for (const MlpSizes &s : {kSmall, gpuTest, real}) {
     SCOPED_TRACE("batch " + std::to_string(s.batch));
     ParamLayout layout = mlpParamLayout(s);
     CompileOptions co;
