@@ -1,14 +1,17 @@
 // fp8c-gemm-bench: the generated Hopper FP8 GEMM (runtime/gpu/GemmSm90.h) against cuBLASLt
 // (runtime/gpu/CublasLtGemm.h) on the same random FP8 operands, in the same process. For each
-// shape, every candidate tile config of the generated kernel is timed, then cuBLASLt (fast
-// accumulation), and the best generated output is compared with cuBLASLt's. Then the fused
-// epilogues (per-row scales + bias + GELU, FP8 output with amax) and blockwise scales against
-// cuBLASLt's nearest equivalents. Timing: CUDA events around `reps` back-to-back launches
+// shape, cuBLASLt (fast accumulation) is timed, then every candidate config of the generated
+// kernel (tile shape, stages, overlap, tile order, consumer schedule), and each candidate's
+// output is compared with cuBLASLt's. Then the fused epilogues (per-row scales + bias + GELU,
+// FP8 output with amax) and the promoting scale modes against cuBLASLt's nearest equivalents,
+// in each schedule that takes them. Timing: CUDA events around `reps` back-to-back launches
 // (B rotated over several buffers when it would fit in L2), 3 warm-up batches excluded, median
 // of 15 batches. FLOP = 2 M N K.
 //
-//   fp8c-gemm-bench [--dump-cubin DIR] [--quick]
+//   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
+// --quick times the heuristic's config alone (and the ping-pong 128 x 128 one, unless
+// --schedule cooperative). --schedule picks the consumer schedules of the candidates (both).
 #include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
@@ -31,6 +34,7 @@ namespace {
 
 CudaDriver *drv = nullptr;
 std::string dumpDir;
+bool wantCoop = true, wantPingPong = true;
 
 [[noreturn]] void die(const std::string &m) {
   std::fprintf(stderr, "fp8c-gemm-bench: %s\n", m.c_str());
@@ -198,60 +202,93 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   std::printf("  %-44s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 bf16 fast-accum", ltMs * 1e3,
               flop / ltMs / 1e9);
 
+  // cuBLASLt's output on B set 0: the reference of every candidate's.
+  if (Status st = lt.run(c, ltPtrs(0), nullptr); !st)
+    die(st.message());
+  drv->cuCtxSynchronize();
+  const size_t n = size_t(s.m * s.n);
+  const std::vector<float> ref = downloadBf16(o.dRef, n);
+
   GemmSm90Kernel base;
   std::vector<std::pair<GemmSm90Kernel, int>> cands; // kernel, groupM (0 = auto)
-  auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128) {
+  auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128,
+                 GemmSchedule sched = GemmSchedule::Cooperative) {
+    if (sched == GemmSchedule::Cooperative ? !wantCoop : !wantPingPong)
+      return;
     GemmSm90Kernel k = base;
     k.bm = bm;
     k.bn = bn;
     k.stages = st;
     k.overlap = ov;
+    k.schedule = sched;
     cands.push_back({k, gm});
   };
+  auto addPP = [&](int bm, int bn, int st, bool ov = true, int gm = 0) {
+    add(bn, st, ov, gm, bm, GemmSchedule::PingPong);
+  };
   GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
-  add(chosen.bn, chosen.stages, chosen.overlap, 0, chosen.bm);
-  if (!quick && s.m <= 64) {
-    add(256, 5, true, 0, 64);
-    add(128, 8, false, 0, 64);
-    add(128, 6, true);
-    add(256, 4, true);
-    add(64, 8, true);
-  } else if (!quick) {
-    add(256, 4, true, 8);
-    add(256, 4, false);
-    add(128, 6, true);
+  cands.push_back({chosen, 0});
+  if (s.m <= 64) {
+    if (!quick) {
+      add(256, 5, true, 0, 64);
+      add(128, 8, false, 0, 64);
+      add(128, 6, true);
+      add(256, 4, true);
+      add(64, 8, true);
+    }
+    addPP(64, 128, 8);
+    addPP(64, 64, 8);
+  } else {
+    if (!quick) {
+      add(256, 4, true, 8);
+      add(256, 4, false);
+      add(128, 6, true);
+    }
+    addPP(128, 128, 6);
+    if (!quick) {
+      addPP(128, 128, 7);
+      addPP(128, 128, 7, true, 16);
+      addPP(128, 128, 7, false);
+      addPP(64, 256, 5);
+    }
   }
   double best = 1e30;
   std::string bestName;
-  for (auto &[k, gm] : cands) {
+  for (size_t ci = 0; ci < cands.size(); ++ci) {
+    const GemmSm90Kernel &k = cands[ci].first;
+    const int gm = cands[ci].second;
+    if (ci > 0 && k.name() == chosen.name() && gm == 0)
+      continue; // the heuristic's config, timed first
     dumpCubin(g, k);
     const double ms =
-        timeMs(reps, [&, &k = k, gm = gm](int i) { return g.run(k, prob, ptrs(i, o.d), nullptr, gm); });
-    const std::string label = "m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
-                              (k.overlap ? " overlap" : " wait0") + " groupM " +
-                              (gm ? std::to_string(gm)
-                                  : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +
-                              (&k == &cands[0].first ? " [heuristic]" : "");
-    std::printf("  generated %-34s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt\n", label.c_str(),
-                ms * 1e3, flop / ms / 1e9, ltMs / ms);
+        timeMs(reps, [&](int i) { return g.run(k, prob, ptrs(i, o.d), nullptr, gm); });
+    // Same inputs (B set 0) as the reference.
+    if (Status st = g.run(k, prob, ptrs(0, o.d), nullptr, gm); !st)
+      die(st.message());
+    drv->cuCtxSynchronize();
+    const double diff = relDiff(downloadBf16(o.d, n), ref);
+    const std::string label =
+        std::string(k.schedule == GemmSchedule::PingPong ? "pp " : "coop ") + "m" +
+        std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
+        (k.overlap ? " overlap" : " wait0") + " groupM " +
+        (gm ? std::to_string(gm)
+            : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +
+        (ci == 0 ? " [heuristic]" : "");
+    std::printf("  generated %-42s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt  diff %.1e\n",
+                label.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, diff);
+    if (!(diff < 1e-2))
+      die("generated output (" + k.name() + ") differs from cuBLASLt's");
     if (ms < best) {
       best = ms;
       bestName = label;
     }
   }
-  // Same inputs (B set 0) through both, outputs compared.
-  if (Status st = lt.run(c, ltPtrs(0), nullptr); !st)
-    die(st.message());
-  if (Status st = g.run(cands[0].first, prob, ptrs(0, o.d), nullptr, cands[0].second); !st)
-    die(st.message());
-  drv->cuCtxSynchronize();
-  const size_t n = size_t(s.m * s.n);
-  const double diff = relDiff(downloadBf16(o.d, n), downloadBf16(o.dRef, n));
-  std::printf("  best: %s %.1f us = %.3fx cuBLASLt; heuristic config vs cuBLASLt output: rel "
-              "Frobenius diff %.2e\n",
-              bestName.c_str(), best * 1e3, ltMs / best, diff);
-  if (!(diff < 1e-2))
-    die("generated output differs from cuBLASLt's");
+  // cuBLASLt again: the drift of the clocks over the candidates' timings.
+  const double ltMs2 = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
+  std::printf("  %-52s %9.1f us\n", "cuBLASLt again (ratios above use the first)", ltMs2 * 1e3);
+  std::printf("  best: %s %.1f us = %.3fx cuBLASLt (diff: relative Frobenius norm of the "
+              "difference to cuBLASLt's output)\n",
+              bestName.c_str(), best * 1e3, ltMs / best);
 }
 
 // Fused epilogues and blockwise scales at one shape against cuBLASLt's nearest equivalent.
@@ -349,18 +386,58 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       p.scaleD = static_cast<const float *>(scaleD.data());
       return p;
     };
-    dumpCubin(g, v.k);
-    const double ms = timeMs(reps, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
-    std::printf("  generated %-32s %-22s %9.1f us %7.0f TFLOP/s", v.name,
-                ("n" + std::to_string(v.k.bn) + " s" + std::to_string(v.k.stages)).c_str(),
-                ms * 1e3, flop / ms / 1e9);
     Status probe = lt.run(v.c, lp(0), nullptr);
-    if (!probe) {
-      std::printf("  (cuBLASLt %s: %s)\n", v.peer, probe.message().c_str());
-      continue;
+    double lms = 0;
+    if (probe) {
+      lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
+      std::printf("  %-36s cuBLASLt %-26s %9.1f us\n", v.name, v.peer, lms * 1e3);
+    } else {
+      std::printf("  %-36s (cuBLASLt %s: %s)\n", v.name, v.peer, probe.message().c_str());
     }
-    const double lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
-    std::printf("  cuBLASLt %s %.1f us: %.3fx\n", v.peer, lms * 1e3, lms / ms);
+    // The heuristic's (cooperative) config, then the ping-pong ones where the mode allows.
+    std::vector<GemmSm90Kernel> ks;
+    if (wantCoop)
+      ks.push_back(v.k);
+    if (wantPingPong && !v.k.promotes())
+      for (int st : {6, 7}) {
+        GemmSm90Kernel k = v.k;
+        k.schedule = GemmSchedule::PingPong;
+        k.bm = k.bn = 128;
+        k.stages = st;
+        k.overlap = true;
+        if (k.name() != v.k.name())
+          ks.push_back(k);
+      }
+    const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
+    std::vector<uint8_t> first;
+    for (const GemmSm90Kernel &k : ks) {
+      dumpCubin(g, k);
+      const double ms = timeMs(reps, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
+      // Every config's D on B set 0, byte for byte against the first config's.
+      if (Status st = g.run(k, prob, gp(0), nullptr); !st)
+        die(st.message());
+      drv->cuCtxSynchronize();
+      std::vector<uint8_t> out(dBytes);
+      if (Status st = o.d.download(out.data(), dBytes); !st)
+        die(st.message());
+      std::string same;
+      if (first.empty()) {
+        first = std::move(out);
+      } else {
+        size_t diff = 0;
+        for (size_t i = 0; i < dBytes; ++i)
+          diff += out[i] != first[i];
+        same = diff == 0 ? "  D identical to the first" : "  D differs from the first in " + std::to_string(diff) + " bytes";
+      }
+      const std::string cfg = std::string(k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
+                              " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
+                              std::to_string(k.stages) + (k.promotes() ? " promote" : "");
+      std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
+                  ms * 1e3, flop / ms / 1e9);
+      if (probe)
+        std::printf("  %.3fx cuBLASLt", lms / ms);
+      std::printf("%s\n", same.c_str());
+    }
   }
 }
 
@@ -374,8 +451,16 @@ int main(int argc, char **argv) {
       dumpDir = argv[++i];
     else if (a == "--quick")
       quick = true;
-    else
-      die("unknown argument " + a + " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick])");
+    else if (a == "--schedule" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "cooperative" && v != "pingpong" && v != "both")
+        die("--schedule takes cooperative, pingpong or both (got " + v + ")");
+      wantCoop = v != "pingpong";
+      wantPingPong = v != "cooperative";
+    } else
+      die("unknown argument " + a +
+          " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
+          "cooperative|pingpong|both])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)

@@ -58,6 +58,7 @@
 
 namespace fp8c {
 namespace sm90 {
+
 // --- the shared-memory ring ---------------------------------------------------------------------
 
 /// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle) and its mbarriers:
@@ -76,7 +77,8 @@ template <int BM, int BN, int Stages> struct Ring {
 };
 
 /// One stage's wgmmas: K = 128 in four k32 steps, for each 64-row slice `h` of the warpgroup's
-/// rows (A at row offset aOff + 64 h), WN columns of B from bOff. Fenced and committed by the
+/// rows (A from shared address a + 64 h rows), WN columns of B from shared address b; the first
+/// k32 step scales the old accumulators by `scaleD` (0: overwrite). Fenced and committed by the
 /// caller.
 template <int WN, int Slices, Dt TA, Dt TB>
 __device__ __forceinline__ void stageMma(float (&acc)[Slices][WN / 2], u32 a, u32 b, int scaleD) {
