@@ -9,6 +9,9 @@
 // of 15 batches. FLOP = 2 M N K.
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
+//                   [--shape M K N]... [--epilogue-shape M K N]...
+// --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
+// M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
 // --quick times the heuristic's config alone (and the ping-pong 128 x 128 one, unless
 // --schedule cooperative). --schedule picks the consumer schedules of the candidates (both).
@@ -240,6 +243,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     addPP(64, 64, 8);
   } else {
     if (!quick) {
+      add(256, 4, true);
       add(256, 4, true, 8);
       add(256, 4, false);
       add(128, 6, true);
@@ -296,7 +300,9 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   Operands o = makeOperands(s, g.device());
   const double flop = 2.0 * s.m * s.n * s.k;
   const int reps = repsFor(s);
-  std::printf("\nepilogues and scale modes, M=%lld K=%lld N=%lld\n", (long long)s.m,
+  std::printf("\nepilogues and scale modes, M=%lld K=%lld N=%lld (ratios: cuBLASLt time / "
+              "generated)\n",
+              (long long)s.m,
               (long long)s.k, (long long)s.n);
   DeviceBuffer rowA = scalars(std::vector<float>(size_t(s.m), 0.5f));
   DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
@@ -324,19 +330,21 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   c0.ldd = s.n;
   std::vector<Variant> vs;
   {
-    GemmSm90Kernel k = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+    GemmSm90Kernel k;
     k.scaleMode = GemmScaleMode::OuterVector;
     k.biasType = DType::BF16;
     k.activation = GemmActivation::GeluTanh;
+    k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
     c.biasType = DType::BF16;
     c.epilogue = GemmEpilogue::GeluBias;
     vs.push_back({"row scales + bias + gelu(tanh)", k, c, "tensor scales + GELU_BIAS"});
   }
   {
-    GemmSm90Kernel k = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+    GemmSm90Kernel k;
     k.dType = DType::F8E4M3FN;
     k.amaxD = true;
+    k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
     c.dType = DType::F8E4M3FN;
     c.hasScaleD = c.hasAmaxD = true;
@@ -394,20 +402,24 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     } else {
       std::printf("  %-36s (cuBLASLt %s: %s)\n", v.name, v.peer, probe.message().c_str());
     }
-    // The heuristic's (cooperative) config, then the ping-pong ones where the mode allows.
-    std::vector<GemmSm90Kernel> ks;
-    if (wantCoop)
-      ks.push_back(v.k);
-    if (wantPingPong && !v.k.promotes())
-      for (int st : {6, 7}) {
-        GemmSm90Kernel k = v.k;
-        k.schedule = GemmSchedule::PingPong;
-        k.bm = k.bn = 128;
-        k.stages = st;
-        k.overlap = true;
-        if (k.name() != v.k.name())
-          ks.push_back(k);
-      }
+    // The heuristic's config, then cooperative 128 x 256 x 4 and ping-pong 128 x 128 x 6 / 7
+    // where the mode takes them and --schedule asks for them.
+    std::vector<GemmSm90Kernel> ks{v.k};
+    auto add = [&](GemmSchedule sched, int bn, int stages) {
+      GemmSm90Kernel k = v.k;
+      k.schedule = sched;
+      k.bm = 128;
+      k.bn = bn;
+      k.stages = stages;
+      k.overlap = true;
+      const bool wanted = sched == GemmSchedule::PingPong ? wantPingPong : wantCoop;
+      if (wanted && checkGemmSm90Kernel(k).isOk() &&
+          std::none_of(ks.begin(), ks.end(), [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+        ks.push_back(k);
+    };
+    add(GemmSchedule::Cooperative, 256, 4);
+    add(GemmSchedule::PingPong, 128, 6);
+    add(GemmSchedule::PingPong, 128, 7);
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
     std::vector<uint8_t> first;
     for (const GemmSm90Kernel &k : ks) {
@@ -431,7 +443,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       }
       const std::string cfg = std::string(k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
                               " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
-                              std::to_string(k.stages) + (k.promotes() ? " promote" : "");
+                              std::to_string(k.stages) + (k.promotes() ? " promote" : "") +
+                              (&k == &ks[0] ? " [heur]" : "");
       std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
                   ms * 1e3, flop / ms / 1e9);
       if (probe)
@@ -445,9 +458,23 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::vector<Shape> shapes, epilogueShapes;
+  auto shapeArg = [&](int &i) {
+    if (i + 3 >= argc)
+      die(std::string(argv[i]) + " takes M K N");
+    Shape s{std::atoll(argv[i + 1]), std::atoll(argv[i + 2]), std::atoll(argv[i + 3])};
+    if (s.m < 1 || s.k < 16 || s.n < 1 || s.k % 16 != 0)
+      die(std::string(argv[i]) + ": M, N >= 1 and K a multiple of 16");
+    i += 3;
+    return s;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--dump-cubin" && i + 1 < argc)
+    if (a == "--shape")
+      shapes.push_back(shapeArg(i));
+    else if (a == "--epilogue-shape")
+      epilogueShapes.push_back(shapeArg(i));
+    else if (a == "--dump-cubin" && i + 1 < argc)
       dumpDir = argv[++i];
     else if (a == "--quick")
       quick = true;
@@ -460,7 +487,7 @@ int main(int argc, char **argv) {
     } else
       die("unknown argument " + a +
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
-          "cooperative|pingpong|both])");
+          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]...)");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -475,10 +502,13 @@ int main(int argc, char **argv) {
   if (!lt)
     die(lt.error());
   std::printf("device: %s\n", (*g)->device().str().c_str());
-  const Shape shapes[] = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096},
-                          {16, 4096, 14336}};
+  if (shapes.empty())
+    shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};
+  if (epilogueShapes.empty())
+    epilogueShapes = {{8192, 4096, 14336}};
   for (const Shape &s : shapes)
     benchShape(**g, **lt, s, quick);
-  benchEpilogues(**g, **lt, {8192, 4096, 14336});
+  for (const Shape &s : epilogueShapes)
+    benchEpilogues(**g, **lt, s);
   return 0;
 }

@@ -120,9 +120,14 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k);
 Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                      const GemmSm90Pointers *p = nullptr);
 
-/// `k` with the tile shape (bn, stages, overlap) that this problem should use on `dev`:
-/// 128 x 256 tiles for large problems, 128 x 128 where the 256-wide tiles leave SMs idle
-/// (decode, small N) and where the kernel promotes (Block128 scales, fastAccum off).
+/// The largest K at which chooseGemmSm90Tiles picks the ping-pong schedule for large problems.
+constexpr int64_t kGemmSm90PingPongMaxK = 4096;
+
+/// `k` with the tile shape and schedule (bm, bn, stages, overlap, schedule) that this problem
+/// should use on `dev`: 64 x 128 cooperative for M <= 64 (decode); 128 x 128 cooperative where
+/// 128 x 256 tiles would leave SMs idle or the kernel promotes (Block128 scales, fastAccum off);
+/// otherwise 128 x 128 ping-pong for K <= kGemmSm90PingPongMaxK and 128 x 256 cooperative above
+/// (measured on the H200: codegen/kernels/README.md).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev);
 

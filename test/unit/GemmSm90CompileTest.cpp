@@ -278,6 +278,33 @@ TEST(GemmSm90Compile, TileHeuristic) {
   GemmSm90Kernel blk = k;
   blk.scaleMode = GemmScaleMode::Block128;
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 128);
+  EXPECT_EQ(big.schedule, GemmSchedule::Cooperative);
+  // Short K: ping-pong 128 x 128 (the epilogue hidden behind the other warpgroup's main loop).
+  const GemmSm90Problem up{8192, 14336, 4096, 4096, 4096, 14336};
+  GemmSm90Kernel pp = chooseGemmSm90Tiles(k, up, h200);
+  EXPECT_EQ(pp.schedule, GemmSchedule::PingPong);
+  EXPECT_EQ(pp.bm, 128);
+  EXPECT_EQ(pp.bn, 128);
+  EXPECT_TRUE(pp.overlap);
+  EXPECT_TRUE(checkGemmSm90(pp, up).isOk());
+  GemmSm90Kernel gelu = k;
+  gelu.scaleMode = GemmScaleMode::OuterVector;
+  gelu.biasType = DType::BF16;
+  gelu.activation = GemmActivation::GeluTanh;
+  EXPECT_EQ(chooseGemmSm90Tiles(gelu, up, h200).schedule, GemmSchedule::PingPong);
+  // Long K: cooperative 128 x 256; a ping-pong input is reset.
+  GemmSm90Kernel down = chooseGemmSm90Tiles(pp, {8192, 4096, 14336, 14336, 14336, 4096}, h200);
+  EXPECT_EQ(down.schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(down.bn, 256);
+  // Promotion stays cooperative at any K; so does decode and a problem of few wide tiles.
+  GemmSm90Kernel precise = k;
+  precise.fastAccum = false;
+  EXPECT_EQ(chooseGemmSm90Tiles(precise, up, h200).schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(blk, up, h200).schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(pp, {16, 14336, 4096, 4096, 4096, 14336}, h200).schedule,
+            GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(pp, {256, 4096, 4096, 4096, 4096, 4096}, h200).schedule,
+            GemmSchedule::Cooperative);
   EXPECT_GE(gemmSm90GroupM(big, {8192, 8192, 8192, 8192, 8192, 8192}, h200), 8);
   EXPECT_EQ(gemmSm90GroupM(big, {16, 8192, 8192, 8192, 8192, 8192}, h200), 1);
 }
