@@ -9,10 +9,12 @@
 // of 15 batches. FLOP = 2 M N K.
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
-//                   [--shape M K N]... [--epilogue-shape M K N]...
+//                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
+// --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
+// the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
 // --quick times the heuristic's config alone (and the ping-pong 128 x 128 one, unless
 // --schedule cooperative). --schedule picks the consumer schedules of the candidates (both).
 #include "ir/DType.h"
@@ -21,6 +23,7 @@
 #include "runtime/gpu/GemmSm90.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,8 +39,15 @@ using namespace fp8c;
 namespace {
 
 CudaDriver *drv = nullptr;
+const auto startTime = std::chrono::steady_clock::now();
+
+/// Seconds since the start, printed in section headers (to line them up with clock logs).
+double elapsedS() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+}
 std::string dumpDir;
 bool wantCoop = true, wantPingPong = true;
+double soakS = 0; ///< --soak: seconds of back-to-back launches per fast-accumulating epilogue config
 
 [[noreturn]] void die(const std::string &m) {
   std::fprintf(stderr, "fp8c-gemm-bench: %s\n", m.c_str());
@@ -200,7 +210,8 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     return p;
   };
   const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
-  std::printf("\nM=%lld K=%lld N=%lld (%d B sets, %d launches per batch)\n", (long long)s.m,
+  std::printf("\n[t=%.1fs] M=%lld K=%lld N=%lld (%d B sets, %d launches per batch)\n", elapsedS(),
+              (long long)s.m,
               (long long)s.k, (long long)s.n, int(o.b.size()), reps);
   std::printf("  %-44s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 bf16 fast-accum", ltMs * 1e3,
               flop / ltMs / 1e9);
@@ -300,9 +311,9 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   Operands o = makeOperands(s, g.device());
   const double flop = 2.0 * s.m * s.n * s.k;
   const int reps = repsFor(s);
-  std::printf("\nepilogues and scale modes, M=%lld K=%lld N=%lld (ratios: cuBLASLt time / "
-              "generated)\n",
-              (long long)s.m,
+  std::printf("\n[t=%.1fs] epilogues and scale modes, M=%lld K=%lld N=%lld (ratios: cuBLASLt "
+              "time / generated)\n",
+              elapsedS(), (long long)s.m,
               (long long)s.k, (long long)s.n);
   DeviceBuffer rowA = scalars(std::vector<float>(size_t(s.m), 0.5f));
   DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
@@ -450,6 +461,25 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       if (probe)
         std::printf("  %.3fx cuBLASLt", lms / ms);
       std::printf("%s\n", same.c_str());
+      if (soakS > 0 && !k.promotes()) {
+        // Back-to-back launches for soakS seconds, bracketed by Unix times, to line up with a
+        // clock and power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms).
+        auto unixS = [] {
+          return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+        };
+        const double t0 = unixS();
+        int calls = 0;
+        while (unixS() - t0 < soakS) {
+          for (int r = 0; r < 50; ++r)
+            if (Status st = g.run(k, prob, gp(calls++), nullptr); !st)
+              die(st.message());
+          drv->cuCtxSynchronize();
+        }
+        const double t1 = unixS();
+        std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", k.name().c_str(),
+                    calls, (t1 - t0) / calls * 1e6, t0, t1);
+      }
     }
   }
 }
@@ -474,6 +504,8 @@ int main(int argc, char **argv) {
       shapes.push_back(shapeArg(i));
     else if (a == "--epilogue-shape")
       epilogueShapes.push_back(shapeArg(i));
+    else if (a == "--soak" && i + 1 < argc)
+      soakS = std::atof(argv[++i]);
     else if (a == "--dump-cubin" && i + 1 < argc)
       dumpDir = argv[++i];
     else if (a == "--quick")
@@ -487,7 +519,7 @@ int main(int argc, char **argv) {
     } else
       die("unknown argument " + a +
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
-          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]...)");
+          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
