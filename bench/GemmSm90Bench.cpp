@@ -1,20 +1,29 @@
 // fp8c-gemm-bench: the generated Hopper FP8 GEMM (runtime/gpu/GemmSm90.h) against cuBLASLt
 // (runtime/gpu/CublasLtGemm.h) on the same random FP8 operands, in the same process. For each
-// shape, every candidate tile config of the generated kernel is timed, then cuBLASLt (fast
-// accumulation), and the best generated output is compared with cuBLASLt's. Then the fused
-// epilogues (per-row scales + bias + GELU, FP8 output with amax) and blockwise scales against
-// cuBLASLt's nearest equivalents. Timing: CUDA events around `reps` back-to-back launches
+// shape, cuBLASLt (fast accumulation) is timed, then every candidate config of the generated
+// kernel (tile shape, stages, overlap, tile order, consumer schedule), and each candidate's
+// output is compared with cuBLASLt's. Then the fused epilogues (per-row scales + bias + GELU,
+// FP8 output with amax) and the promoting scale modes against cuBLASLt's nearest equivalents,
+// in each schedule that takes them. Timing: CUDA events around `reps` back-to-back launches
 // (B rotated over several buffers when it would fit in L2), 3 warm-up batches excluded, median
 // of 15 batches. FLOP = 2 M N K.
 //
-//   fp8c-gemm-bench [--dump-cubin DIR] [--quick]
+//   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
+//                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
+// --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
+// M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
+// --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
+// the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
+// --quick times the heuristic's config alone (and the ping-pong 128 x 128 one, unless
+// --schedule cooperative). --schedule picks the consumer schedules of the candidates (both).
 #include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
 #include "runtime/gpu/GemmSm90.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +39,15 @@ using namespace fp8c;
 namespace {
 
 CudaDriver *drv = nullptr;
+const auto startTime = std::chrono::steady_clock::now();
+
+/// Seconds since the start, printed in section headers (to line them up with clock logs).
+double elapsedS() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+}
 std::string dumpDir;
+bool wantCoop = true, wantPingPong = true;
+double soakS = 0; ///< --soak: seconds of back-to-back launches per fast-accumulating epilogue config
 
 [[noreturn]] void die(const std::string &m) {
   std::fprintf(stderr, "fp8c-gemm-bench: %s\n", m.c_str());
@@ -193,65 +210,100 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     return p;
   };
   const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
-  std::printf("\nM=%lld K=%lld N=%lld (%d B sets, %d launches per batch)\n", (long long)s.m,
+  std::printf("\n[t=%.1fs] M=%lld K=%lld N=%lld (%d B sets, %d launches per batch)\n", elapsedS(),
+              (long long)s.m,
               (long long)s.k, (long long)s.n, int(o.b.size()), reps);
   std::printf("  %-44s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 bf16 fast-accum", ltMs * 1e3,
               flop / ltMs / 1e9);
 
+  // cuBLASLt's output on B set 0: the reference of every candidate's.
+  if (Status st = lt.run(c, ltPtrs(0), nullptr); !st)
+    die(st.message());
+  drv->cuCtxSynchronize();
+  const size_t n = size_t(s.m * s.n);
+  const std::vector<float> ref = downloadBf16(o.dRef, n);
+
   GemmSm90Kernel base;
   std::vector<std::pair<GemmSm90Kernel, int>> cands; // kernel, groupM (0 = auto)
-  auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128) {
+  auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128,
+                 GemmSchedule sched = GemmSchedule::Cooperative) {
+    if (sched == GemmSchedule::Cooperative ? !wantCoop : !wantPingPong)
+      return;
     GemmSm90Kernel k = base;
     k.bm = bm;
     k.bn = bn;
     k.stages = st;
     k.overlap = ov;
+    k.schedule = sched;
     cands.push_back({k, gm});
   };
+  auto addPP = [&](int bm, int bn, int st, bool ov = true, int gm = 0) {
+    add(bn, st, ov, gm, bm, GemmSchedule::PingPong);
+  };
   GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
-  add(chosen.bn, chosen.stages, chosen.overlap, 0, chosen.bm);
-  if (!quick && s.m <= 64) {
-    add(256, 5, true, 0, 64);
-    add(128, 8, false, 0, 64);
-    add(128, 6, true);
-    add(256, 4, true);
-    add(64, 8, true);
-  } else if (!quick) {
-    add(256, 4, true, 8);
-    add(256, 4, false);
-    add(128, 6, true);
+  cands.push_back({chosen, 0});
+  if (s.m <= 64) {
+    if (!quick) {
+      add(256, 5, true, 0, 64);
+      add(128, 8, false, 0, 64);
+      add(128, 6, true);
+      add(256, 4, true);
+      add(64, 8, true);
+    }
+    addPP(64, 128, 8);
+    addPP(64, 64, 8);
+  } else {
+    if (!quick) {
+      add(256, 4, true);
+      add(256, 4, true, 8);
+      add(256, 4, false);
+      add(128, 6, true);
+    }
+    addPP(128, 128, 6);
+    if (!quick) {
+      addPP(128, 128, 7);
+      addPP(128, 128, 7, true, 16);
+      addPP(128, 128, 7, false);
+      addPP(64, 256, 5);
+    }
   }
   double best = 1e30;
   std::string bestName;
-  for (auto &[k, gm] : cands) {
+  for (size_t ci = 0; ci < cands.size(); ++ci) {
+    const GemmSm90Kernel &k = cands[ci].first;
+    const int gm = cands[ci].second;
+    if (ci > 0 && k.name() == chosen.name() && gm == 0)
+      continue; // the heuristic's config, timed first
     dumpCubin(g, k);
     const double ms =
-        timeMs(reps, [&, &k = k, gm = gm](int i) { return g.run(k, prob, ptrs(i, o.d), nullptr, gm); });
-    const std::string label = "m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
-                              (k.overlap ? " overlap" : " wait0") + " groupM " +
-                              (gm ? std::to_string(gm)
-                                  : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +
-                              (&k == &cands[0].first ? " [heuristic]" : "");
-    std::printf("  generated %-34s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt\n", label.c_str(),
-                ms * 1e3, flop / ms / 1e9, ltMs / ms);
+        timeMs(reps, [&](int i) { return g.run(k, prob, ptrs(i, o.d), nullptr, gm); });
+    // Same inputs (B set 0) as the reference.
+    if (Status st = g.run(k, prob, ptrs(0, o.d), nullptr, gm); !st)
+      die(st.message());
+    drv->cuCtxSynchronize();
+    const double diff = relDiff(downloadBf16(o.d, n), ref);
+    const std::string label =
+        std::string(k.schedule == GemmSchedule::PingPong ? "pp " : "coop ") + "m" +
+        std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
+        (k.overlap ? " overlap" : " wait0") + " groupM " +
+        (gm ? std::to_string(gm)
+            : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +
+        (ci == 0 ? " [heuristic]" : "");
+    std::printf("  generated %-42s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt  diff %.1e\n",
+                label.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, diff);
+    if (!(diff < 1e-2))
+      die("generated output (" + k.name() + ") differs from cuBLASLt's");
     if (ms < best) {
       best = ms;
       bestName = label;
     }
   }
-  // Same inputs (B set 0) through both, outputs compared.
-  if (Status st = lt.run(c, ltPtrs(0), nullptr); !st)
-    die(st.message());
-  if (Status st = g.run(cands[0].first, prob, ptrs(0, o.d), nullptr, cands[0].second); !st)
-    die(st.message());
-  drv->cuCtxSynchronize();
-  const size_t n = size_t(s.m * s.n);
-  const double diff = relDiff(downloadBf16(o.d, n), downloadBf16(o.dRef, n));
-  std::printf("  best: %s %.1f us = %.3fx cuBLASLt; heuristic config vs cuBLASLt output: rel "
-              "Frobenius diff %.2e\n",
-              bestName.c_str(), best * 1e3, ltMs / best, diff);
-  if (!(diff < 1e-2))
-    die("generated output differs from cuBLASLt's");
+  // cuBLASLt again: the drift of the clocks over the candidates' timings.
+  const double ltMs2 = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
+  std::printf("  %-52s %9.1f us\n", "cuBLASLt again (ratios above use the first)", ltMs2 * 1e3);
+  std::printf("  best: %s %.1f us = %.3fx cuBLASLt (diff: relative Frobenius norm of the "
+              "difference to cuBLASLt's output)\n",
+              bestName.c_str(), best * 1e3, ltMs / best);
 }
 
 // Fused epilogues and blockwise scales at one shape against cuBLASLt's nearest equivalent.
@@ -259,7 +311,9 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   Operands o = makeOperands(s, g.device());
   const double flop = 2.0 * s.m * s.n * s.k;
   const int reps = repsFor(s);
-  std::printf("\nepilogues and scale modes, M=%lld K=%lld N=%lld\n", (long long)s.m,
+  std::printf("\n[t=%.1fs] epilogues and scale modes, M=%lld K=%lld N=%lld (ratios: cuBLASLt "
+              "time / generated)\n",
+              elapsedS(), (long long)s.m,
               (long long)s.k, (long long)s.n);
   DeviceBuffer rowA = scalars(std::vector<float>(size_t(s.m), 0.5f));
   DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
@@ -287,19 +341,21 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   c0.ldd = s.n;
   std::vector<Variant> vs;
   {
-    GemmSm90Kernel k = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+    GemmSm90Kernel k;
     k.scaleMode = GemmScaleMode::OuterVector;
     k.biasType = DType::BF16;
     k.activation = GemmActivation::GeluTanh;
+    k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
     c.biasType = DType::BF16;
     c.epilogue = GemmEpilogue::GeluBias;
     vs.push_back({"row scales + bias + gelu(tanh)", k, c, "tensor scales + GELU_BIAS"});
   }
   {
-    GemmSm90Kernel k = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+    GemmSm90Kernel k;
     k.dType = DType::F8E4M3FN;
     k.amaxD = true;
+    k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
     c.dType = DType::F8E4M3FN;
     c.hasScaleD = c.hasAmaxD = true;
@@ -349,18 +405,82 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       p.scaleD = static_cast<const float *>(scaleD.data());
       return p;
     };
-    dumpCubin(g, v.k);
-    const double ms = timeMs(reps, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
-    std::printf("  generated %-32s %-22s %9.1f us %7.0f TFLOP/s", v.name,
-                ("n" + std::to_string(v.k.bn) + " s" + std::to_string(v.k.stages)).c_str(),
-                ms * 1e3, flop / ms / 1e9);
     Status probe = lt.run(v.c, lp(0), nullptr);
-    if (!probe) {
-      std::printf("  (cuBLASLt %s: %s)\n", v.peer, probe.message().c_str());
-      continue;
+    double lms = 0;
+    if (probe) {
+      lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
+      std::printf("  %-36s cuBLASLt %-26s %9.1f us\n", v.name, v.peer, lms * 1e3);
+    } else {
+      std::printf("  %-36s (cuBLASLt %s: %s)\n", v.name, v.peer, probe.message().c_str());
     }
-    const double lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
-    std::printf("  cuBLASLt %s %.1f us: %.3fx\n", v.peer, lms * 1e3, lms / ms);
+    // The heuristic's config, then cooperative 128 x 256 x 4 and ping-pong 128 x 128 x 6 / 7
+    // where the mode takes them and --schedule asks for them.
+    std::vector<GemmSm90Kernel> ks{v.k};
+    auto add = [&](GemmSchedule sched, int bn, int stages) {
+      GemmSm90Kernel k = v.k;
+      k.schedule = sched;
+      k.bm = 128;
+      k.bn = bn;
+      k.stages = stages;
+      k.overlap = true;
+      const bool wanted = sched == GemmSchedule::PingPong ? wantPingPong : wantCoop;
+      if (wanted && checkGemmSm90Kernel(k).isOk() &&
+          std::none_of(ks.begin(), ks.end(), [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+        ks.push_back(k);
+    };
+    add(GemmSchedule::Cooperative, 256, 4);
+    add(GemmSchedule::PingPong, 128, 6);
+    add(GemmSchedule::PingPong, 128, 7);
+    const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
+    std::vector<uint8_t> first;
+    for (const GemmSm90Kernel &k : ks) {
+      dumpCubin(g, k);
+      const double ms = timeMs(reps, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
+      // Every config's D on B set 0, byte for byte against the first config's.
+      if (Status st = g.run(k, prob, gp(0), nullptr); !st)
+        die(st.message());
+      drv->cuCtxSynchronize();
+      std::vector<uint8_t> out(dBytes);
+      if (Status st = o.d.download(out.data(), dBytes); !st)
+        die(st.message());
+      std::string same;
+      if (first.empty()) {
+        first = std::move(out);
+      } else {
+        size_t diff = 0;
+        for (size_t i = 0; i < dBytes; ++i)
+          diff += out[i] != first[i];
+        same = diff == 0 ? "  D identical to the first" : "  D differs from the first in " + std::to_string(diff) + " bytes";
+      }
+      const std::string cfg = std::string(k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
+                              " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
+                              std::to_string(k.stages) + (k.promotes() ? " promote" : "") +
+                              (&k == &ks[0] ? " [heur]" : "");
+      std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
+                  ms * 1e3, flop / ms / 1e9);
+      if (probe)
+        std::printf("  %.3fx cuBLASLt", lms / ms);
+      std::printf("%s\n", same.c_str());
+      if (soakS > 0 && !k.promotes()) {
+        // Back-to-back launches for soakS seconds, bracketed by Unix times, to line up with a
+        // clock and power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms).
+        auto unixS = [] {
+          return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+        };
+        const double t0 = unixS();
+        int calls = 0;
+        while (unixS() - t0 < soakS) {
+          for (int r = 0; r < 50; ++r)
+            if (Status st = g.run(k, prob, gp(calls++), nullptr); !st)
+              die(st.message());
+          drv->cuCtxSynchronize();
+        }
+        const double t1 = unixS();
+        std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", k.name().c_str(),
+                    calls, (t1 - t0) / calls * 1e6, t0, t1);
+      }
+    }
   }
 }
 
@@ -368,14 +488,38 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::vector<Shape> shapes, epilogueShapes;
+  auto shapeArg = [&](int &i) {
+    if (i + 3 >= argc)
+      die(std::string(argv[i]) + " takes M K N");
+    Shape s{std::atoll(argv[i + 1]), std::atoll(argv[i + 2]), std::atoll(argv[i + 3])};
+    if (s.m < 1 || s.k < 16 || s.n < 1 || s.k % 16 != 0)
+      die(std::string(argv[i]) + ": M, N >= 1 and K a multiple of 16");
+    i += 3;
+    return s;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--dump-cubin" && i + 1 < argc)
+    if (a == "--shape")
+      shapes.push_back(shapeArg(i));
+    else if (a == "--epilogue-shape")
+      epilogueShapes.push_back(shapeArg(i));
+    else if (a == "--soak" && i + 1 < argc)
+      soakS = std::atof(argv[++i]);
+    else if (a == "--dump-cubin" && i + 1 < argc)
       dumpDir = argv[++i];
     else if (a == "--quick")
       quick = true;
-    else
-      die("unknown argument " + a + " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick])");
+    else if (a == "--schedule" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "cooperative" && v != "pingpong" && v != "both")
+        die("--schedule takes cooperative, pingpong or both (got " + v + ")");
+      wantCoop = v != "pingpong";
+      wantPingPong = v != "cooperative";
+    } else
+      die("unknown argument " + a +
+          " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
+          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -390,10 +534,13 @@ int main(int argc, char **argv) {
   if (!lt)
     die(lt.error());
   std::printf("device: %s\n", (*g)->device().str().c_str());
-  const Shape shapes[] = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096},
-                          {16, 4096, 14336}};
+  if (shapes.empty())
+    shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};
+  if (epilogueShapes.empty())
+    epilogueShapes = {{8192, 4096, 14336}};
   for (const Shape &s : shapes)
     benchShape(**g, **lt, s, quick);
-  benchEpilogues(**g, **lt, {8192, 4096, 14336});
+  for (const Shape &s : epilogueShapes)
+    benchEpilogues(**g, **lt, s);
   return 0;
 }

@@ -85,6 +85,8 @@ std::string GemmSm90Kernel::name() const {
                   (overlap ? "1" : "0");
   if (bm != 128)
     s += "_m" + std::to_string(bm);
+  if (schedule == GemmSchedule::PingPong)
+    s += "_pp";
   if (!fastAccum && scaleMode != GemmScaleMode::Block128)
     s += "_promote";
   if (biasType)
@@ -100,7 +102,9 @@ std::string GemmSm90Kernel::name() const {
 }
 
 int64_t GemmSm90Kernel::sharedBytes() const {
-  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + 2 * stages * 8 + 1024;
+  // The ring, its full/empty mbarriers and the two turn mbarriers, 1024 bytes of alignment
+  // slack: sm90::sharedBytes in gemm_sm90_defs.cuh.
+  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + (2 * stages + 2) * 8 + 1024;
 }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
@@ -121,6 +125,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
                   actName(k.activation) + ", " + (k.amaxD ? "true" : "false") + ", " +
                   (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
+                  ", fp8c::sm90::Sched::" +
+                  (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") +
                   ">(mapA, mapB, p);\n}\n";
   return s;
 }
@@ -150,9 +156,19 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     return fail("tile width bn must be 64, 128, 192 or 256");
   if (k.bm != 128 && k.bm != 64)
     return fail("tile rows bm must be 128 or 64");
-  if (k.bm == 64 && k.bn != 128 && k.bn != 256)
+  const bool pingPong = k.schedule == GemmSchedule::PingPong;
+  if (pingPong) {
+    if (k.promotes())
+      return fail("the ping-pong schedule does not promote per K block (Block128 scales, "
+                  "fastAccum off): use the cooperative schedule");
+    if (k.bm * k.bn > 128 * 128)
+      return fail("a ping-pong warpgroup holds its whole bm x bn tile in registers: bm * bn "
+                  "must be at most 128 * 128 (128 x 128, 128 x 64, 64 x up to 256)");
+  } else if (k.bm == 64 && k.bn != 128 && k.bn != 256) {
     return fail("bm = 64 splits the columns between two warpgroups: bn must be 128 or 256");
-  const int wn = k.bm == 128 ? k.bn : k.bn / 2; // columns of one consumer warpgroup
+  }
+  // Columns of one consumer warpgroup's wgmma.
+  const int wn = pingPong || k.bm == 128 ? k.bn : k.bn / 2;
   if (k.scaleMode == GemmScaleMode::Block128 && (k.bn % 128 != 0 || wn > 128))
     return fail("Block128 scales need bn = 128 (bm = 64: 128 or 256): one B scale per 128 "
                 "columns, two accumulator sets");
@@ -209,6 +225,7 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   const int sms = std::max(1, dev.smCount);
   const int64_t tiles256 = ceilDiv(prob.m, 128) * ceilDiv(prob.n, 256);
   k.bm = 128;
+  k.schedule = GemmSchedule::Cooperative;
   if (prob.m <= 64) {
     // Decode: 64-row tiles, the two consumers split the columns (half the tensor work of a
     // 128-row tile per byte of B, which is all that moves).
@@ -217,6 +234,15 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     k.stages = 8;
   } else if (k.promotes() || tiles256 < sms) {
     // Two accumulator sets (promotion), or too few wide tiles to fill the SMs.
+    k.bn = 128;
+    k.stages = 6;
+  } else if (prob.k <= kGemmSm90PingPongMaxK) {
+    // Short main loops: the epilogue is a large share of a tile, and ping-pong hides it
+    // behind the other warpgroup's main loop (H200, M 8192 K 4096 N 14336: 0.94x cuBLASLt vs
+    // 0.89x cooperative 128 x 256; with row scales + bias + GELU 0.83x vs 0.78x; e4m3 D +
+    // amax 0.90x vs 0.82x). At K 8192 the two tied, at K 14336 cooperative won (0.97x vs
+    // 0.93x): codegen/kernels/README.md.
+    k.schedule = GemmSchedule::PingPong;
     k.bn = 128;
     k.stages = 6;
   } else {

@@ -47,6 +47,17 @@ namespace fp8c {
 
 enum class GemmActivation { None, Relu, GeluTanh, GeluErf, Silu };
 
+/// How the kernel's two consumer warpgroups share the work (codegen/kernels/gemm_sm90.cuh).
+enum class GemmSchedule {
+  /// Both on every bm x bn tile (bm = 128: 64 rows each; bm = 64: half the columns each), the
+  /// epilogue run by both at once while the tensor cores idle. Every scale mode.
+  Cooperative,
+  /// Each on whole bm x bn tiles of its own, alternately: one warpgroup's epilogue overlaps the
+  /// other's main loop. bm * bn <= 128 * 128 (accumulators in registers); no promotion
+  /// (Block128 scales and fastAccum off are cooperative-only).
+  PingPong,
+};
+
 /// What selects one compiled kernel (its template arguments).
 struct GemmSm90Kernel {
   DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN, dType = DType::BF16;
@@ -54,8 +65,11 @@ struct GemmSm90Kernel {
   std::optional<DType> biasType; ///< set iff the epilogue adds bias[n] (bf16, f16 or f32)
   GemmActivation activation = GemmActivation::None;
   bool amaxD = false;
-  int bm = 128;         ///< tile rows: 128 (the consumers split rows) or 64 (they split columns)
-  int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (bm = 64: 128 or 256)
+  GemmSchedule schedule = GemmSchedule::Cooperative;
+  /// Tile rows: 128 or 64. Cooperative: bm = 128, the consumers split the rows; bm = 64, they
+  /// split the columns. PingPong: one consumer's whole tile (bm / 64 wgmmas per k step).
+  int bm = 128;
+  int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (cooperative bm = 64: 128 or 256)
   int stages = 4;       ///< shared-memory ring depth
   bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
@@ -67,7 +81,7 @@ struct GemmSm90Kernel {
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
-  /// "_m64" (bm = 64), "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
+  /// "_m64" (bm = 64), "_pp" (ping-pong), "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
   /// and "_amax" when set.
   std::string name() const;
   /// Dynamic shared memory of one block.
@@ -99,16 +113,21 @@ std::string gemmSm90Source(const GemmSm90Kernel &k);
 NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch = "sm_90a");
 
 /// The errors of a kernel config alone: dtypes, tile shape, stages and shared memory, scale
-/// mode and promotion vs tile.
+/// mode and promotion vs tile and schedule.
 Status checkGemmSm90Kernel(const GemmSm90Kernel &k);
 /// The errors known without a GPU: the kernel's, then sizes, pitches,
 /// and (when `p` is given) missing or misaligned pointers. Each names what to do instead.
 Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                      const GemmSm90Pointers *p = nullptr);
 
-/// `k` with the tile shape (bn, stages, overlap) that this problem should use on `dev`:
-/// 128 x 256 tiles for large problems, 128 x 128 where the 256-wide tiles leave SMs idle
-/// (decode, small N) and where the kernel promotes (Block128 scales, fastAccum off).
+/// The largest K at which chooseGemmSm90Tiles picks the ping-pong schedule for large problems.
+constexpr int64_t kGemmSm90PingPongMaxK = 4096;
+
+/// `k` with the tile shape and schedule (bm, bn, stages, overlap, schedule) that this problem
+/// should use on `dev`: 64 x 128 cooperative for M <= 64 (decode); 128 x 128 cooperative where
+/// 128 x 256 tiles would leave SMs idle or the kernel promotes (Block128 scales, fastAccum off);
+/// otherwise 128 x 128 ping-pong for K <= kGemmSm90PingPongMaxK and 128 x 256 cooperative above
+/// (measured on the H200: codegen/kernels/README.md).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev);
 

@@ -103,8 +103,9 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
   if (!base)
     return Error(base.error());
   // chooseGemmSm90Tiles is monotone in M: 64-row tiles up to M = 64, then 128 x 128 while the
-  // wide tiles would leave SMs idle (or the kernel promotes), then 128 x 256. Sampling M = 1,
-  // 65 and the largest M (of the step: g.m may be a fixed size) meets every choice.
+  // wide tiles would leave SMs idle (or the kernel promotes), then 128 x 256 (or, for K <= 4096,
+  // 128 x 128 ping-pong: K is fixed per step). Sampling M = 1, 65 and the largest M (of the
+  // step: g.m may be a fixed size) meets every choice.
   std::vector<int64_t> ms;
   if (g.m.perM == 0) {
     ms.push_back(g.m.fixed);

@@ -140,8 +140,9 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
   EXPECT_EQ(modes.size(), 3u) << "tensor, outer-vector and 128-block scales all exercised";
 }
 
-// The tile configs compile() prepares: 64-row tiles for decode, 128 x 128 and 128 x 256 above;
-// only 128 x 128 where the kernel promotes (128-block scales). Each passes the host checks.
+// The tile configs compile() prepares: 64-row tiles for decode, 128 x 128 and 128 x 256
+// (cooperative) or 128 x 128 ping-pong (K <= kGemmSm90PingPongMaxK) above; only 128 x 128
+// cooperative where the kernel promotes (128-block scales). Each passes the host checks.
 TEST(GemmBackend, TileConfigsCoverTheMRange) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
@@ -151,15 +152,21 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
       Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
       ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
       std::set<std::pair<int, int>> tiles;
+      bool pingPong = false;
       for (const GemmSm90Kernel &k : *ks) {
         EXPECT_TRUE(checkGemmSm90Kernel(k).isOk()) << k.name();
         tiles.insert({k.bm, k.bn});
+        pingPong |= k.schedule == GemmSchedule::PingPong;
       }
       EXPECT_TRUE(tiles.count({64, 128})) << recipe << " " << g->name;
-      if (std::string(recipe) == "blockwise")
+      if (std::string(recipe) == "blockwise") {
         EXPECT_EQ(tiles, (std::set<std::pair<int, int>>{{64, 128}, {128, 128}}));
-      else
+        EXPECT_FALSE(pingPong) << g->name;
+      } else if (g->k <= kGemmSm90PingPongMaxK) {
+        EXPECT_TRUE(pingPong) << g->name;
+      } else {
         EXPECT_TRUE(tiles.count({128, 256})) << g->name;
+      }
       // Every M's choice is among the prepared ones.
       Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(base.hasValue());

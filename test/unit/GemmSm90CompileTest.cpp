@@ -1,5 +1,5 @@
 // The generated Hopper FP8 GEMM without a GPU: every kernel config (tile shapes x dtypes x
-// scale modes x epilogues) compiles with NVRTC for sm_90a; the PTX holds FP8 wgmma; ptxas
+// scale modes x epilogues, both consumer schedules) compiles with NVRTC for sm_90a; the PTX holds FP8 wgmma; ptxas
 // reports no spill, no stack frame, and none of the wgmma serialization / setmaxnreg warnings
 // (C7519: ptxas had to insert warpgroup.arrive; C7508: setmaxnreg ignored; C7510/C7515: wgmma
 // serialized). Also the host-side checks and names (runtime/gpu/GemmSm90.h).
@@ -20,6 +20,56 @@ GemmSm90Kernel kernel(int bn, int stages, bool overlap = true) {
   k.stages = stages;
   k.overlap = overlap;
   return k;
+}
+
+GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true) {
+  GemmSm90Kernel k = kernel(bn, stages, overlap);
+  k.bm = bm;
+  k.schedule = GemmSchedule::PingPong;
+  return k;
+}
+
+/// The ping-pong configs: every tile shape it takes, each epilogue and dtype.
+std::vector<GemmSm90Kernel> pingPongConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  out.push_back(pingPong(128, 128, 6));
+  out.push_back(pingPong(128, 128, 7));
+  out.push_back(pingPong(128, 128, 6, false));
+  out.push_back(pingPong(128, 64, 8));
+  out.push_back(pingPong(64, 256, 5));
+  out.push_back(pingPong(64, 128, 8));
+  out.push_back(pingPong(64, 64, 8));
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k.activation = GemmActivation::GeluErf;
+  k.biasType = DType::F32;
+  k.dType = DType::F32;
+  out.push_back(k);
+  k = pingPong(64, 256, 5);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.activation = GemmActivation::Silu;
+  k.biasType = DType::F16;
+  k.amaxD = true;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k);
+  k.activation = GemmActivation::Relu;
+  k.dType = DType::F8E5M2;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.aType = DType::F8E5M2;
+  k.dType = DType::F16;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.bType = DType::F8E5M2;
+  k.dType = DType::F32;
+  out.push_back(k);
+  return out;
 }
 
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
@@ -84,6 +134,8 @@ std::vector<GemmSm90Kernel> configs() {
   k.activation = GemmActivation::GeluTanh;
   k.amaxD = true;
   out.push_back(k);
+  for (const GemmSm90Kernel &p : pingPongConfigs())
+    out.push_back(p);
   return out;
 }
 
@@ -101,7 +153,8 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     seconds += r->seconds;
     const std::string a = k.aType == DType::F8E4M3FN ? "e4m3" : "e5m2";
     const std::string b = k.bType == DType::F8E4M3FN ? "e4m3" : "e5m2";
-    const int wn = k.bm == 128 ? k.bn : k.bn / 2;
+    const bool pp = k.schedule == GemmSchedule::PingPong;
+    const int wn = pp || k.bm == 128 ? k.bn : k.bn / 2;
     const std::string mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(wn) +
                             "k32.f32." + a + "." + b;
     EXPECT_NE(r->ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
@@ -137,6 +190,35 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   k.activation = GemmActivation::GeluTanh;
   k.amaxD = true;
   EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax");
+  GemmSm90Kernel pp = pingPong(128, 128, 6);
+  EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative>"), std::string::npos);
+}
+
+// The ping-pong schedule's own limits, each refusal naming what to do instead.
+TEST(GemmSm90Compile, PingPongChecks) {
+  GemmSm90Problem p{100, 333, 1000, 1008, 1008, 333, 100, 8};
+  EXPECT_TRUE(checkGemmSm90(pingPong(128, 128, 7), p).isOk());
+  EXPECT_TRUE(checkGemmSm90(pingPong(64, 256, 5), p).isOk());
+  GemmSm90Kernel blk = pingPong(128, 128, 6, false);
+  blk.scaleMode = GemmScaleMode::Block128;
+  Status st = checkGemmSm90(blk, p);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("ping-pong"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("cooperative"), std::string::npos) << st.message();
+  GemmSm90Kernel precise = pingPong(128, 128, 6, false);
+  precise.fastAccum = false;
+  EXPECT_NE(checkGemmSm90(precise, p).message().find("cooperative"), std::string::npos);
+  GemmSm90Kernel wide = pingPong(128, 256, 4);
+  st = checkGemmSm90(wide, p);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("128 * 128"), std::string::npos) << st.message();
+  EXPECT_NE(checkGemmSm90(pingPong(128, 192, 5), p).message().find("128 * 128"),
+            std::string::npos);
+  // 128 x 128 x 8 stages does not fit in shared memory, ping-pong or not.
+  EXPECT_NE(checkGemmSm90(pingPong(128, 128, 8), p).message().find("shared memory"),
+            std::string::npos);
 }
 
 TEST(GemmSm90Compile, HostChecksNameTheProblem) {
@@ -196,6 +278,33 @@ TEST(GemmSm90Compile, TileHeuristic) {
   GemmSm90Kernel blk = k;
   blk.scaleMode = GemmScaleMode::Block128;
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 128);
+  EXPECT_EQ(big.schedule, GemmSchedule::Cooperative);
+  // Short K: ping-pong 128 x 128 (the epilogue hidden behind the other warpgroup's main loop).
+  const GemmSm90Problem up{8192, 14336, 4096, 4096, 4096, 14336};
+  GemmSm90Kernel pp = chooseGemmSm90Tiles(k, up, h200);
+  EXPECT_EQ(pp.schedule, GemmSchedule::PingPong);
+  EXPECT_EQ(pp.bm, 128);
+  EXPECT_EQ(pp.bn, 128);
+  EXPECT_TRUE(pp.overlap);
+  EXPECT_TRUE(checkGemmSm90(pp, up).isOk());
+  GemmSm90Kernel gelu = k;
+  gelu.scaleMode = GemmScaleMode::OuterVector;
+  gelu.biasType = DType::BF16;
+  gelu.activation = GemmActivation::GeluTanh;
+  EXPECT_EQ(chooseGemmSm90Tiles(gelu, up, h200).schedule, GemmSchedule::PingPong);
+  // Long K: cooperative 128 x 256; a ping-pong input is reset.
+  GemmSm90Kernel down = chooseGemmSm90Tiles(pp, {8192, 4096, 14336, 14336, 14336, 4096}, h200);
+  EXPECT_EQ(down.schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(down.bn, 256);
+  // Promotion stays cooperative at any K; so does decode and a problem of few wide tiles.
+  GemmSm90Kernel precise = k;
+  precise.fastAccum = false;
+  EXPECT_EQ(chooseGemmSm90Tiles(precise, up, h200).schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(blk, up, h200).schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(pp, {16, 14336, 4096, 4096, 4096, 14336}, h200).schedule,
+            GemmSchedule::Cooperative);
+  EXPECT_EQ(chooseGemmSm90Tiles(pp, {256, 4096, 4096, 4096, 4096, 4096}, h200).schedule,
+            GemmSchedule::Cooperative);
   EXPECT_GE(gemmSm90GroupM(big, {8192, 8192, 8192, 8192, 8192, 8192}, h200), 8);
   EXPECT_EQ(gemmSm90GroupM(big, {16, 8192, 8192, 8192, 8192, 8192}, h200), 1);
 }

@@ -2,7 +2,9 @@
 // of the dequantized operands: random FP8 operands (never all zero) with garbage in the row
 // padding, D poisoned with 0xFF (NaN in every float format) and one spare row and padded
 // columns that must stay poisoned; M in {1, 7, 100, 8191, 8192}, N and K not multiples of the
-// tile; every scale mode, epilogue and tile shape. Error: relative Frobenius norm of D - ref
+// tile; every scale mode, epilogue and tile shape, in both consumer schedules (cooperative and
+// ping-pong, the latter also with few persistent blocks so that each warpgroup runs many tiles,
+// and K < 128 so that a tile is one ring stage). Error: relative Frobenius norm of D - ref
 // (in D's stored units, i.e. times scaleD for an FP8 D). An f32 D must be within 1e-3; a
 // narrower D within 1e-3 plus the error of rounding the exact result to D's dtype
 // (||round(ref) - ref|| / ||ref||, about 1.1e-3 for bf16), which no kernel can avoid. Fast
@@ -230,6 +232,13 @@ GemmSm90Kernel tiles(int bn, int stages, bool overlap = true) {
   return k;
 }
 
+GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true) {
+  GemmSm90Kernel k = tiles(bn, stages, overlap);
+  k.bm = bm;
+  k.schedule = GemmSchedule::PingPong;
+  return k;
+}
+
 std::unique_ptr<GemmSm90Runner> makeRunner() {
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!drv || !(*drv)->makeCurrent(0))
@@ -347,6 +356,65 @@ TEST(GemmSm90Gpu, BlockScalesPromotedPerKBlock) {
   runCase(*runner, {k, 7, 333, 1000}, rng);
   k.bn = 256;
   k.stages = 5;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
+}
+
+TEST(GemmSm90Gpu, PingPongTensorScalesEveryMAndTile) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(6);
+  for (int64_t m : {1, 7, 100, 8191, 8192})
+    runCase(*runner, {pingPong(128, 128, 6), m, 333, 1000}, rng);
+  for (int64_t m : {1, 100, 8192})
+    runCase(*runner, {pingPong(128, 128, 7), m, 333, 1000}, rng);
+  runCase(*runner, {pingPong(128, 128, 6, false), 100, 333, 1000}, rng);
+  runCase(*runner, {pingPong(64, 256, 5), 100, 333, 1000}, rng);
+  runCase(*runner, {pingPong(64, 128, 8), 7, 333, 1000}, rng);
+  runCase(*runner, {pingPong(64, 64, 8), 100, 333, 1000}, rng);
+  runCase(*runner, {pingPong(128, 64, 8), 100, 333, 1000}, rng);
+  // Many tiles per warpgroup: the ring positions skip the other warpgroup's stages (kBlocks 8
+  // vs 6 and 7 stages; 1 stage per tile at K < 128; 12 with 5 stages), odd and even counts.
+  runCase(*runner, {pingPong(128, 128, 6), 8192, 1000, 1000}, rng);
+  runCase(*runner, {pingPong(128, 128, 7), 1000, 700, 1000, 3}, rng);
+  runCase(*runner, {pingPong(128, 128, 7), 1000, 700, 40, 2}, rng);
+  runCase(*runner, {pingPong(128, 128, 6), 1000, 1000, 1500, 1}, rng);
+  runCase(*runner, {pingPong(64, 256, 5), 300, 1000, 1500, 5}, rng);
+}
+
+TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(7);
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  runCase(*runner, {k, 7, 333, 1000}, rng);
+  runCase(*runner, {k, 8191, 333, 1000}, rng);
+  runCase(*runner, {k, 1000, 700, 1000, 3}, rng);
+  k.activation = GemmActivation::GeluErf;
+  k.biasType = DType::F32;
+  k.dType = DType::F32;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
+  k = pingPong(64, 256, 5);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.activation = GemmActivation::Silu;
+  k.biasType = DType::F16;
+  k.amaxD = true;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
+  k = pingPong(128, 128, 6);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  runCase(*runner, {k, 8191, 333, 1000}, rng);
+  runCase(*runner, {k, 1000, 700, 1000, 3}, rng);
+  k.activation = GemmActivation::Relu;
+  k.dType = DType::F8E5M2;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
+  k = pingPong(128, 128, 6);
+  k.aType = DType::F8E5M2;
+  k.dType = DType::F16;
+  runCase(*runner, {k, 100, 333, 1000}, rng);
+  k = pingPong(128, 128, 6);
+  k.bType = DType::F8E5M2;
+  k.dType = DType::F32;
   runCase(*runner, {k, 100, 333, 1000}, rng);
 }
 
