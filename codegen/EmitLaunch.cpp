@@ -289,7 +289,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     body = "fp8c::transposeKernel<Spec>(args);";
     gl.grid = d.colSumBuf >= 0
                   ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * d.colSumChunks}, 1, true, false}
-                  : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 128, true, false}; // 128x64 tiles
+                  : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
     gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
     break;
   case LaunchKind::ColSum:

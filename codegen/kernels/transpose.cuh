@@ -1,9 +1,8 @@
-// Transpose and cast-transpose: out[c, r] = f(in[r, c]) through 128 x 64 tiles (input rows x
-// columns) in shared memory. Each thread reads a 16-element chunk of two tile rows (16-byte
-// loads, all issued before either is evaluated) and writes 32 consecutive elements of one
-// output row (two 16-byte stores for FP8 output; four threads write 128 bytes of each row). With an
-// FP8 cast whose tensor scale is local (current scaling), the launch is cooperative: phase 1
-// reduces the tensor amax over the tiles, a grid barrier, phase 2 casts (tiles in reverse order).
+// Transpose and cast-transpose: out[c, r] = f(in[r, c]) through 64x64 tiles in shared memory.
+// Each thread reads one 16-element chunk of a tile row (16-byte loads) and writes one
+// 16-element chunk of a tile column (16-byte stores for FP8 output). With an FP8 cast whose
+// tensor scale is local (current scaling), the launch is cooperative: phase 1 reduces the
+// tensor amax over the tiles, a grid barrier, phase 2 casts (tiles in reverse order).
 //
 // With kRowCastBuf, the same FP8 values are also written untransposed (a cast that feeds both
 // a GEMM and, transposed, the weight-gradient GEMM: one read of the input for both copies).
@@ -27,12 +26,9 @@
 namespace fp8c {
 namespace transpose {
 
-constexpr int kTile = 64;                         // tile columns (input columns)
-constexpr int kRowsPerThread = 2;                 // tile rows each thread reads
-constexpr int kTileRows = kTile * kRowsPerThread; // tile rows (input rows): 128
+constexpr int kTile = 64;
 constexpr int kE = 16;
-constexpr int kChunks = kTile / kE;                      // chunks per tile row
-constexpr int kWriteRows = kTileRows * kTile / kThreads; // input rows each thread writes: 32
+constexpr int kChunks = kTile / kE; // chunks per tile row
 
 /// Stores E values at out[r * ld + c0 ...] with a run-time pitch, zeros past `valid`.
 template <Dt D, int E>
@@ -67,7 +63,7 @@ __device__ __forceinline__ float castScale(void *const *buf, const float *slots)
 }
 
 /// Column sums of one unit: the four quarters of each column (threads t and t + 64k hold
-/// column t % 64 of rows 32k ... 32k + 31 of each tile) go into partial[chunk][c]; the last
+/// column t % 64 of rows 16k ... 16k + 15 of each tile) go into partial[chunk][c]; the last
 /// unit of the tile column adds the chunks in order and stores the sums.
 template <class Spec>
 __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i64 tcol, float csum,
@@ -100,26 +96,6 @@ __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i6
   }
 }
 
-/// The value at rows r0 + tr + 64h (h = 0, 1), columns c0 ... c0 + kE - 1: every load of both
-/// rows is issued before either is evaluated (two chunks in flight per thread). Rows past
-/// rowsN and columns past kCols are 0.
-template <class Spec>
-__device__ __forceinline__ void evalRows(void *const *buf, const float *slots, i64 r0, i64 c0,
-                                         i64 rowsN, float (&v)[kRowsPerThread][kE]) {
-  float x[kRowsPerThread][kE][Spec::kNumIn];
-#pragma unroll
-  for (int h = 0; h < kRowsPerThread; ++h) {
-    const i64 r = r0 + h * kTile;
-    const bool ok = r < rowsN;
-    rows::loadFull<Spec, kE>(buf, r, ok ? c0 : Spec::kCols, x[h]);
-    if (ok && c0 < Spec::kCols)
-      rows::loadBroadcast<Spec, kE>(buf, r, c0, x[h]);
-  }
-#pragma unroll
-  for (int h = 0; h < kRowsPerThread; ++h)
-    rows::evalChunk<Spec, kE>(x[h], slots, r0 + h * kTile < rowsN ? c0 : Spec::kCols, v[h]);
-}
-
 template <class Spec, Phase P>
 __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
                                          float *scratch, float (*tile)[kTile + 1],
@@ -133,76 +109,64 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   const i64 ld = Spec::outLd(m);
   // Output columns run to the padded pitch; the tile grid covers them.
   const i64 span = ld > rowsN ? ld : rowsN;
-  const i64 tileRows = (span + kTileRows - 1) / kTileRows;
+  const i64 tileRows = (span + kTile - 1) / kTile;
   constexpr i64 kTileCols = (Spec::kCols + kTile - 1) / kTile;
   const i64 per = kUnits ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks : 1;
   const i64 units = kUnits ? i64(Spec::kColChunks) * kTileCols : tileRows * kTileCols;
   const i64 steps = blockIdx.x < units ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-  // Reading: thread t holds chunk t % 4 of tile rows t / 4 and t / 4 + 64. Writing the
-  // transpose: thread t writes output row c0 + t % 64 (an input column), output columns
-  // r0 + 32 (t / 64) ... + 31 (input rows): a warp reads 32 different shared-memory banks.
   const int tr = threadIdx.x / kChunks, tcE = threadIdx.x % kChunks * kE;
-  const int wcol = threadIdx.x % kTile, wrow0 = threadIdx.x / kTile * kWriteRows;
   float amax = 0.0f;
   for (i64 it = 0; it < steps; ++it) { // block-uniform
     const i64 u = blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
     const i64 tcol = u % kTileCols, chunk = u / kTileCols;
     const i64 trow0 = chunk * per, trowEnd = trow0 + per < tileRows ? trow0 + per : tileRows;
-    float csum = 0.0f; // column threadIdx.x % 64 of rows 32 * (threadIdx.x / 64) + [0, 32)
+    float csum = 0.0f; // column threadIdx.x % 64 of rows 16 * (threadIdx.x / 64) + [0, 16)
     for (i64 trow = trow0; trow < trowEnd; ++trow) { // block-uniform
-      const i64 r0 = trow * kTileRows, c0 = tcol * kTile;
-      float v[kRowsPerThread][kE];
-      evalRows<Spec>(buf, slots, r0 + tr, c0 + tcE, rowsN, v);
+      const i64 r0 = trow * kTile, c0 = tcol * kTile;
+      // Read: row r0 + tr, columns c0 + tcE ... + 16.
+      float v[kE];
+      const i64 r = r0 + tr;
+      rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
       if constexpr (kAmax)
-#pragma unroll
-        for (int h = 0; h < kRowsPerThread; ++h)
-          amax = maxMag(amax, rows::chunkMaxOf<kE>(v[h]));
+        amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
       if constexpr (kWrite) {
         if constexpr (Spec::kRowCastBuf >= 0) {
           static_assert(C.buf >= 0, "the untransposed copy is of the cast");
-          const float s = castScale<Spec>(buf, slots);
+          if (r < rowsN) {
+            const float s = castScale<Spec>(buf, slots);
+            float q[kE];
 #pragma unroll
-          for (int h = 0; h < kRowsPerThread; ++h) {
-            const i64 r = r0 + tr + h * kTile;
-            if (r < rowsN) {
-              float q[kE];
-#pragma unroll
-              for (int e = 0; e < kE; ++e)
-                q[e] = op::quantize(v[h][e], s);
-              storeRowDyn<C.dt, kE>(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + tcE, q);
-            }
+            for (int e = 0; e < kE; ++e)
+              q[e] = op::quantize(v[e], s);
+            storeRowDyn<C.dt, kE>(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + tcE, q);
           }
         }
         __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll
-        for (int h = 0; h < kRowsPerThread; ++h)
-#pragma unroll
-          for (int e = 0; e < kE; ++e)
-            tile[tr + h * kTile][tcE + e] = v[h][e];
+        for (int e = 0; e < kE; ++e)
+          tile[tr][tcE + e] = v[e];
         __syncthreads();
         if constexpr (kSums) {
+          const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
 #pragma unroll
-          for (int i = 0; i < kWriteRows; ++i)
-            csum = __fadd_rn(csum, tile[wrow0 + i][wcol]);
+          for (int i = 0; i < 16; ++i)
+            csum = __fadd_rn(csum, tile[q0 + i][col]);
         }
-        const i64 orow = c0 + wcol;
+        // Write: output row c0 + tr (an input column), columns r0 + tcE ... + 16 (input rows).
+        const i64 orow = c0 + tr;
         if (orow < Spec::kCols) {
+          float w[kE];
 #pragma unroll
-          for (int half = 0; half < kWriteRows / kE; ++half) {
-            float w[kE];
+          for (int e = 0; e < kE; ++e)
+            w[e] = tile[tcE + e][tr]; // rows >= rowsN were evaluated as 0: the pad columns
+          if constexpr (C.buf >= 0) {
+            const float s = castScale<Spec>(buf, slots);
 #pragma unroll
             for (int e = 0; e < kE; ++e)
-              w[e] = tile[wrow0 + half * kE + e][wcol]; // rows >= rowsN were evaluated as 0
-            const i64 ocol = r0 + wrow0 + half * kE;
-            if constexpr (C.buf >= 0) {
-              const float s = castScale<Spec>(buf, slots);
-#pragma unroll
-              for (int e = 0; e < kE; ++e)
-                w[e] = op::quantize(w[e], s);
-              storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, ocol, w);
-            } else {
-              storeRowDyn<Spec::kStore.dt, kE>(buf[Spec::kStore.buf], ld, orow, ocol, w);
-            }
+              w[e] = op::quantize(w[e], s);
+            storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
+          } else {
+            storeRowDyn<Spec::kStore.dt, kE>(buf[Spec::kStore.buf], ld, orow, r0 + tcE, w);
           }
         }
       }
@@ -224,11 +188,10 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   using namespace transpose;
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
-  __shared__ float tile[kTileRows][kTile + 1];
+  __shared__ float tile[kTile][kTile + 1];
   __shared__ float colScratch[Spec::kColSum.buf >= 0 ? kThreads + 1 : 1];
-  static_assert(kThreads == kTile * kChunks, "one chunk of each of two rows per thread per tile");
-  static_assert(kWriteRows % kE == 0 && kThreads / kTile * kWriteRows == kTileRows,
-                "each thread writes whole chunks of one output row");
+  static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
+  static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   constexpr CastDesc C = Spec::kCast;
   if constexpr (C.buf >= 0 && C.src == ScaleSrc::Local) {
