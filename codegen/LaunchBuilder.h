@@ -12,6 +12,8 @@
 
 namespace fp8c::codegen {
 
+class ExprBuilder;
+
 class LaunchBuilder {
 public:
   LaunchBuilder(Lowerer &lw, const Op &kernel, int index, const std::vector<Op *> &ops,
@@ -58,6 +60,7 @@ private:
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
   Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
   Status lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out);
+  std::vector<const Op *> inlinedOps(const ExprBuilder &eb) const;
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);
   static std::string describe(const std::vector<Op *> &ops);
   static std::string bufRef(int b);

@@ -279,6 +279,15 @@ Status LaunchBuilder::castInfo(const Group &g, const Value *v, LaunchDesc &d) {
   return Status::ok();
 }
 
+// The region ops an expression computes inline, in block order (a launch's description).
+std::vector<const Op *> LaunchBuilder::inlinedOps(const ExprBuilder &eb) const {
+  std::vector<const Op *> chain;
+  for (const auto &op : kernel_.body()->ops())
+    if (inlinable(op.get()) && eb.computed(op->result()))
+      chain.push_back(op.get());
+  return chain;
+}
+
 Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   const Value *v = g.v;
   const Op *def = v->definingOp();
@@ -346,11 +355,7 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   ExprBuilder eb(lw_, *this, d, v);
   d.result = eb.of(v);
   d.valueDt = v->type().dtype();
-  std::vector<const Op *> chain;
-  for (const auto &op : kernel_.body()->ops())
-    if (inlinable(op.get()) && eb.computed(op->result()))
-      chain.push_back(op.get());
-  d.description = opsList(chain);
+  d.description = opsList(inlinedOps(eb));
   if (g.store && !transpose) {
     d.storeBuf = lw_.bufferOf(v);
     d.storeDt = v->type().dtype();
@@ -398,11 +403,7 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
   ExprBuilder eb(lw_, *this, d, v);
   d.result = eb.of(v);
   d.valueDt = v->type().dtype();
-  std::vector<const Op *> chain;
-  for (const auto &op : kernel_.body()->ops())
-    if (inlinable(op.get()) && eb.computed(op->result()))
-      chain.push_back(op.get());
-  d.description = opsList(chain);
+  d.description = opsList(inlinedOps(eb));
   if (g.amax) {
     d.amaxBuf = lw_.bufferOf(g.amax->result());
     lw_.desc(d.amaxBuf).zeroInit = true;
@@ -447,10 +448,7 @@ Status LaunchBuilder::lowerColSum(const Group &g, std::vector<LaunchDesc> &out) 
   ExprBuilder eb(lw_, *this, d, x);
   d.result = eb.of(x);
   d.valueDt = x->type().dtype();
-  std::vector<const Op *> chain;
-  for (const auto &op : kernel_.body()->ops())
-    if (inlinable(op.get()) && eb.computed(op->result()))
-      chain.push_back(op.get());
+  std::vector<const Op *> chain = inlinedOps(eb);
   chain.push_back(g.colSum);
   d.description = opsList(chain);
   d.storeBuf = lw_.bufferOf(g.v);
