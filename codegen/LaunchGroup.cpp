@@ -424,8 +424,13 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
     d.colSumDt = cs->result()->type().dtype();
     // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of
     // an H100/H200 (132 SMs x 8 blocks), so the last wave is short.
+    // With a static row count (a training step compiled for its token count), no more chunks
+    // than 64-row tiles: every unit has rows to sum.
     const int64_t tileCols = ceilDiv(d.cols, 64);
-    d.colSumChunks = static_cast<int>(std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256));
+    int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256);
+    if (d.rows.perM == 0)
+      chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 64), 1, chunks);
+    d.colSumChunks = static_cast<int>(chunks);
     d.partialBuf =
         lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
     d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
