@@ -5,6 +5,7 @@
 //
 //   fp8c-bench [--shapes=FILE] [--only=NAME,...] [--recipes=R,...] [--variants=V,...]
 //              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only]
+#include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
 #include "bench/Report.h"
 #include "bench/Variants.h"
@@ -207,18 +208,12 @@ int main(int argc, char **argv) {
           }
     return bad ? 1 : 0;
   }
-  Expected<CudaDriver *> drvOr = CudaDriver::get();
-  if (!drvOr)
-    return fail(drvOr.error());
-  CudaDriver *drv = *drvOr;
-  if (Status s = drv->makeCurrent(0); !s)
-    return fail(s.message());
-  Expected<Device> dev = drv->device(0);
-  if (!dev)
-    return fail(dev.error());
-  CUstream stream = nullptr;
-  if (CUresult r = drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
-    return fail(drv->errorMessage(r, "cuStreamCreate"));
+  Expected<BenchDevice> bd = openBenchDevice();
+  if (!bd)
+    return fail(bd.error());
+  CudaDriver *drv = bd->drv;
+  const Device *dev = &bd->dev;
+  CUstream stream = bd->stream;
 
   RunInfo info;
   info.device = dev->name;

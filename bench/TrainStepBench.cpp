@@ -11,6 +11,7 @@
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
 // (Executable::setProfiling: an event after every launch), forward and backward, with their
 // sum beside the unprofiled median.
+#include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
 #include "bench/Timing.h"
 #include "ir/Parser.h"
@@ -145,18 +146,12 @@ int main(int argc, char **argv) {
   }
   if (files.empty())
     return fail("no graph file (see the comment at the top of bench/TrainStepBench.cpp)");
-  Expected<CudaDriver *> drvOr = CudaDriver::get();
-  if (!drvOr)
-    return fail(drvOr.error());
-  CudaDriver *drv = *drvOr;
-  if (Status s = drv->makeCurrent(0); !s)
-    return fail(s.message());
-  Expected<Device> dev = drv->device(0);
-  if (!dev)
-    return fail(dev.error());
-  CUstream stream = nullptr;
-  if (CUresult r = drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
-    return fail(drv->errorMessage(r, "cuStreamCreate"));
+  Expected<BenchDevice> bd = openBenchDevice();
+  if (!bd)
+    return fail(bd.error());
+  CudaDriver *drv = bd->drv;
+  const Device *dev = &bd->dev;
+  CUstream stream = bd->stream;
   std::printf("fp8c-train-bench on %s, %lld tokens, median of >= %d steps\n", dev->str().c_str(),
               static_cast<long long>(tokens), reps);
   TimingOptions topt;
