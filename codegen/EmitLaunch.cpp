@@ -334,7 +334,13 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   os << "\n#include \"" << header << "\"\n\nnamespace {\nstruct Spec" << base << " {\n"
      << spec.str() << "};\n} // namespace\n\n";
   const int n = std::max<int>(1, static_cast<int>(slot.order().size()));
-  os << "extern \"C\" __global__ void __launch_bounds__(256) " << name << "(fp8c::Args<" << n
+  // A cast-transpose with per-output-row local scales asks for 4 resident blocks: left to its
+  // own heuristics, ptxas 13.0 chose 48 registers and spilled 4-8 bytes in some of them.
+  const bool outRowScales = d.kind == LaunchKind::Transpose && d.cast &&
+                            d.cast->src == CastInfo::Src::Local &&
+                            d.cast->gran != Granularity::Tensor;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << (outRowScales ? "256, 4" : "256")
+     << ") " << name << "(fp8c::Args<" << n
      << "> args) {\n  " << body << "\n}\n";
   gl.source = os.str();
   gl.buffers = slot.order();

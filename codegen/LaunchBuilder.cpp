@@ -135,7 +135,8 @@ Status LaunchBuilder::classify() {
                             (!g.cast || granOf(g.cast) == Granularity::Tensor);
     if (!g.cast)
       g.store = true;
-    g.splitTranspose = !(xLeaf && tensorOnly && !(g.store && g.cast));
+    g.splitTranspose =
+        !(xLeaf && (tensorOnly || outRowLocalCast(g)) && !(g.store && g.cast));
     if (g.splitTranspose)
       g.store = true;
   }
@@ -177,11 +178,42 @@ void LaunchBuilder::mergeCastTransposes() {
       break;
     }
   }
+  // A cast-transpose with per-output-row local scales (classify) takes the col_sum of its
+  // input the same way.
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group &g = groups_[i];
+    const Op *tr = g.v->definingOp();
+    if (absorbed.count(i) || g.splitTranspose || g.fusedColSum || !tr || !inScope(tr) ||
+        tr->kind() != OpKind::Transpose || !outRowLocalCast(g) ||
+        Lowerer::rowsOf(tr->operand(0)->type()).perM != 0)
+      continue;
+    for (size_t k = 0; k < groups_.size(); ++k)
+      if (groups_[k].colSum && groups_[k].colSum->operand(0) == tr->operand(0) &&
+          !absorbed.count(k)) {
+        g.fusedColSum = groups_[k].colSum;
+        absorbed.insert(k);
+        break;
+      }
+  }
   std::vector<Group> kept;
   for (size_t i = 0; i < groups_.size(); ++i)
     if (!absorbed.count(i))
       kept.push_back(std::move(groups_[i]));
   groups_ = std::move(kept);
+}
+
+// cast(transpose(x), scale(amax(transpose(x)))) per row or per 1x128 block of the transposed
+// value (rowwise / blockwise operands of the weight-gradient GEMM), nothing else of it written:
+// one cooperative cast-transpose launch reduces the amaxes per column of x, then casts.
+// Blocks need a static row count (their number is a compile-time constant of the kernel).
+bool LaunchBuilder::outRowLocalCast(const Group &g) const {
+  if (!g.cast || g.amax || !local_.count(g.cast))
+    return false;
+  const Granularity gran = granOf(g.cast);
+  if (gran == Granularity::Row)
+    return true;
+  const Value *x = g.v->definingOp()->operand(0);
+  return gran == Granularity::Block1x128 && Lowerer::rowsOf(x->type()).perM == 0;
 }
 
 // A non-scalar scale op whose every use is as the scale of an in-scope cast (or as a GEMM

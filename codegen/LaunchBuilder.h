@@ -50,6 +50,7 @@ private:
   /// True for in-scope ops computed inline in an expression.
   bool inlinable(const Op *op) const;
   bool castOnlyScale(const Op *op) const;
+  bool outRowLocalCast(const Group &g) const;
   static Granularity granOf(const Op *op);
   Status classify();
   void mergeCastTransposes();
@@ -60,6 +61,7 @@ private:
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
   Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
   Status lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out);
+  void fuseColSum(const Op &cs, LaunchDesc &d);
   std::vector<const Op *> inlinedOps(const ExprBuilder &eb) const;
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);
   static std::string describe(const std::vector<Op *> &ops);

@@ -321,6 +321,19 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
         return s;
       if (d.cast->src == CastInfo::Src::Buffer)
         return Error("a cast-transpose takes a tensor scale only");
+      if (d.cast->gran != Granularity::Tensor) {
+        // Per output row (block): amaxes per column of x through a zeroed buffer.
+        const bool blocks = d.cast->gran == Granularity::Block1x128;
+        d.cast->groups = blocks ? ceilDiv(d.rows.fixed, 128) : 1;
+        if (d.cast->amaxOut < 0) {
+          std::vector<int64_t> shape = {d.cols};
+          if (blocks)
+            shape.push_back(d.cast->groups);
+          d.cast->amaxOut = lw_.newTemp("amax", TensorType(shape, DType::F32), 0, true);
+        }
+        lw_.desc(d.cast->amaxOut).zeroInit = true;
+        d.barrierBuf = lw_.newTemp("grid_barrier", TensorType({}, DType::I32), 0, true);
+      }
       outBuf = d.cast->buf;
     } else {
       d.storeBuf = outBuf = lw_.bufferOf(v);
@@ -335,6 +348,8 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
     // The output's pitch: static, or M (rounded up when a GEMM reads it) for a dynamic M.
     d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
     d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
+    if (g.fusedColSum)
+      fuseColSum(*g.fusedColSum, d);
     d.suffix = suffix(d, "transpose");
     out.push_back(std::move(d));
     if (!g.splitTranspose || (!g.amax && !g.cast))
@@ -392,6 +407,24 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   return Status::ok();
 }
 
+// The col_sum of a (cast-)transpose launch's input, summed from the tiles it reads.
+void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
+  d.colSumBuf = lw_.bufferOf(cs.result());
+  d.colSumDt = cs.result()->type().dtype();
+  // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of an
+  // H100/H200 (132 SMs x 8 blocks), so the last wave is short. With a static row count (a
+  // training step compiled for its token count), no more chunks than 64-row tiles: every unit
+  // has rows to sum.
+  const int64_t tileCols = ceilDiv(d.cols, 64);
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256);
+  if (d.rows.perM == 0)
+    chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 64), 1, chunks);
+  d.colSumChunks = static_cast<int>(chunks);
+  d.partialBuf = lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
+  d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
+  d.description += ", " + opsList({&cs});
+}
+
 // cast(v) and transpose(cast(v)) (and col_sum(v)) in one launch (transpose.cuh with
 // kRowCastBuf, kColSum): see mergeCastTransposes.
 Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out) {
@@ -419,23 +452,8 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
   const BufferDesc &ob = lw_.desc(outBuf);
   d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
   d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
-  if (const Op *cs = g.fusedColSum) {
-    d.colSumBuf = lw_.bufferOf(cs->result());
-    d.colSumDt = cs->result()->type().dtype();
-    // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of
-    // an H100/H200 (132 SMs x 8 blocks), so the last wave is short.
-    // With a static row count (a training step compiled for its token count), no more chunks
-    // than 64-row tiles: every unit has rows to sum.
-    const int64_t tileCols = ceilDiv(d.cols, 64);
-    int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256);
-    if (d.rows.perM == 0)
-      chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 64), 1, chunks);
-    d.colSumChunks = static_cast<int>(chunks);
-    d.partialBuf =
-        lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
-    d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
-    d.description += ", " + opsList({cs});
-  }
+  if (g.fusedColSum)
+    fuseColSum(*g.fusedColSum, d);
   d.suffix = role_.empty() ? "cast_transpose" : role_;
   out.push_back(std::move(d));
   return Status::ok();

@@ -6,7 +6,7 @@
 //      written (computed before the kernel, e.g. from an amax history, or from a 1x128 block
 //      amax the tile itself holds); the single pointwise user joins and the walk continues;
 //   3. prologue: the FP8 cast of A joins when its scale is tensor or row granular and known
-//      before the kernel starts, with the scale computation itself and, where it does not feed
+//      before the kernel starts (not the cast of a transpose: that is a cast-transpose), with the scale computation itself and, where it does not feed
 //      the kernel, the amax of A taken while loading it;
 //   4. what is left: cheap scale ops go to the start of their first consumer kernel, amax +
 //      scale + cast of one tensor form one reduce kernel (with a transpose feeding only it,
@@ -300,6 +300,12 @@ private:
         reject(cast, k, "prologue", nameOf(a8) + " is also used outside the kernel");
         return;
       }
+    if (const Op *t = cast->operand(0)->definingOp(); t && t->kind() == OpKind::Transpose) {
+      reject(cast, k, "prologue",
+             "the cast of a transpose is done by its cast-transpose kernel (one read of " +
+                 nameOf(t->operand(0)) + ", no unquantized transpose written)");
+      return;
+    }
     if (dependsOn(cast->operand(0), k) || dependsOn(cast->operand(1), k) ||
         !addIfAcyclic(k, cast, OpRole::Prologue))
       return;
@@ -430,17 +436,31 @@ private:
         for (Op *u : c->result()->users())
           if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
             addIfAcyclic(k, u, OpRole::Body);
-    for (Op *u : x->users())
-      if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
-        addIfAcyclic(k, u, OpRole::Body);
+    // (Where x is also transposed into an amax of its own, the col_sum waits for that
+    // kernel: its cast-transpose sums the columns while it reads x.)
+    auto castTransposedLater = [&](const Value *v) {
+      for (Op *u : v->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
+          for (Op *a : u->result()->users())
+            if (topLevel(a) && !planned(a) && a->kind() == OpKind::Amax)
+              return true;
+      return false;
+    };
+    if (!castTransposedLater(x))
+      for (Op *u : x->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
+          addIfAcyclic(k, u, OpRole::Body);
     // The producer of x when the kernel takes all its uses: a transpose, a pointwise op (an
     // activation no GEMM epilogue took, e.g. because training saves its input) or (training)
     // the activation derivative that makes dY of the layer below; the kernel computes it
     // while reading its operands, and x is never written.
     Op *t = x->definingOp();
     if (topLevel(t) && !planned(t) && allUsersIn(x, k) &&
-        (t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)))
-      addIfAcyclic(k, t, OpRole::Body);
+        (t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)) &&
+        addIfAcyclic(k, t, OpRole::Body) && t->kind() == OpKind::Transpose)
+      for (Op *u : t->operand(0)->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
+          addIfAcyclic(k, u, OpRole::Body);
   }
 
   void planPointwiseChain(Op *op) {

@@ -4,6 +4,12 @@
 // tensor scale is local (current scaling), the launch is cooperative: phase 1 reduces the
 // tensor amax over the tiles, a grid barrier, phase 2 casts (tiles in reverse order).
 //
+// The local scale may also be per row of the output (a column of the input: a rowwise operand
+// transposed for the weight-gradient GEMM) or per 1x128 block of an output row (128 input rows
+// of one column: blockwise): phase 1 then reduces each output row's (block's) amax into a
+// zeroed buffer with atomics, read back by phase 2 after the barrier. Either way the input is
+// read twice and the transposed value is never stored unquantized.
+//
 // With kRowCastBuf, the same FP8 values are also written untransposed (a cast that feeds both
 // a GEMM and, transposed, the weight-gradient GEMM: one read of the input for both copies).
 // With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
@@ -48,12 +54,33 @@ __device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0,
 
 enum class Phase { All, Amax, Cast };
 
+/// True when the cast's scale is local and per output row (Row) or per 1x128 block of an output
+/// row (Block1x128): the amaxes go through a buffer (C.amaxOutBuf, [rows] or [rows, groups]).
+template <class Spec> FP8C_HD constexpr bool outRowScales() {
+  return Spec::kCast.buf >= 0 && Spec::kCast.src == ScaleSrc::Local &&
+         (Spec::kCast.gran == Gran::Row || Spec::kCast.gran == Gran::Block1x128);
+}
+
+/// Index of output row `orow`'s scale group holding output column `ocol`.
+template <class Spec> __device__ __forceinline__ i64 outGroup(i64 orow, i64 ocol) {
+  return Spec::kCast.gran == Gran::Block1x128 ? orow * Spec::kCast.groups + ocol / 128 : orow;
+}
+
+/// The scale of output row `orow` at output column `ocol`, from the amax phase 1 reduced.
+template <class Spec>
+__device__ __forceinline__ float outRowScale(void *const *buf, i64 orow, i64 ocol) {
+  constexpr CastDesc C = Spec::kCast;
+  const float a = __ldcg(f32p(buf[C.amaxOutBuf]) + outGroup<Spec>(orow, ocol));
+  return scaleFromAmax<C.scaleDt>(a, C.margin, C.pow2);
+}
+
 /// The tensor scale of the cast: computed in this launch (Local), a scalar slot, or read from
 /// a buffer (a scale computed by an earlier launch).
 template <class Spec>
 __device__ __forceinline__ float castScale(void *const *buf, const float *slots) {
   constexpr CastDesc C = Spec::kCast;
-  static_assert(C.gran == Gran::Tensor || C.buf < 0, "a cast-transpose has a tensor scale");
+  static_assert(C.gran == Gran::Tensor || C.buf < 0 || outRowScales<Spec>(),
+                "a cast-transpose has a tensor scale or a local per-output-row one");
   if constexpr (C.src == ScaleSrc::Local)
     return slots[Spec::kNumSlots];
   else if constexpr (C.src == ScaleSrc::Slot)
@@ -96,13 +123,55 @@ __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i6
   }
 }
 
+/// Phase 1 of a per-output-row scale: the max |v| of each column of the tile in shared memory
+/// (one input column = one output row; threads t and t + 64k take rows 16k ... 16k + 15 of
+/// column t % 64), then one atomic per column into its row's (block's) amax.
+template <class Spec>
+__device__ __forceinline__ void columnAmaxes(void *const *buf, i64 r0, i64 c0,
+                                             float (*tile)[kTile + 1], float *colScratch) {
+  constexpr int kQuarters = kThreads / kTile;
+  const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
+  float m = 0.0f;
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    m = maxMag(m, magnitude(tile[q0 + i][col]));
+  colScratch[threadIdx.x] = m;
+  __syncthreads();
+  if (threadIdx.x < kTile && c0 + threadIdx.x < Spec::kCols) {
+    float a = colScratch[threadIdx.x];
+#pragma unroll
+    for (int q = 1; q < kQuarters; ++q)
+      a = maxMag(a, colScratch[q * kTile + threadIdx.x]);
+    atomicMaxMag(f32p(buf[Spec::kCast.amaxOutBuf]) + outGroup<Spec>(c0 + threadIdx.x, r0), a);
+  }
+}
+
+/// Phase 2 of a per-output-row scale: the unit holding the first tile of an output row's scale
+/// group writes that scale (and its inverse) where the Spec asks for them.
+template <class Spec>
+__device__ __forceinline__ void writeOutRowScale(void *const *buf, i64 orow, i64 r0) {
+  constexpr CastDesc C = Spec::kCast;
+  constexpr bool kBlocks = C.gran == Gran::Block1x128;
+  if (orow >= Spec::kCols || (kBlocks ? r0 % 128 != 0 : r0 != 0))
+    return;
+  const float s = outRowScale<Spec>(buf, orow, r0);
+  const i64 groups = kBlocks ? C.groups : 1, g = kBlocks ? r0 / 128 : 0;
+  if constexpr (C.scaleOutBuf >= 0)
+    f32p(buf[C.scaleOutBuf])[orow * groups + g] = s;
+  if constexpr (C.invOutBuf >= 0)
+    f32p(buf[C.invOutBuf])[invIndex(C.invLayout, orow, g, groups, Spec::kCols)] = reciprocal(s);
+}
+
 template <class Spec, Phase P>
 __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
                                          float *scratch, float (*tile)[kTile + 1],
                                          float *colScratch) {
   constexpr CastDesc C = Spec::kCast;
-  constexpr bool kAmax = Spec::kAmax.gran == Gran::Tensor || P == Phase::Amax;
+  constexpr bool kOutRows = outRowScales<Spec>();
+  constexpr bool kAmax = Spec::kAmax.gran == Gran::Tensor || (P == Phase::Amax && !kOutRows);
   constexpr bool kWrite = P != Phase::Amax;
+  constexpr bool kColAmax = P == Phase::Amax && kOutRows; // phase 1: per-column amaxes
+  static_assert(!kOutRows || Spec::kRowCastBuf < 0, "the untransposed copy has a tensor scale");
   constexpr bool kUnits = Spec::kColSum.buf >= 0; // column sums: (chunk, tile column) units
   constexpr bool kSums = kUnits && kWrite;
   const i64 rowsN = Spec::kRows.eval(m);
@@ -129,6 +198,14 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
       rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
       if constexpr (kAmax)
         amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
+      if constexpr (kColAmax) {
+        __syncthreads(); // the previous tile's reads of `tile` and colScratch are done
+#pragma unroll
+        for (int e = 0; e < kE; ++e)
+          tile[tr][tcE + e] = v[e];
+        __syncthreads();
+        columnAmaxes<Spec>(buf, r0, c0, tile, colScratch);
+      }
       if constexpr (kWrite) {
         if constexpr (Spec::kRowCastBuf >= 0) {
           static_assert(C.buf >= 0, "the untransposed copy is of the cast");
@@ -159,7 +236,15 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
 #pragma unroll
           for (int e = 0; e < kE; ++e)
             w[e] = tile[tcE + e][tr]; // rows >= rowsN were evaluated as 0: the pad columns
-          if constexpr (C.buf >= 0) {
+          if constexpr (kOutRows) {
+            const float s = outRowScale<Spec>(buf, orow, r0 + tcE);
+            if (tcE == 0)
+              writeOutRowScale<Spec>(buf, orow, r0);
+#pragma unroll
+            for (int e = 0; e < kE; ++e)
+              w[e] = op::quantize(w[e], s);
+            storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
+          } else if constexpr (C.buf >= 0) {
             const float s = castScale<Spec>(buf, slots);
 #pragma unroll
             for (int e = 0; e < kE; ++e)
@@ -189,12 +274,18 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ float tile[kTile][kTile + 1];
-  __shared__ float colScratch[Spec::kColSum.buf >= 0 ? kThreads + 1 : 1];
+  __shared__ float colScratch[Spec::kColSum.buf >= 0 || outRowScales<Spec>() ? kThreads + 1 : 1];
   static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
   static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   constexpr CastDesc C = Spec::kCast;
-  if constexpr (C.buf >= 0 && C.src == ScaleSrc::Local) {
+  if constexpr (outRowScales<Spec>()) {
+    static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0,
+                  "a cast-transpose with local per-row scales is cooperative");
+    tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile, colScratch);
+    gridBarrier(static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]));
+    tilePass<Spec, Phase::Cast>(args.buffers, args.m, slots, scratch, tile, colScratch);
+  } else if constexpr (C.buf >= 0 && C.src == ScaleSrc::Local) {
     static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0 && C.gran == Gran::Tensor,
                   "a cast-transpose with a local scale is tensorwise and cooperative");
     tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile, colScratch);

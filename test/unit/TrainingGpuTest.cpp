@@ -296,7 +296,14 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                            TrainCase{"swiglu_small", "tensorwise", 1000},
                                            TrainCase{"swiglu_small", "delayed", 1000},
                                            TrainCase{"mlp_small", "tensorwise", 1000},
-                                           TrainCase{"mlp_small", "delayed", 1000}),
+                                           TrainCase{"mlp_small", "delayed", 1000},
+                                           // rowwise / blockwise cast-transposes with local
+                                           // per-column (per-128-row-block) scales: 1000
+                                           // rows end in a partial 128-row block
+                                           TrainCase{"swiglu_small", "rowwise", 1000},
+                                           TrainCase{"swiglu_small", "blockwise", 1000},
+                                           TrainCase{"mlp_small", "rowwise", 1000},
+                                           TrainCase{"mlp_small", "blockwise", 1000}),
                          [](const auto &info) {
                            std::string f = info.param.file;
                            return f.substr(0, f.find('.')) + "_" + info.param.recipe +

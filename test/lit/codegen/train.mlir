@@ -2,10 +2,12 @@
 // transposed FP8 copy (for the weight-gradient GEMM) and the bias gradient (a column sum) are
 // one cast-transpose launch (transpose.cuh with kRowCastBuf and kColSum), the activation
 // derivative computed inline; the forward's casts write both FP8 copies the same way. With row
-// scales the transposed copy has scales of its own, so the bias gradient stays a column-sum
-// launch (colsum.cuh).
+// (1x128 block) scales the transposed copy has scales of its own, per row (block) of the
+// transpose: one cooperative cast-transpose launch reduces them per input column, casts, and
+// sums the columns for the bias gradient; no bf16 transpose and no column-sum launch.
 // RUN: fp8c %s --train --recipe=tensorwise --tokens=64 --emit=cuda | FileCheck %s
 // RUN: fp8c %s --train --recipe=rowwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=ROW
+// RUN: fp8c %s --train --recipe=blockwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=BLOCK
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -31,8 +33,30 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // CHECK: static constexpr fp8c::OutDesc kColSum =
 // CHECK-NOT: colSumKernel
 
+// ROW-LABEL: fp8c CUDA for @mlp_fwd
+// ROW-NOT: fp8c_mlp_fwd_k{{[0-9]+}}_transpose:
+// ROW: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %x_t, fp8.amax %x_t_amax, fp8.scale %x_t_scale,
+// ROW: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 64, fp8c::Gran::Row, 1)
+// ROW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false)
+// ROW: static constexpr int kBarrierBuf =
+// ROW: __launch_bounds__(256, 4) fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose
 // ROW-LABEL: fp8c CUDA for @mlp_bwd
-// ROW: fp8c_mlp_bwd_k{{[0-9]+}}_col_sum: fp8.col_sum %b2_grad
-// ROW: #include "fp8c/colsum.cuh"
-// ROW: static constexpr int kE = 8, kChunks = 4;
-// ROW: fp8c::colSumKernel<Spec>(args);
+// ROW-NOT: colSumKernel
+// ROW-NOT: fp8c_mlp_bwd_k{{[0-9]+}}_transpose:
+// ROW: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %y_grad_t, fp8.amax %y_grad_t_amax, fp8.scale
+// ROW-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.col_sum %b2_grad
+// ROW: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E5M2, 64, fp8c::Gran::Row, 1)
+// ROW-NEXT: .localScale(fp8c::Dt::E5M2, 0, false)
+// ROW: static constexpr fp8c::OutDesc kColSum =
+// ROW: fp8c::transposeKernel<Spec>(args);
+// ROW: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %h_grad_t, fp8.amax %h_grad_t_amax, fp8.scale
+// ROW-NEXT: %h_grad_t_scale, fp8.cast %h_grad_t_fp8, fp8.col_sum %b1_grad
+// ROW-NOT: colSumKernel
+
+// BLOCK-LABEL: fp8c CUDA for @mlp_bwd
+// BLOCK-NOT: colSumKernel
+// BLOCK: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %y_grad_t, fp8.amax %y_grad_t_amax, fp8.scale
+// BLOCK-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.col_sum %b2_grad
+// BLOCK: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 64, fp8c::Gran::Block1x128, 1)
+// BLOCK-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::KBlockMajor).amaxOut(
+// BLOCK-NOT: colSumKernel
