@@ -61,6 +61,7 @@ namespace fp8c {
   X(cuStreamSynchronize)                                                                           \
   X(cuStreamBeginCapture)                                                                          \
   X(cuStreamEndCapture)                                                                            \
+  X(cuStreamIsCapturing)                                                                           \
   X(cuEventCreate)                                                                                 \
   X(cuEventRecord)                                                                                 \
   X(cuEventSynchronize)                                                                            \

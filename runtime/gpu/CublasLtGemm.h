@@ -120,9 +120,16 @@ public:
 /// Runs cuBLASLt GEMMs on one device: its handle (created once per device), a 32 MiB
 /// workspace, and the descriptors and algorithm of every config seen. Thread-safe; for
 /// concurrent streams use one runner per stream (the workspace is shared by its calls).
+///
+/// Autotuning (on unless FP8C_CUBLASLT_AUTOTUNE=0): the first call of a config outside a stream
+/// capture times up to kTuneCandidates of the heuristic's algorithms on that call's operands
+/// and stream (two rounds, the best of each) and keeps the fastest; algorithms that reduce
+/// split-K partials in place (with atomics, not run-to-run deterministic) are not candidates.
+/// Under a capture the heuristic's first choice runs and the config is tuned on a later call.
 class CublasLtRunner {
 public:
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+  static constexpr int kTuneCandidates = 8;
 
   /// A runner for the current context's device.
   static Expected<std::unique_ptr<CublasLtRunner>> create();
@@ -136,16 +143,28 @@ public:
              std::span<const CUdeviceptr> buffers, CUstream stream);
   /// How many configs have descriptors and an algorithm cached.
   size_t cachedConfigs() const;
+  /// Autotuning's record of a config: how many algorithms were timed and, in microseconds per
+  /// call, the heuristic's first choice and the one kept; empty before the config is tuned.
+  struct TuneResult {
+    int candidates = 0;
+    double heuristicUs = 0, chosenUs = 0;
+  };
+  std::optional<TuneResult> tuneResult(const CublasLtGemmConfig &c) const;
+  void setAutotune(bool on) { autotune_ = on; }
   const Device &device() const { return device_; }
 
 private:
   struct Entry;
   CublasLtRunner() = default;
   Expected<Entry *> entryFor(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p);
+  Status tune(Entry &e, const CublasLtGemmPointers &p, CUstream stream);
+  Status matmul(const Entry &e, const cublasLtMatmulAlgo_t &algo, const CublasLtGemmPointers &p,
+                CUstream stream);
 
   cublasLtHandle_t handle_ = nullptr;
   Device device_;
   DeviceBuffer workspace_;
+  bool autotune_ = true;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries_;
   std::unordered_map<std::string, std::string> refused_; ///< config -> why cuBLASLt refused it

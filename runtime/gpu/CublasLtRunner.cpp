@@ -1,9 +1,14 @@
 // CublasLtRunner (CublasLtGemm.h): one cuBLASLt handle per device, a workspace per runner,
-// descriptors and the heuristic's algorithm cached per config, cublasLtMatmul per call.
+// descriptors and an algorithm cached per config (the heuristic's candidates, timed on the
+// config's first call outside a stream capture), cublasLtMatmul per call.
 #include "runtime/gpu/CublasLtCheck.h"
 #include "runtime/gpu/CublasLtGemm.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <vector>
 
 namespace fp8c {
 
@@ -11,6 +16,9 @@ struct CublasLtRunner::Entry {
   std::unique_ptr<CublasLtDescriptors> desc;
   cublasLtMatmulAlgo_t algo;
   size_t workspaceBytes = 0;
+  std::vector<cublasLtMatmulAlgo_t> candidates; ///< the heuristic's, its first choice first
+  bool tuned = false;
+  TuneResult tune;
 };
 
 namespace {
@@ -56,6 +64,8 @@ Expected<std::unique_ptr<CublasLtRunner>> CublasLtRunner::create() {
   if (!workspace)
     return Error("cuBLASLt workspace: " + workspace.error());
   runner->workspace_ = workspace.take();
+  if (const char *env = std::getenv("FP8C_CUBLASLT_AUTOTUNE"); env && std::strcmp(env, "0") == 0)
+    runner->autotune_ = false;
   return runner;
 }
 
@@ -102,22 +112,38 @@ Expected<CublasLtRunner::Entry *> CublasLtRunner::entryFor(const CublasLtGemmCon
         cublasLtMatmulPreferenceSetAttribute(pref.pref, alignAttr[i], &align[i], sizeof align[i]),
         key);
 
-  cublasLtMatmulHeuristicResult_t result = {};
+  cublasLtMatmulHeuristicResult_t results[kTuneCandidates] = {};
   int returned = 0;
   const CublasLtDescriptors &d = *entry->desc;
-  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d,
-                                                           pref.pref, 1, &result, &returned);
+  const cublasStatus_t hs =
+      cublasLtMatmulAlgoGetHeuristic(handle_, d.op, d.a, d.b, d.c, d.d, pref.pref,
+                                     autotune_ ? kTuneCandidates : 1, results, &returned);
   if (hs != CUBLAS_STATUS_SUCCESS && hs != CUBLAS_STATUS_NOT_SUPPORTED)
     return Error(cublasLtErrorMessage(hs, "cublasLtMatmulAlgoGetHeuristic", key));
   if (hs == CUBLAS_STATUS_NOT_SUPPORTED || returned == 0 ||
-      result.state != CUBLAS_STATUS_SUCCESS) {
+      results[0].state != CUBLAS_STATUS_SUCCESS) {
     std::string why = "cuBLASLt has no algorithm for this GEMM on " + device_.str() + " [" + key +
                       "]: unsupported configuration";
     refused_[key] = why;
     return Error(why);
   }
-  entry->algo = result.algo;
-  entry->workspaceBytes = result.workspaceSize;
+  entry->algo = results[0].algo;
+  entry->workspaceBytes = results[0].workspaceSize;
+  for (int i = 0; i < returned; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes)
+      continue;
+    uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+    size_t written = 0;
+    if (i > 0 && cublasLtMatmulAlgoConfigGetAttribute(&results[i].algo,
+                                                      CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                                                      &scheme, sizeof scheme, &written) !=
+                     CUBLAS_STATUS_SUCCESS)
+      continue;
+    if (scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE)
+      continue; // split-K partials added into D with atomics: not deterministic
+    entry->candidates.push_back(results[i].algo);
+  }
+  entry->tuned = entry->candidates.size() <= 1;
   Entry *raw = entry.get();
   entries_.emplace(key, std::move(entry));
   return raw;
@@ -134,6 +160,77 @@ Expected<bool> CublasLtRunner::supports(const CublasLtGemmConfig &c,
   return Error(e.error());
 }
 
+Status CublasLtRunner::matmul(const Entry &e, const cublasLtMatmulAlgo_t &algo,
+                              const CublasLtGemmPointers &p, CUstream stream) {
+  const float one = 1.0f, zero = 0.0f;
+  const CublasLtDescriptors &d = *e.desc;
+  // FP8 D: C is unused (beta = 0) and has the bias type, so no pointer.
+  const void *cPtr = isFloat8(d.config.dType) ? nullptr : p.d;
+  FP8C_CUBLASLT_TRY(cublasLtMatmul(handle_, d.op, &one, p.b, d.a, p.a, d.b, &zero, cPtr, d.c, p.d,
+                                   d.d, &algo, workspace_.data(), workspace_.bytes(),
+                                   reinterpret_cast<cudaStream_t>(stream)),
+                    d.config.str());
+  return Status::ok();
+}
+
+// Times each candidate on this call's operands (beta = 0: D, and amaxD where asked, are
+// rewritten by the call that follows): one warm-up call, then two rounds of three calls per
+// candidate between events; a candidate's time is its better round.
+Status CublasLtRunner::tune(Entry &e, const CublasLtGemmPointers &p, CUstream stream) {
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return Error(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  FP8C_CU_TRY(drv, cuStreamIsCapturing, stream, &capture);
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return Status::ok(); // no timing inside a capture: tuned on a later call
+  CUevent start = nullptr, stop = nullptr;
+  FP8C_CU_TRY(drv, cuEventCreate, &start, CU_EVENT_DEFAULT);
+  struct Events {
+    CudaDriver *drv;
+    CUevent &a, &b;
+    ~Events() {
+      if (a)
+        drv->cuEventDestroy(a);
+      if (b)
+        drv->cuEventDestroy(b);
+    }
+  } guard{drv, start, stop};
+  FP8C_CU_TRY(drv, cuEventCreate, &stop, CU_EVENT_DEFAULT);
+  constexpr int kCalls = 3;
+  std::vector<double> best(e.candidates.size(), 1e30);
+  for (size_t i = 0; i < e.candidates.size(); ++i)
+    if (Status s = matmul(e, e.candidates[i], p, stream); !s)
+      return s;
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < e.candidates.size(); ++i) {
+      FP8C_CU_TRY(drv, cuEventRecord, start, stream);
+      for (int k = 0; k < kCalls; ++k)
+        if (Status s = matmul(e, e.candidates[i], p, stream); !s)
+          return s;
+      FP8C_CU_TRY(drv, cuEventRecord, stop, stream);
+      FP8C_CU_TRY(drv, cuEventSynchronize, stop);
+      float ms = 0;
+      FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, start, stop);
+      best[i] = std::min(best[i], 1e3 * ms / kCalls);
+    }
+  const size_t pick = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  e.algo = e.candidates[pick];
+  e.tune = {static_cast<int>(e.candidates.size()), best[0], best[pick]};
+  e.tuned = true;
+  return Status::ok();
+}
+
+std::optional<CublasLtRunner::TuneResult>
+CublasLtRunner::tuneResult(const CublasLtGemmConfig &c) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(c.str());
+  if (it == entries_.end() || !it->second->tuned || it->second->tune.candidates == 0)
+    return std::nullopt;
+  return it->second->tune;
+}
+
 Status CublasLtRunner::run(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p,
                            CUstream stream) {
   if (c.m == 0)
@@ -145,15 +242,10 @@ Status CublasLtRunner::run(const CublasLtGemmConfig &c, const CublasLtGemmPointe
   Entry *e = *entryOr;
   if (Status s = e->desc->setPointers(p); !s)
     return s;
-  const float one = 1.0f, zero = 0.0f;
-  // FP8 D: C is unused (beta = 0) and has the bias type, so no pointer.
-  const void *cPtr = isFloat8(c.dType) ? nullptr : p.d;
-  const CublasLtDescriptors &d = *e->desc;
-  FP8C_CUBLASLT_TRY(cublasLtMatmul(handle_, d.op, &one, p.b, d.a, p.a, d.b, &zero, cPtr, d.c, p.d,
-                                   d.d, &e->algo, workspace_.data(), workspace_.bytes(),
-                                   reinterpret_cast<cudaStream_t>(stream)),
-                    c.str());
-  return Status::ok();
+  if (!e->tuned && autotune_)
+    if (Status s = tune(*e, p, stream); !s)
+      return Error("cuBLASLt autotuning: " + s.message());
+  return matmul(*e, e->algo, p, stream);
 }
 
 Status CublasLtRunner::run(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,

@@ -418,6 +418,7 @@ protected:
     ptr.scaleD = c.hasScaleD ? static_cast<const float *>(sd.data()) : nullptr;
     ptr.amaxD = amax ? static_cast<float *>(am.data()) : nullptr;
     c.alignA = c.alignB = c.alignD = c.alignBias = 256;
+    lastConfig = c;
     Status s = runner->run(c, ptr, nullptr);
     EXPECT_TRUE(s) << s.message();
     if (!s)
@@ -452,6 +453,7 @@ protected:
 
   CudaDriver *drv = nullptr;
   std::unique_ptr<CublasLtRunner> runner;
+  CublasLtGemmConfig lastConfig; ///< the config of the last run()
 };
 
 std::vector<double> activated(const std::vector<double> &ref, GemmEpilogue e) {
@@ -550,6 +552,38 @@ TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {
     ASSERT_FALSE(run(p, DType::BF16, GemmEpilogue::Default, true).empty());
   }
   EXPECT_EQ(runner->cachedConfigs(), before + 2);
+}
+
+// Autotuning (on by default): the first call times the heuristic's candidates and keeps the
+// fastest; the tuned GEMM's result (FP8 D with its amax, whose pointer every timed call also
+// writes) is still within the tolerances of the untuned tests. Off, nothing is timed.
+TEST_F(CublasLtGpu, AutotuneKeepsTheFastestCandidateAndItsResultIsRight) {
+  Problem p =
+      makeProblem(512, 1024, 768, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor, false);
+  double refAmax = 0;
+  for (double v : p.ref)
+    refAmax = std::max(refAmax, std::fabs(v));
+  float amax = -1;
+  std::vector<double> got =
+      run(p, DType::F8E4M3FN, GemmEpilogue::Default, true, float(448.0 / refAmax), &amax);
+  ASSERT_FALSE(got.empty());
+  EXPECT_NEAR(amax, refAmax, 2e-3 * refAmax) << "fast accumulation over K = 1024";
+  EXPECT_LT(relFrobenius(got, p.ref), 0.05) << "e4m3 keeps 3 mantissa bits";
+  std::optional<CublasLtRunner::TuneResult> t = runner->tuneResult(lastConfig);
+  if (!t) {
+    std::printf("[ autotune ] the heuristic offered one algorithm: nothing to time\n");
+  } else {
+    std::printf("[ autotune ] %d candidates: heuristic's first %.1f us, kept %.1f us\n",
+                t->candidates, t->heuristicUs, t->chosenUs);
+    EXPECT_GE(t->candidates, 2);
+    EXPECT_LE(t->chosenUs, t->heuristicUs);
+    EXPECT_GT(t->chosenUs, 0.0);
+  }
+  runner->setAutotune(false);
+  Problem q =
+      makeProblem(256, 512, 384, DType::F8E4M3FN, DType::F8E4M3FN, GemmScaleMode::Tensor, false);
+  ASSERT_FALSE(run(q, DType::BF16, GemmEpilogue::Default, true).empty());
+  EXPECT_FALSE(runner->tuneResult(lastConfig)) << "autotuning off: nothing timed";
 }
 
 TEST_F(CublasLtGpu, UnsupportedConfigIsAnError) {
