@@ -64,8 +64,8 @@ Expected<std::unique_ptr<CublasLtRunner>> CublasLtRunner::create() {
   if (!workspace)
     return Error("cuBLASLt workspace: " + workspace.error());
   runner->workspace_ = workspace.take();
-  if (const char *env = std::getenv("FP8C_CUBLASLT_AUTOTUNE"); env && std::strcmp(env, "0") == 0)
-    runner->autotune_ = false;
+  if (const char *env = std::getenv("FP8C_CUBLASLT_AUTOTUNE"); env && std::strcmp(env, "1") == 0)
+    runner->autotune_ = true;
   return runner;
 }
 
