@@ -184,8 +184,7 @@ void LaunchBuilder::mergeCastTransposes() {
     Group &g = groups_[i];
     const Op *tr = g.v->definingOp();
     if (absorbed.count(i) || g.splitTranspose || g.fusedColSum || !tr || !inScope(tr) ||
-        tr->kind() != OpKind::Transpose || !outRowLocalCast(g) ||
-        Lowerer::rowsOf(tr->operand(0)->type()).perM != 0)
+        tr->kind() != OpKind::Transpose || !outRowLocalCast(g))
       continue;
     for (size_t k = 0; k < groups_.size(); ++k)
       if (groups_[k].colSum && groups_[k].colSum->operand(0) == tr->operand(0) &&

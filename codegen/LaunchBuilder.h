@@ -61,6 +61,7 @@ private:
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
   Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
   Status lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out);
+  void transposedOutput(const Group &g, int outBuf, LaunchDesc &d);
   void fuseColSum(const Op &cs, LaunchDesc &d);
   std::vector<const Op *> inlinedOps(const ExprBuilder &eb) const;
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);

@@ -344,12 +344,7 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
       lw_.desc(d.amaxBuf).zeroInit = true;
       d.description += ", " + opsList({g.amax});
     }
-    const BufferDesc &ob = lw_.desc(outBuf);
-    // The output's pitch: static, or M (rounded up when a GEMM reads it) for a dynamic M.
-    d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
-    d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
-    if (g.fusedColSum)
-      fuseColSum(*g.fusedColSum, d);
+    transposedOutput(g, outBuf, d);
     d.suffix = suffix(d, "transpose");
     out.push_back(std::move(d));
     if (!g.splitTranspose || (!g.amax && !g.cast))
@@ -407,6 +402,16 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
   return Status::ok();
 }
 
+// A (cast-)transpose launch's output pitch (static, or M rounded up when a GEMM reads it, for a
+// dynamic M) and the col_sum of its input it takes.
+void LaunchBuilder::transposedOutput(const Group &g, int outBuf, LaunchDesc &d) {
+  const BufferDesc &ob = lw_.desc(outBuf);
+  d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
+  d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
+  if (g.fusedColSum)
+    fuseColSum(*g.fusedColSum, d);
+}
+
 // The col_sum of a (cast-)transpose launch's input, summed from the tiles it reads.
 void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
   d.colSumBuf = lw_.bufferOf(cs.result());
@@ -449,11 +454,7 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
   const int outBuf = lw_.bufferOf(g.transposeOut);
   d.cast->buf = outBuf;
   d.description += ", " + opsList({g.transposeOut->definingOp()});
-  const BufferDesc &ob = lw_.desc(outBuf);
-  d.outLdAlignM = ob.type.isDynamicDim(1) ? std::max(ob.ldAlignM, 1) : 0;
-  d.outLd = d.outLdAlignM ? 0 : lw_.ldOf(outBuf);
-  if (g.fusedColSum)
-    fuseColSum(*g.fusedColSum, d);
+  transposedOutput(g, outBuf, d);
   d.suffix = role_.empty() ? "cast_transpose" : role_;
   out.push_back(std::move(d));
   return Status::ok();

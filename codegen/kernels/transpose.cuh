@@ -147,14 +147,13 @@ __device__ __forceinline__ void columnAmaxes(void *const *buf, i64 r0, i64 c0,
 }
 
 /// Phase 2 of a per-output-row scale: the unit holding the first tile of an output row's scale
-/// group writes that scale (and its inverse) where the Spec asks for them.
+/// group writes its scale s (and the inverse) where the Spec asks for them.
 template <class Spec>
-__device__ __forceinline__ void writeOutRowScale(void *const *buf, i64 orow, i64 r0) {
+__device__ __forceinline__ void writeOutRowScale(void *const *buf, i64 orow, i64 r0, float s) {
   constexpr CastDesc C = Spec::kCast;
   constexpr bool kBlocks = C.gran == Gran::Block1x128;
   if (orow >= Spec::kCols || (kBlocks ? r0 % 128 != 0 : r0 != 0))
     return;
-  const float s = outRowScale<Spec>(buf, orow, r0);
   const i64 groups = kBlocks ? C.groups : 1, g = kBlocks ? r0 / 128 : 0;
   if constexpr (C.scaleOutBuf >= 0)
     f32p(buf[C.scaleOutBuf])[orow * groups + g] = s;
@@ -238,8 +237,8 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
             w[e] = tile[tcE + e][tr]; // rows >= rowsN were evaluated as 0: the pad columns
           if constexpr (kOutRows) {
             const float s = outRowScale<Spec>(buf, orow, r0 + tcE);
-            if (tcE == 0)
-              writeOutRowScale<Spec>(buf, orow, r0);
+            if (tcE == 0) // r0 + tcE = r0: the scale of the group starting at r0
+              writeOutRowScale<Spec>(buf, orow, r0, s);
 #pragma unroll
             for (int e = 0; e < kE; ++e)
               w[e] = op::quantize(w[e], s);
