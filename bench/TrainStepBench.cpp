@@ -4,10 +4,14 @@
 // median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
 //
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
-//                    [--json=FILE] [--profile] GRAPH.mlir...
+//                    [--json=FILE] [--profile] [--interleave] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
 // recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
+// By default each recipe's steps run back to back (median of --reps steps). --interleave
+// compiles every recipe of a graph first and then times them round-robin, --reps rounds of one
+// sample each (the median of 3 steps after 3 warm-up steps): clock and power drift over the run
+// then falls on every recipe alike, and the speed-up is the median of the per-round ratios.
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
 // (Executable::setProfiling: an event after every launch), forward and backward, with their
 // sum beside the unprofiled median.
@@ -47,6 +51,7 @@ struct Row {
   std::string graph, recipe;
   Stats stats;
   int64_t savedBytes = 0;
+  double speedup = 0; ///< against recipe none (0: none measured)
 };
 
 // Buffers of one step: a device buffer per binding name.
@@ -126,7 +131,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> recipes = {"none", "tensorwise", "delayed", "rowwise", "blockwise"};
   std::vector<std::string> files;
   std::string json;
-  bool profile = false;
+  bool profile = false, interleave = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--tokens=", 0) == 0)
@@ -137,6 +142,8 @@ int main(int argc, char **argv) {
       recipes = splitComma(a.substr(10));
     else if (a == "--profile")
       profile = true;
+    else if (a == "--interleave")
+      interleave = true;
     else if (a.rfind("--json=", 0) == 0)
       json = a.substr(7);
     else if (a.rfind("--", 0) == 0)
@@ -167,7 +174,13 @@ int main(int argc, char **argv) {
     if (!mod || !verifyModule(*mod, diag))
       return fail(file + ":\n" + diag.str());
     const Graph &g = *mod->graphs()[0];
-    double baseUs = 0;
+    // Compile and bind every recipe first, then time them (interleaved: round-robin).
+    struct Entry {
+      std::string recipe;
+      std::unique_ptr<GpuTraining> T;
+      StepBuffers sb;
+    };
+    std::vector<Entry> entries;
     for (const std::string &recipe : recipes) {
       TrainingOptions o;
       o.recipe = recipe;
@@ -179,47 +192,91 @@ int main(int argc, char **argv) {
         std::fflush(stdout);
         continue;
       }
-      GpuTraining &T = **step;
-      StepBuffers sb;
-      Status s = bindAll(T.forwardInputs(), "in:", true, 1, sb, sb.in);
+      Entry e{recipe, step.take(), {}};
+      GpuTraining &T = *e.T;
+      Status s = bindAll(T.forwardInputs(), "in:", true, 1, e.sb, e.sb.in);
       if (s)
-        s = bindAll(T.forwardOutputs(), "out:", false, 0, sb, sb.out);
+        s = bindAll(T.forwardOutputs(), "out:", false, 0, e.sb, e.sb.out);
       if (s)
-        s = bindAll(T.outputGrads(), "dy:", true, 77, sb, sb.dy);
+        s = bindAll(T.outputGrads(), "dy:", true, 77, e.sb, e.sb.dy);
       if (s)
-        s = bindAll(T.inputGrads(), "grad:", false, 0, sb, sb.grads);
+        s = bindAll(T.inputGrads(), "grad:", false, 0, e.sb, e.sb.grads);
       if (!s)
         return fail(s.message());
-      Expected<Stats> st = timeRuns(
-          drv, stream,
-          [&](int) -> Status {
-            if (Status a = T.forward(sb.in, sb.out, stream); !a)
-              return a;
-            return T.backward(sb.dy, sb.grads, stream);
-          },
-          1, false, topt);
-      if (!st) {
-        std::printf("%-12s %-10s FAILS: %s\n", g.name().c_str(), recipe.c_str(),
-                    st.error().c_str());
+      entries.push_back(std::move(e));
+    }
+    auto runOf = [&](Entry &e) {
+      return [&e, stream](int) -> Status {
+        if (Status a = e.T->forward(e.sb.in, e.sb.out, stream); !a)
+          return a;
+        return e.T->backward(e.sb.dy, e.sb.grads, stream);
+      };
+    };
+    std::vector<std::vector<double>> samples(entries.size()); // interleaved: one per round
+    std::vector<Expected<Stats>> stats;
+    if (interleave) {
+      TimingOptions one; // a sample: the median of 3 steps after 3 warm-up steps
+      one.warmupMs = 0;
+      one.minReps = 3;
+      one.targetMs = 0;
+      for (int r = 0; r < reps; ++r)
+        for (size_t i = 0; i < entries.size(); ++i) {
+          Expected<Stats> st = timeRuns(drv, stream, runOf(entries[i]), 1, false, one);
+          if (!st)
+            return fail(g.name() + " " + entries[i].recipe + ": " + st.error());
+          samples[i].push_back(st->medianUs);
+        }
+      for (size_t i = 0; i < entries.size(); ++i) {
+        Stats st = statsOf(samples[i]);
+        st.reps = reps;
+        stats.push_back(st);
+      }
+    } else {
+      for (Entry &e : entries)
+        stats.push_back(timeRuns(drv, stream, runOf(e), 1, false, topt));
+    }
+    const auto base = std::find_if(entries.begin(), entries.end(),
+                                   [](const Entry &e) { return e.recipe == "none"; });
+    const size_t baseIdx = size_t(base - entries.begin());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      Entry &e = entries[i];
+      if (!stats[i]) {
+        std::printf("%-12s %-10s FAILS: %s\n", g.name().c_str(), e.recipe.c_str(),
+                    stats[i].error().c_str());
         std::fflush(stdout);
         continue;
       }
-      if (recipe == "none")
-        baseUs = st->medianUs;
-      rows.push_back({g.name(), recipe, *st, T.savedBytes()});
-      std::printf("%-12s %-10s median %9.1f us  p10 %9.1f  p90 %9.1f  (%d steps)  %s  saved "
+      const Stats &st = *stats[i];
+      // The speed-up against recipe none: interleaved, the median of the per-round ratios (each
+      // round's two steps ran within milliseconds of each other); else of the two medians.
+      double ratio = 0;
+      if (base != entries.end() && stats[baseIdx]) {
+        if (interleave) {
+          std::vector<double> r;
+          for (int k = 0; k < reps; ++k)
+            r.push_back(samples[baseIdx][size_t(k)] / samples[i][size_t(k)]);
+          std::sort(r.begin(), r.end());
+          ratio = r[r.size() / 2];
+        } else {
+          ratio = stats[baseIdx]->medianUs / st.medianUs;
+        }
+      }
+      rows.push_back({g.name(), e.recipe, st, e.T->savedBytes(), ratio});
+      std::printf("%-12s %-10s median %9.1f us  p10 %9.1f  p90 %9.1f  (%d %s)  %s  saved "
                   "%.1f MiB\n",
-                  g.name().c_str(), recipe.c_str(), st->medianUs, st->p10Us, st->p90Us, st->reps,
-                  baseUs > 0 ? ("x" + std::to_string(baseUs / st->medianUs).substr(0, 5) +
-                                " vs none (bf16)")
-                                   .c_str()
-                             : "", 
-                  double(T.savedBytes()) / (1 << 20));
+                  g.name().c_str(), e.recipe.c_str(), st.medianUs, st.p10Us, st.p90Us, st.reps,
+                  interleave ? "rounds" : "steps",
+                  ratio > 0 ? ("x" + std::to_string(ratio).substr(0, 5) + " vs none (bf16)").c_str()
+                            : "",
+                  double(e.T->savedBytes()) / (1 << 20));
       std::fflush(stdout);
-      if (profile)
-        if (Status ps = printProfile(T, sb, stream); !ps)
-          return fail(ps.message());
     }
+    if (profile)
+      for (Entry &e : entries) {
+        std::printf("%-12s %-10s per-launch profile\n", g.name().c_str(), e.recipe.c_str());
+        if (Status ps = printProfile(*e.T, e.sb, stream); !ps)
+          return fail(ps.message());
+      }
   }
   if (!json.empty()) {
     std::ofstream out(json);
@@ -229,7 +286,8 @@ int main(int argc, char **argv) {
       out << "  {\"graph\": \"" << r.graph << "\", \"recipe\": \"" << r.recipe
           << "\", \"median_us\": " << r.stats.medianUs << ", \"p10_us\": " << r.stats.p10Us
           << ", \"p90_us\": " << r.stats.p90Us << ", \"reps\": " << r.stats.reps
-          << ", \"saved_bytes\": " << r.savedBytes << "}" << (i + 1 < rows.size() ? "," : "")
+          << ", \"saved_bytes\": " << r.savedBytes << ", \"speedup_vs_none\": " << r.speedup
+          << ", \"interleaved\": " << (interleave ? "true" : "false") << "}" << (i + 1 < rows.size() ? "," : "")
           << "\n";
     }
     out << "]}\n";
