@@ -159,8 +159,11 @@ int main(int argc, char **argv) {
   CudaDriver *drv = bd->drv;
   const Device *dev = &bd->dev;
   CUstream stream = bd->stream;
-  std::printf("fp8c-train-bench on %s, %lld tokens, median of >= %d steps\n", dev->str().c_str(),
-              static_cast<long long>(tokens), reps);
+  std::printf("fp8c-train-bench on %s, %lld tokens, %s\n", dev->str().c_str(),
+              static_cast<long long>(tokens),
+              (interleave ? "recipes round-robin, " + std::to_string(reps) + " rounds"
+                          : "median of >= " + std::to_string(reps) + " steps")
+                  .c_str());
   TimingOptions topt;
   topt.minReps = reps;
   topt.targetMs = 0; // minReps steps exactly
