@@ -61,15 +61,22 @@ namespace sm90 {
 
 // --- the shared-memory ring ---------------------------------------------------------------------
 
-/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle) and its mbarriers:
-/// full[Stages], empty[Stages], turn[2].
+/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), its mbarriers
+/// (full[Stages], empty[Stages], turn[2]) and, after them, the consumers' column buffers
+/// (EpilogueInputs: BN / 2 float4 per consumer warpgroup, when the epilogue has per-column
+/// inputs; sharedBytes counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, bars;
+  u32 a, b, bars, cols;
   __device__ __forceinline__ Ring(u32 raw) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
     bars = b + Stages * kStageB;
+    cols = bars + 8u * u32(2 * Stages + 2); // 16-byte aligned: bars is, and 2 Stages + 2 is even
+  }
+  /// Consumer warpgroup cw's column buffer as a generic pointer (`raw` is the shared array).
+  __device__ __forceinline__ float4 *colBuffer(u8 *raw, int cw) const {
+    return reinterpret_cast<float4 *>(raw + (cols - smemAddr(raw))) + cw * (BN / 2);
   }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
@@ -145,9 +152,11 @@ __device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
           Act A, bool Amax, bool Overlap, bool Promote>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                   int cw, float tensorScale, float scaleD) {
+                                                   float4 *colBuf, int cw, float tensorScale,
+                                                   float scaleD) {
   using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
+  using In = EpilogueInputs<WN, 1, S, HasBias, TBias>;
   const int lane = threadIdx.x % 32;
   const int t = threadIdx.x % 128;
   const int numTiles = p.tilesM * p.tilesN;
@@ -161,6 +170,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     const int colBase = tn * BN + (BM == 128 ? 0 : cw * WN);
     const u32 aOff = BM == 128 ? u32(cw) * 64 * kBK : 0u;
     const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
+    In in;
+    in.load(p, rowBase, colBase);
 #pragma unroll
     for (int i = 0; i < WN / 2; ++i)
       acc[0][i] = 0.0f;
@@ -224,7 +235,9 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap>(acc, ring, aOff, bOff, p.kBlocks, s, phase,
                                                       [] {});
     }
-    epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, tensorScale, scaleD);
+    in.stage(colBuf, 1 + cw);
+    epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
+                                                tensorScale, scaleD);
   }
 }
 
@@ -243,8 +256,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
           Act A, bool Amax, bool Overlap>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                int cw, float tensorScale, float scaleD) {
+                                                float4 *colBuf, int cw, float tensorScale,
+                                                float scaleD) {
   constexpr int kSlices = BM / 64;
+  using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
   const int numTiles = p.tilesM * p.tilesN;
   const u32 turnMine = ring.turn(cw), turnOther = ring.turn(1 - cw);
   int s = (cw * p.kBlocks) % Stages;
@@ -254,6 +269,8 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
   for (int tile = blockIdx.x + cw * int(gridDim.x); tile < numTiles; tile += 2 * int(gridDim.x)) {
     int tm, tn;
     tileCoords(tile, p, tm, tn);
+    In in;
+    in.load(p, tm * BM, tn * BN);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
 #pragma unroll
@@ -266,10 +283,11 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
           if (threadIdx.x % 128 == 0)
             mbarArrive(turnOther);
         });
+    in.stage(colBuf, 1 + cw);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
       epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc[h], p, tm * BM + 64 * h, tn * BN,
-                                                  tensorScale, scaleD);
+                                                  in.sa[h], colBuf, tensorScale, scaleD);
     // The other warpgroup's tile.
     const int skip = s + p.kBlocks;
     s = skip % Stages;
@@ -355,10 +373,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
       consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap>(
-          p, ring, wg - 1, tensorScale, scaleD);
+          p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote>(p, ring, wg - 1, tensorScale, scaleD);
+                         Promote>(p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale,
+                                  scaleD);
   }
 }
 

@@ -43,10 +43,12 @@ constexpr int kThreadsSm90 = 384;
 constexpr int kConsumerWarps = 8;
 
 /// Dynamic shared memory of a config: the ring, its full/empty mbarriers, the two ping-pong
-/// turn mbarriers, and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the
-/// host computes the same).
-FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages) {
-  return stages * (bm * kBK + bn * kBK) + (2 * stages + 2) * 8 + 1024;
+/// turn mbarriers, the consumers' column buffers when the epilogue has per-column inputs (row
+/// scales or bias: 16 bytes per pair of columns per consumer warpgroup), and 1024 bytes of slack
+/// for alignment (GemmSm90Kernel::sharedBytes on the host computes the same).
+FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs) {
+  return stages * (bm * kBK + bn * kBK) + (2 * stages + 2) * 8 + (colInputs ? 16 * bn : 0) +
+         1024;
 }
 
 // --- PTX wrappers ------------------------------------------------------------------------------

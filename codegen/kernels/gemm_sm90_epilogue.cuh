@@ -1,6 +1,9 @@
 // The Hopper FP8 GEMM's epilogue (gemm_sm90.cuh): one consumer warpgroup's 64 x N f32
 // accumulators (in the wgmma accumulator layout) scaled, biased, activated, reduced into amax and
-// stored to D straight from registers (16-byte stores after quad shuffles for a 16-bit D).
+// stored to D straight from registers. The per-row and per-column inputs (row scales, column
+// scales, bias) are loaded before the tile's main loop (EpilogueInputs), so their latency hides
+// behind the wgmmas; a quad of threads trades values so that each thread writes 16 adjacent bytes
+// of D (8 columns of a 16-bit D, 16 of an FP8 D).
 #pragma once
 
 #include "fp8c/common.cuh"
@@ -36,6 +39,73 @@ template <Act A> __device__ __forceinline__ float activate(float x) {
   }
 }
 
+/// Synchronizes the `count` threads that use named barrier `id` (1 + consumer warpgroup; 0 is
+/// __syncthreads').
+__device__ __forceinline__ void namedBarrier(int id, int count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+/// The epilogue's inputs besides the accumulators, loaded by one consumer warpgroup before its
+/// tile's main loop: the scales of its rows (Scale::Row; two rows per thread and 64-row slice)
+/// in registers, and, where the epilogue has per-column inputs (Scale::Row's column scales,
+/// bias), one float4 {scaleB[c], scaleB[c + 1], bias[c], bias[c + 1]} per pair of the tile's WN
+/// columns, thread t loading pairs t, t + 128, ... Each thread needs two columns of every eight,
+/// so stage() hands the pairs around through the warpgroup's buffer in shared memory.
+template <int WN, int Slices, Scale S, bool HasBias, Dt TBias> struct EpilogueInputs {
+  static constexpr bool kCols = S == Scale::Row || HasBias;
+  static constexpr int kPairs = WN / 2;
+  static constexpr int kPerThread = kCols ? (kPairs + 127) / 128 : 1;
+  float sa[Slices][2];
+  float4 cols[kPerThread];
+
+  __device__ __forceinline__ void load(const GemmParams &p, int rowBase, int colBase) {
+    const int t = threadIdx.x % 128;
+#pragma unroll
+    for (int h = 0; h < Slices; ++h) {
+      const int row0 = rowBase + 64 * h + (t / 32) * 16 + (t % 32) / 4;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = row0 + 8 * r;
+        sa[h][r] = S != Scale::Row ? 1.0f : row < p.m ? p.scaleA[row] : 0.0f;
+      }
+    }
+    if constexpr (kCols) {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const int pair = t + 128 * i;
+        const int c = colBase + 2 * pair;
+        float4 v = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
+        if (pair < kPairs) {
+          if constexpr (S == Scale::Row) {
+            v.x = c < p.n ? p.scaleB[c] : 0.0f;
+            v.y = c + 1 < p.n ? p.scaleB[c + 1] : 0.0f;
+          }
+          if constexpr (HasBias) {
+            v.z = c < p.n ? loadOne<TBias>(p.bias, c) : 0.0f;
+            v.w = c + 1 < p.n ? loadOne<TBias>(p.bias, c + 1) : 0.0f;
+          }
+        }
+        cols[i] = v;
+      }
+    }
+  }
+
+  /// Writes the column pairs into `buf` (kPairs float4) once every thread of the warpgroup has
+  /// finished reading the previous tile's, and makes them visible to all of them (named barrier
+  /// `bar`, 128 threads, twice).
+  __device__ __forceinline__ void stage(float4 *buf, int bar) const {
+    if constexpr (kCols) {
+      const int t = threadIdx.x % 128;
+      namedBarrier(bar, 128);
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i)
+        if (t + 128 * i < kPairs)
+          buf[t + 128 * i] = cols[i];
+      namedBarrier(bar, 128);
+    }
+  }
+};
+
 /// Stores two adjacent elements of row `row` at columns col, col + 1 (either may be past N).
 template <Dt TD>
 __device__ __forceinline__ void storePair(const GemmParams &p, bool pairOk, int row, int col,
@@ -46,8 +116,8 @@ __device__ __forceinline__ void storePair(const GemmParams &p, bool pairOk, int 
     v0 = __fmul_rn(v0, sd);
     v1 = __fmul_rn(v1, sd);
   }
-  using S = typename DtInfo<TD>::Storage;
-  S *base = static_cast<S *>(p.d) + i64(row) * p.ldd + col;
+  using St = typename DtInfo<TD>::Storage;
+  St *base = static_cast<St *>(p.d) + i64(row) * p.ldd + col;
   if (pairOk && col + 1 < p.n) {
     if constexpr (TD == Dt::F32) {
       float2 w;
@@ -73,20 +143,14 @@ __device__ __forceinline__ u32 pick4(const u32 (&x)[4], int i) {
   return i == 0 ? x[0] : i == 1 ? x[1] : i == 2 ? x[2] : x[3];
 }
 
-/// Stores two column groups j, j + 1 (16 columns) of rows row0 and row0 + 8 of a 16-bit D.
-/// u[2h + jj] holds the thread's packed pair of row (h ? row0 + 8 : row0), column group j + jj.
-/// The four threads of a quad trade pairs (three shuffles) so that each ends with 8 adjacent
-/// columns of one row and writes them as one 16-byte store: full 32-byte sectors, a quarter of
-/// the store instructions of pairwise stores.
-template <Dt TD>
-__device__ __forceinline__ void storeQuad16(const GemmParams &p, const u32 (&u)[4], int row0,
-                                            int colBase, int j) {
+/// The four threads of a quad hold one 32-bit word each for (row half h, chunk c), at u[2h + c];
+/// afterwards thread q holds in o[x] thread x's word for h = q / 2, c = q % 2 (three shuffles).
+__device__ __forceinline__ void quadExchange(const u32 (&u)[4], u32 (&o)[4]) {
   const int q = threadIdx.x % 4;
-  u32 o[4];
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
-    // Round r: send the pair destined to thread q ^ r; the pair received from thread q ^ r
-    // holds its columns 2 (q ^ r), +1 of my chunk.
+    // Round r: send the word destined to thread q ^ r; the word received from thread q ^ r is
+    // its word for my (h, c).
     const u32 send = pick4(u, q ^ r);
     const u32 got = r ? __shfl_xor_sync(0xFFFFFFFFu, send, r) : send;
     const int at = q ^ r;
@@ -95,57 +159,85 @@ __device__ __forceinline__ void storeQuad16(const GemmParams &p, const u32 (&u)[
       if (x == at)
         o[x] = got;
   }
-  const int row = row0 + 8 * (q >> 1);
-  const int col = colBase + 8 * (j + (q & 1));
+}
+
+/// Writes the 16 bytes `o` at element `col` of row `row` (elements of `bytesPer` bytes), or
+/// the part of them left of N.
+__device__ __forceinline__ void store16(const GemmParams &p, int row, int col, int bytesPer,
+                                        const u32 (&o)[4]) {
   if (row >= p.m || col >= p.n)
     return;
-  u16 *base = static_cast<u16 *>(p.d) + i64(row) * p.ldd + col;
-  if (col + 7 < p.n) {
-    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(base), "r"(o[0]), "r"(o[1]),
-                 "r"(o[2]), "r"(o[3])
-                 : "memory");
+  u8 *base = static_cast<u8 *>(p.d) + (i64(row) * p.ldd + col) * bytesPer;
+  const int per = 16 / bytesPer;
+  if (col + per <= p.n) {
+    uint4 w;
+    w.x = o[0];
+    w.y = o[1];
+    w.z = o[2];
+    w.w = o[3];
+    *reinterpret_cast<uint4 *>(base) = w;
   } else {
-#pragma unroll
-    for (int e = 0; e < 8; ++e)
-      if (col + e < p.n)
-        base[e] = u16(e % 2 ? o[e / 2] >> 16 : o[e / 2] & 0xFFFFu);
+    for (int b = 0; b < (p.n - col) * bytesPer; ++b)
+      base[b] = u8(pick4(o, b / 4) >> (8 * (b % 4)));
   }
 }
 
-/// The epilogue of one consumer warpgroup's 64 x BN accumulators (already scaled when
+/// Stores column groups j, j + 1 (16 columns) of rows row0 and row0 + 8 of a 16-bit D.
+/// u[2h + jj] holds the thread's packed pair of row (h ? row0 + 8 : row0), column group j + jj;
+/// after the exchange each thread writes 8 adjacent columns of one row as one 16-byte store.
+__device__ __forceinline__ void storeQuad16(const GemmParams &p, const u32 (&u)[4], int row0,
+                                            int colBase, int j) {
+  const int q = threadIdx.x % 4;
+  u32 o[4];
+  quadExchange(u, o);
+  store16(p, row0 + 8 * (q >> 1), colBase + 8 * (j + (q & 1)), 2, o);
+}
+
+/// Stores column groups j .. j + 3 (32 columns) of rows row0 and row0 + 8 of an FP8 D.
+/// u[2h + c] holds the thread's FP8 pairs of row h, groups j + 2c (low half) and j + 2c + 1
+/// (high half); after the exchange thread q holds those of all four threads for h = q / 2,
+/// c = q % 2, i.e. 16 adjacent columns once reordered, written as one 16-byte store.
+__device__ __forceinline__ void storeQuad8(const GemmParams &p, const u32 (&u)[4], int row0,
+                                           int colBase, int j) {
+  const int q = threadIdx.x % 4;
+  u32 o[4], w[4];
+  quadExchange(u, o);
+  // Group j + 2c: the low halves of threads 0..3; group j + 2c + 1: their high halves.
+  w[0] = __byte_perm(o[0], o[1], 0x5410);
+  w[1] = __byte_perm(o[2], o[3], 0x5410);
+  w[2] = __byte_perm(o[0], o[1], 0x7632);
+  w[3] = __byte_perm(o[2], o[3], 0x7632);
+  store16(p, row0 + 8 * (q >> 1), colBase + 8 * (j + 2 * (q & 1)), 1, w);
+}
+
+/// The epilogue of one consumer warpgroup's 64 x WN accumulators (already scaled when
 /// S == Scale::Block). `rowBase` is the first row of the warpgroup's 64, `colBase` the tile's
-/// first column.
-template <int BN, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
-__device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams &p, int rowBase,
-                                         int colBase, float tensorScale, float scaleD) {
+/// first column; `sa` the scales of the thread's two rows (Scale::Row), `cols` the tile's
+/// column pairs staged by EpilogueInputs::stage (when it has per-column inputs).
+template <int WN, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
+__device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams &p, int rowBase,
+                                         int colBase, const float (&sa)[2], const float4 *cols,
+                                         float tensorScale, float scaleD) {
   constexpr bool k16 = TD == Dt::BF16 || TD == Dt::F16;
+  constexpr bool kCols = S == Scale::Row || HasBias;
+  static_assert(WN % 32 == 0, "the epilogue stores 32 columns at a time");
   const int t = threadIdx.x % 128;
   const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
   const int row1 = row0 + 8;
   const bool pairOk = (p.ldd & 1) == 0;
-  const bool quadOk = (p.ldd & 7) == 0;
-  float sa0 = tensorScale, sa1 = tensorScale;
-  if constexpr (S == Scale::Row) {
-    sa0 = row0 < p.m ? p.scaleA[row0] : 0.0f;
-    sa1 = row1 < p.m ? p.scaleA[row1] : 0.0f;
-  }
+  // 16-byte stores need 16-byte aligned rows (D itself is, checked on the host).
+  const bool quadOk = (k16 && (p.ldd & 7) == 0) || (isFp8(TD) && (p.ldd & 15) == 0);
   float mag = 0.0f;
 #pragma unroll
-  for (int j2 = 0; j2 < BN / 8; j2 += 2) {
-    u32 packed[4];
+  for (int j4 = 0; j4 < WN / 8; j4 += 4) {
+    u32 packed[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-    for (int jj = 0; jj < 2; ++jj) {
-      const int j = j2 + jj;
+    for (int jj = 0; jj < 4; ++jj) {
+      const int j = j4 + jj;
       const int col = colBase + 8 * j + 2 * (t % 4);
-      float sb0 = 1.0f, sb1 = 1.0f, b0 = 0.0f, b1 = 0.0f;
-      if constexpr (S == Scale::Row) {
-        sb0 = col < p.n ? p.scaleB[col] : 0.0f;
-        sb1 = col + 1 < p.n ? p.scaleB[col + 1] : 0.0f;
-      }
-      if constexpr (HasBias) {
-        b0 = col < p.n ? loadOne<TBias>(p.bias, col) : 0.0f;
-        b1 = col + 1 < p.n ? loadOne<TBias>(p.bias, col + 1) : 0.0f;
-      }
+      float4 c = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
+      if constexpr (kCols)
+        c = cols[4 * j + t % 4];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = h ? row1 : row0;
@@ -154,13 +246,12 @@ __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams 
           v0 = v0 * tensorScale;
           v1 = v1 * tensorScale;
         } else if constexpr (S == Scale::Row) {
-          const float sa = h ? sa1 : sa0;
-          v0 = v0 * (sa * sb0);
-          v1 = v1 * (sa * sb1);
+          v0 = v0 * (sa[h] * c.x);
+          v1 = v1 * (sa[h] * c.y);
         }
         if constexpr (HasBias) {
-          v0 += b0;
-          v1 += b1;
+          v0 += c.z;
+          v1 += c.w;
         }
         v0 = activate<A>(v0);
         v1 = activate<A>(v1);
@@ -171,17 +262,23 @@ __device__ __forceinline__ void epilogue(float (&acc)[BN / 2], const GemmParams 
             mag = maxMag(mag, magnitude(v1));
         }
         if constexpr (k16) {
-          packed[2 * h + jj] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
-          if (!quadOk)
-            storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
-        } else {
-          storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
+          // Words for storeQuad16: (h, group j4 + (jj & 1)), stored per two groups.
+          packed[2 * h + (jj & 1)] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
+        } else if constexpr (isFp8(TD)) {
+          // Words for storeQuad8: (h, groups j4 + 2c, +1 with c = jj / 2), low half first.
+          const u32 pair = packFp8x2<TD>(__fmul_rn(v0, scaleD), __fmul_rn(v1, scaleD));
+          packed[2 * h + jj / 2] |= pair << (16 * (jj & 1));
         }
+        if (!quadOk)
+          storePair<TD>(p, pairOk, row, col, v0, v1, scaleD);
       }
+      if constexpr (k16)
+        if (quadOk && (jj & 1))
+          storeQuad16(p, packed, row0, colBase, j - 1);
     }
-    if constexpr (k16)
+    if constexpr (isFp8(TD))
       if (quadOk)
-        storeQuad16<TD>(p, packed, row0, colBase, j2);
+        storeQuad8(p, packed, row0, colBase, j4);
   }
   if constexpr (Amax) {
     mag = groupMaxMag<32>(mag);

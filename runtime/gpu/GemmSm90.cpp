@@ -102,9 +102,12 @@ std::string GemmSm90Kernel::name() const {
 }
 
 int64_t GemmSm90Kernel::sharedBytes() const {
-  // The ring, its full/empty mbarriers and the two turn mbarriers, 1024 bytes of alignment
-  // slack: sm90::sharedBytes in gemm_sm90_defs.cuh.
-  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + (2 * stages + 2) * 8 + 1024;
+  // The ring, its full/empty mbarriers and the two turn mbarriers, the consumers' column
+  // buffers (row scales or bias: a float4 per pair of columns per consumer warpgroup), 1024
+  // bytes of alignment slack: sm90::sharedBytes in gemm_sm90_defs.cuh.
+  const bool colInputs = scaleMode == GemmScaleMode::OuterVector || biasType.has_value();
+  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + (2 * stages + 2) * 8 +
+         (colInputs ? 16 * int64_t(bn) : 0) + 1024;
 }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
