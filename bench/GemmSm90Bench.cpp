@@ -15,8 +15,10 @@
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
 // --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
 // the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
-// --quick times the heuristic's config alone (and the ping-pong 128 x 128 one, unless
-// --schedule cooperative). --schedule picks the consumer schedules of the candidates (both).
+// --quick times the heuristic's config, ping-pong 128 x 128 x 6 (unless --schedule cooperative)
+// and the clusters of two sharing B (TMA multicast): ping-pong 128 x 128 x 6 and cooperative
+// 128 x 256 x 4 (64 x 128 x 8 for decode). --schedule picks the consumer schedules of the
+// candidates (both).
 #include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
@@ -226,7 +228,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   GemmSm90Kernel base;
   std::vector<std::pair<GemmSm90Kernel, int>> cands; // kernel, groupM (0 = auto)
   auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128,
-                 GemmSchedule sched = GemmSchedule::Cooperative) {
+                 GemmSchedule sched = GemmSchedule::Cooperative, int cm = 1) {
     if (sched == GemmSchedule::Cooperative ? !wantCoop : !wantPingPong)
       return;
     GemmSm90Kernel k = base;
@@ -235,10 +237,11 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     k.stages = st;
     k.overlap = ov;
     k.schedule = sched;
+    k.clusterM = cm;
     cands.push_back({k, gm});
   };
-  auto addPP = [&](int bm, int bn, int st, bool ov = true, int gm = 0) {
-    add(bn, st, ov, gm, bm, GemmSchedule::PingPong);
+  auto addPP = [&](int bm, int bn, int st, bool ov = true, int gm = 0, int cm = 1) {
+    add(bn, st, ov, gm, bm, GemmSchedule::PingPong, cm);
   };
   GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
   cands.push_back({chosen, 0});
@@ -252,6 +255,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     }
     addPP(64, 128, 8);
     addPP(64, 64, 8);
+    add(128, 8, true, 0, 64, GemmSchedule::Cooperative, 2);
   } else {
     if (!quick) {
       add(256, 4, true);
@@ -260,7 +264,11 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
       add(128, 6, true);
     }
     addPP(128, 128, 6);
+    // Clusters of two along M sharing B (TMA multicast).
+    addPP(128, 128, 6, true, 0, 2);
+    add(256, 4, true, 0, 128, GemmSchedule::Cooperative, 2);
     if (!quick) {
+      add(256, 4, true, 16, 128, GemmSchedule::Cooperative, 2);
       addPP(128, 128, 7);
       addPP(128, 128, 7, true, 16);
       addPP(128, 128, 7, false);
@@ -285,7 +293,9 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
     const std::string label =
         std::string(k.schedule == GemmSchedule::PingPong ? "pp " : "coop ") + "m" +
         std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
-        (k.overlap ? " overlap" : " wait0") + " groupM " +
+        (k.overlap ? " overlap" : " wait0") +
+        (k.clusterM > 1 ? " c2 (" + std::to_string(*g.maxResidentBlocks(k)) + " blocks)" : "") +
+        " groupM " +
         (gm ? std::to_string(gm)
             : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +
         (ci == 0 ? " [heuristic]" : "");
@@ -413,12 +423,14 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     } else {
       std::printf("  %-36s (cuBLASLt %s: %s)\n", v.name, v.peer, probe.message().c_str());
     }
-    // The heuristic's config, then cooperative 128 x 256 x 4 and ping-pong 128 x 128 x 6 / 7
-    // where the mode takes them and --schedule asks for them.
+    // The heuristic's config, then cooperative 128 x 256 x 4 and ping-pong 128 x 128 x 6 / 7,
+    // and the clusters of two (B multicast) of cooperative 128 x 256 x 4 / 128 x 128 x 6 and
+    // ping-pong 128 x 128 x 6, where the mode takes them and --schedule asks for them.
     std::vector<GemmSm90Kernel> ks{v.k};
-    auto add = [&](GemmSchedule sched, int bn, int stages) {
+    auto add = [&](GemmSchedule sched, int bn, int stages, int cm = 1) {
       GemmSm90Kernel k = v.k;
       k.schedule = sched;
+      k.clusterM = cm;
       k.bm = 128;
       k.bn = bn;
       k.stages = stages;
@@ -431,6 +443,9 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     add(GemmSchedule::Cooperative, 256, 4);
     add(GemmSchedule::PingPong, 128, 6);
     add(GemmSchedule::PingPong, 128, 7);
+    add(GemmSchedule::Cooperative, 256, 4, 2);
+    add(GemmSchedule::PingPong, 128, 6, 2);
+    add(GemmSchedule::Cooperative, 128, 6, 2); // the promoting modes' tile
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
     std::vector<uint8_t> first;
     for (const GemmSm90Kernel &k : ks) {
@@ -454,7 +469,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       }
       const std::string cfg = std::string(k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
                               " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
-                              std::to_string(k.stages) + (k.promotes() ? " promote" : "") +
+                              std::to_string(k.stages) + (k.clusterM > 1 ? " c2" : "") +
+                              (k.promotes() ? " promote" : "") +
                               (&k == &ks[0] ? " [heur]" : "");
       std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
                   ms * 1e3, flop / ms / 1e9);

@@ -26,6 +26,12 @@
 //     No promotion.
 // Tiles are visited in groups of `groupM` tile rows (all tile columns of a group before the
 // next group), so the A rows and B columns in use at one time stay in L2.
+// Clusters (Cm = 2, __cluster_dims__(2, 1, 1)): the two blocks of a cluster work on vertically
+// adjacent tiles with the same B tile; each producer loads its own A tile and half of the B tile,
+// multicast into both blocks' stage (one full barrier per block counts all the bytes), and a
+// stage is refilled once the consumer warps of *both* blocks released it (each arrives on the
+// stage's empty barrier in both blocks). The blocks meet at a cluster barrier after the barriers
+// are initialized and before either exits.
 //
 // Scales are *inverse* scales (dequantization factors, multiplied), laid out as cuBLASLt's:
 //   Scale::Tensor  scaleA[0], scaleB[0]
@@ -83,6 +89,19 @@ template <int BM, int BN, int Stages> struct Ring {
   __device__ __forceinline__ u32 turn(int w) const { return bars + 8u * u32(2 * Stages + w); }
 };
 
+/// Hands stage `empty` back to the producer(s): with a cluster (Cm > 1) the stage is filled by
+/// every block's producer (B multicast), so each consumer warp arrives on the stage's `empty`
+/// barrier in every block of the cluster.
+template <int Cm> __device__ __forceinline__ void releaseStage(u32 empty) {
+  if constexpr (Cm == 1) {
+    mbarArrive(empty);
+  } else {
+#pragma unroll
+    for (int r = 0; r < Cm; ++r)
+      mbarArriveCluster(empty, r);
+  }
+}
+
 /// One stage's wgmmas: K = 128 in four k32 steps, for each 64-row slice `h` of the warpgroup's
 /// rows (A from shared address a + 64 h rows), WN columns of B from shared address b; the first
 /// k32 step scales the old accumulators by `scaleD` (0: overwrite). Fenced and committed by the
@@ -102,7 +121,7 @@ __device__ __forceinline__ void stageMma(float (&acc)[Slices][WN / 2], u32 a, u3
 /// while the next stage is waited for (wait_group 1, then the previous stage is released);
 /// otherwise each stage is released after wait_group 0. `onIssued` runs once the last stage's
 /// wgmmas are issued (before the last wait).
-template <int WN, int Slices, int BM, int BN, int Stages, Dt TA, Dt TB, bool Overlap,
+template <int WN, int Slices, int BM, int BN, int Stages, Dt TA, Dt TB, bool Overlap, int Cm,
           typename OnIssued>
 __device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
                                          const Ring<BM, BN, Stages> &ring, u32 aOff, u32 bOff,
@@ -120,11 +139,11 @@ __device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
       // The previous stage's wgmmas are done once at most this one group is pending.
       wgmmaWait<1>();
       if (kb > 0 && lane == 0)
-        mbarArrive(ring.empty(prev));
+        releaseStage<Cm>(ring.empty(prev));
     } else {
       wgmmaWait<0>();
       if (lane == 0)
-        mbarArrive(ring.empty(s));
+        releaseStage<Cm>(ring.empty(s));
     }
     prev = s;
     if (++s == Stages) {
@@ -136,7 +155,7 @@ __device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
   if constexpr (Overlap) {
     wgmmaWait<0>();
     if (kBlocks > 0 && lane == 0)
-      mbarArrive(ring.empty(prev));
+      releaseStage<Cm>(ring.empty(prev));
   }
 #pragma unroll
   for (int h = 0; h < Slices; ++h)
@@ -150,7 +169,7 @@ __device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
 /// columns cw * BN / 2.. of every tile.
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, bool Promote>
+          Act A, bool Amax, bool Overlap, bool Promote, int Cm>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                    float4 *colBuf, int cw, float tensorScale,
                                                    float scaleD) {
@@ -159,13 +178,13 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
   using In = EpilogueInputs<WN, 1, S, HasBias, TBias>;
   const int lane = threadIdx.x % 32;
   const int t = threadIdx.x % 128;
-  const int numTiles = p.tilesM * p.tilesN;
+  const TileWalk<Cm> walk(p);
   int s = 0;
   u32 phase = 0;
   float acc[1][WN / 2];
-  for (int tile = blockIdx.x; tile < numTiles; tile += gridDim.x) {
+  for (int u = walk.first; u < walk.units; u += walk.stride) {
     int tm, tn;
-    tileCoords(tile, p, tm, tn);
+    walk.coords(u, p, tm, tn);
     const int rowBase = tm * BM + (BM == 128 ? cw * 64 : 0);
     const int colBase = tn * BN + (BM == 128 ? 0 : cw * WN);
     const u32 aOff = BM == 128 ? u32(cw) * 64 * kBK : 0u;
@@ -210,7 +229,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
         for (int i = 0; i < WN / 2; ++i)
           fenceReg(tmp[0][i]);
         if (lane == 0)
-          mbarArrive(ring.empty(s));
+          releaseStage<Cm>(ring.empty(s));
         if (++s == Stages) {
           s = 0;
           phase ^= 1u;
@@ -232,8 +251,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
         }
       }
     } else {
-      mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap>(acc, ring, aOff, bOff, p.kBlocks, s, phase,
-                                                      [] {});
+      mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap, Cm>(acc, ring, aOff, bOff, p.kBlocks, s,
+                                                          phase, [] {});
     }
     in.stage(colBuf, 1 + cw);
     epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
@@ -254,21 +273,21 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 /// all of its tile's full waits before it handed over the turn. (Without the turns, a warpgroup
 /// quick to finish its epilogue could take a stage still holding the other's tile for its own.)
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap>
+          Act A, bool Amax, bool Overlap, int Cm>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                 float4 *colBuf, int cw, float tensorScale,
                                                 float scaleD) {
   constexpr int kSlices = BM / 64;
   using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
-  const int numTiles = p.tilesM * p.tilesN;
+  const TileWalk<Cm> walk(p);
   const u32 turnMine = ring.turn(cw), turnOther = ring.turn(1 - cw);
   int s = (cw * p.kBlocks) % Stages;
   u32 phase = u32((cw * p.kBlocks) / Stages) & 1u;
   u32 turnPhase = 0;
   float acc[kSlices][BN / 2];
-  for (int tile = blockIdx.x + cw * int(gridDim.x); tile < numTiles; tile += 2 * int(gridDim.x)) {
+  for (int u = walk.first + cw * walk.stride; u < walk.units; u += 2 * walk.stride) {
     int tm, tn;
-    tileCoords(tile, p, tm, tn);
+    walk.coords(u, p, tm, tn);
     In in;
     in.load(p, tm * BM, tn * BN);
 #pragma unroll
@@ -278,7 +297,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
         acc[h][i] = 0.0f;
     mbarWait(turnMine, turnPhase);
     turnPhase ^= 1u;
-    mainLoop<BN, kSlices, BM, BN, Stages, TA, TB, Overlap>(
+    mainLoop<BN, kSlices, BM, BN, Stages, TA, TB, Overlap, Cm>(
         acc, ring, 0u, 0u, p.kBlocks, s, phase, [&] {
           if (threadIdx.x % 128 == 0)
             mbarArrive(turnOther);
@@ -298,7 +317,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 // --- the kernel body -----------------------------------------------------------------------------
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
-          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc>
+          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
@@ -307,6 +326,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(S != Scale::Block || BN % 128 == 0, "blockwise scales need BN % 128 == 0");
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
   static_assert(!kPingPong || !Promote, "ping-pong: no promotion (cooperative only)");
+  static_assert(Cm == 1 || Cm == 2, "clusters of 1 or 2 blocks along M");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -329,33 +349,46 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     for (int s = 0; s < Stages; ++s) {
       mbarInit(ring.full(s), 1);
       // A stage is released by each warp that read it: all 8 consumer warps (cooperative) or
-      // the 4 of the warpgroup that owns its tile (ping-pong).
-      mbarInit(ring.empty(s), kPingPong ? kConsumerWarps / 2 : kConsumerWarps);
+      // the 4 of the warpgroup that owns its tile (ping-pong), in every block of the cluster.
+      mbarInit(ring.empty(s), (kPingPong ? kConsumerWarps / 2 : kConsumerWarps) * Cm);
     }
     mbarInit(ring.turn(0), 1);
     mbarInit(ring.turn(1), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     mbarArrive(ring.turn(0)); // consumer warpgroup 0 takes the first turn
   }
-  __syncthreads();
+  // With a cluster, the other blocks' producers and consumers use this block's barriers.
+  if constexpr (Cm > 1)
+    clusterSync();
+  else
+    __syncthreads();
 
-  const int numTiles = p.tilesM * p.tilesN;
   if (wg == 0) {
     // Producer: every tile of the block in order, whichever warpgroup consumes it.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
     if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
+      const TileWalk<Cm> walk(p);
       int s = 0;
       u32 phase = 0;
-      for (int t = blockIdx.x; t < numTiles; t += gridDim.x) {
+      for (int u = walk.first; u < walk.units; u += walk.stride) {
         int tm, tn;
-        tileCoords(t, p, tm, tn);
+        walk.coords(u, p, tm, tn);
         for (int kb = 0; kb < p.kBlocks; ++kb) {
+          // The stage is free once every consumer warp of the cluster that reads it released
+          // it (the other blocks' multicast writes into this block's stage too).
           mbarWait(ring.empty(s), phase ^ 1u);
           mbarExpectTx(ring.full(s), R::kStageA + R::kStageB);
           tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
-          tmaLoad2d(ring.b + s * R::kStageB, &mapB, ring.full(s), kb * kBK, tn * BN);
+          if constexpr (Cm == 1) {
+            tmaLoad2d(ring.b + s * R::kStageB, &mapB, ring.full(s), kb * kBK, tn * BN);
+          } else {
+            // This block's 1 / Cm of the B tile (mapB's box is BN / Cm rows), to every block.
+            tmaLoad2dMulticast(ring.b + s * R::kStageB + u32(walk.rank) * (R::kStageB / Cm),
+                               &mapB, ring.full(s), kb * kBK, tn * BN + walk.rank * (BN / Cm),
+                               u16((1 << Cm) - 1));
+          }
           if (++s == Stages) {
             s = 0;
             phase ^= 1u;
@@ -372,13 +405,16 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     if constexpr (isFp8(TD))
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
-      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap>(
+      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm>(
           p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote>(p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale,
-                                  scaleD);
+                         Promote, Cm>(p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1,
+                                      tensorScale, scaleD);
   }
+  // No block may exit while another block of its cluster can still arrive on its barriers.
+  if constexpr (Cm > 1)
+    clusterSync();
 }
 
 } // namespace sm90

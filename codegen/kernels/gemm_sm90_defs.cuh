@@ -35,7 +35,7 @@ struct GemmParams {
   i64 ldsb; ///< Scale::Block: row pitch of scaleB (>= ceil(K/128))
   int m, n, k;
   int tilesM, tilesN, kBlocks;
-  int groupM; ///< tile rows per group of the tile order
+  int groupM; ///< unit rows (tiles, or clusters' tile pairs) per group of the tile order
 };
 
 constexpr int kBK = 128;     ///< K (bytes) of one stage
@@ -82,6 +82,15 @@ __device__ __forceinline__ void tmaLoad2d(u32 dst, const TmaDesc *map, u32 bar, 
                "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1)
                : "memory");
 }
+/// tmaLoad2d into the same shared-memory offset `dst` of every block of the cluster in
+/// `ctaMask`, completing on each one's mbarrier at offset `bar`.
+__device__ __forceinline__ void tmaLoad2dMulticast(u32 dst, const TmaDesc *map, u32 bar, int c0,
+                                                   int c1, u16 ctaMask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+               "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(ctaMask)
+               : "memory");
+}
 __device__ __forceinline__ void tmaPrefetchMap(const TmaDesc *map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<u64>(map)) : "memory");
 }
@@ -94,6 +103,32 @@ __device__ __forceinline__ void wgmmaCommit() {
 template <int N> __device__ __forceinline__ void wgmmaWait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
+// --- clusters ------------------------------------------------------------------------------------
+
+/// This block's rank in its cluster.
+__device__ __forceinline__ int clusterRank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return int(r);
+}
+/// Every thread of every block of the cluster, with release / acquire ordering of shared memory
+/// (mbarrier initialization before any remote use, the last remote use before a block exits).
+__device__ __forceinline__ void clusterSync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+/// Arrives on the mbarrier at shared offset `bar` of block `rank` of the cluster (itself too),
+/// with the default .release.cta semantics: the consumers release a stage whose reads (wgmma)
+/// have completed, and nothing they wrote needs ordering for the other block. (With
+/// .release.cluster, which orders the thread's earlier memory operations at cluster scope, the
+/// first cluster kernels ran at 0.25-0.60x of cuBLASLt instead of 0.87-0.95x.)
+__device__ __forceinline__ void mbarArriveCluster(u32 bar, int rank) {
+  asm volatile("{\n.reg .b32 remote;\n"
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+               "r"(rank)
+               : "memory");
+}
+
 /// Keeps the compiler from moving accesses of `r` across this point.
 __device__ __forceinline__ void fenceReg(float &r) { asm volatile("" : "+f"(r)::"memory"); }
 
@@ -106,15 +141,40 @@ __device__ __forceinline__ u64 smemDesc(u32 addr) {
 
 // --- tile order --------------------------------------------------------------------------------
 
-__device__ __forceinline__ void tileCoords(int t, const GemmParams &p, int &tm, int &tn) {
-  const int perGroup = p.groupM * p.tilesN;
+/// Position t of a grid of `rowsM` x `tilesN` visited in groups of `groupM` rows, all columns of
+/// a group before the next.
+__device__ __forceinline__ void groupedCoords(int t, int rowsM, int tilesN, int groupM, int &tm,
+                                              int &tn) {
+  const int perGroup = groupM * tilesN;
   const int g = t / perGroup;
-  const int first = g * p.groupM;
-  const int rows = min(p.tilesM - first, p.groupM);
+  const int first = g * groupM;
+  const int rows = min(rowsM - first, groupM);
   const int r = t - g * perGroup;
   tm = first + r % rows;
   tn = r / rows;
 }
+
+/// The tiles a block works on. The unit of work is a tile for Cm = 1; for clusters of Cm
+/// blocks along M it is Cm vertically adjacent tiles (Cm um + rank, tn), one per block of the
+/// cluster, which share the B tile (each block loads 1 / Cm of it and multicasts it). The units
+/// are visited in the grouped order (groupM unit rows per group); a block takes units first,
+/// first + stride, ... Every block of a cluster walks the same units in the same order. Rows of
+/// a unit past tilesM (odd tile counts) are loaded as TMA's zeros and stored nowhere.
+template <int Cm> struct TileWalk {
+  int first, stride, units, unitsM, rank;
+  __device__ __forceinline__ explicit TileWalk(const GemmParams &p) {
+    rank = Cm == 1 ? 0 : clusterRank();
+    first = int(blockIdx.x) / Cm;
+    stride = int(gridDim.x) / Cm;
+    unitsM = (p.tilesM + Cm - 1) / Cm;
+    units = unitsM * p.tilesN;
+  }
+  __device__ __forceinline__ void coords(int u, const GemmParams &p, int &tm, int &tn) const {
+    int um;
+    groupedCoords(u, unitsM, p.tilesN, p.groupM, um, tn);
+    tm = um * Cm + rank;
+  }
+};
 
 } // namespace sm90
 } // namespace fp8c

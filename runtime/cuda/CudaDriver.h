@@ -46,6 +46,7 @@ namespace fp8c {
   X(cuLaunchKernel)                                                                                \
   X(cuLaunchCooperativeKernel)                                                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                   \
+  X(cuOccupancyMaxActiveClusters)                                                                  \
   X(cuMemAlloc)                                                                                    \
   X(cuMemFree)                                                                                     \
   X(cuMemGetInfo)                                                                                  \

@@ -87,6 +87,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_m" + std::to_string(bm);
   if (schedule == GemmSchedule::PingPong)
     s += "_pp";
+  if (clusterM != 1)
+    s += "_c" + std::to_string(clusterM);
   if (!fastAccum && scaleMode != GemmScaleMode::Block128)
     s += "_promote";
   if (biasType)
@@ -114,8 +116,10 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
   const std::string entry = k.name();
   std::string s = "// fp8c generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh)\n"
                   "#include \"fp8c/gemm_sm90.cuh\"\n\n"
-                  "extern \"C\" __global__ void __launch_bounds__(384, 1)\n" +
-                  entry +
+                  "extern \"C\" __global__ void __launch_bounds__(384, 1)" +
+                  (k.clusterM > 1 ? " __cluster_dims__(" + std::to_string(k.clusterM) + ", 1, 1)"
+                                  : std::string()) +
+                  "\n" + entry +
                   "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
                   "    const fp8c::sm90::GemmParams p) {\n"
@@ -129,8 +133,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   actName(k.activation) + ", " + (k.amaxD ? "true" : "false") + ", " +
                   (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
                   ", fp8c::sm90::Sched::" +
-                  (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") +
-                  ">(mapA, mapB, p);\n}\n";
+                  (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
+                  std::to_string(k.clusterM) + ">(mapA, mapB, p);\n}\n";
   return s;
 }
 
@@ -175,6 +179,8 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.scaleMode == GemmScaleMode::Block128 && (k.bn % 128 != 0 || wn > 128))
     return fail("Block128 scales need bn = 128 (bm = 64: 128 or 256): one B scale per 128 "
                 "columns, two accumulator sets");
+  if (k.clusterM != 1 && k.clusterM != 2)
+    return fail("clusterM must be 1 or 2 (blocks per cluster along M sharing the B tile)");
   if (k.stages < 2 || k.stages > 8)
     return fail("stages must be between 2 and 8");
   if (k.sharedBytes() > 232448)
@@ -297,7 +303,23 @@ Expected<GemmSm90Runner::Loaded> GemmSm90Runner::load(const GemmSm90Kernel &k) {
     return Error(fn.error());
   if (Status st = setMaxDynamicSharedBytes(*fn, k.sharedBytes(), name); !st)
     return Error(st.message());
-  Loaded l{*fn, *ck};
+  Loaded l{*fn, *ck, 0};
+  if (k.clusterM > 1) {
+    // How many clusters fit at once: a GPC whose free SMs are odd leaves one SM out of pairs.
+    CudaDriver *drv = *CudaDriver::get();
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = unsigned(std::max(k.clusterM, device_.smCount / k.clusterM * k.clusterM));
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = kThreads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = unsigned(k.sharedBytes());
+    CUresult r = drv->cuOccupancyMaxActiveClusters(&l.maxClusters, *fn, &cfg);
+    if (r != CUDA_SUCCESS)
+      return Error(drv->errorMessage(r, "cuOccupancyMaxActiveClusters", name));
+    if (l.maxClusters < 1)
+      return Error("generated sm90 GEMM " + name + ": no cluster of " +
+                   std::to_string(k.clusterM) + " blocks fits on " + device_.str());
+  }
   std::lock_guard<std::mutex> lock(mu_);
   loaded_[name] = l;
   return l;
@@ -308,6 +330,13 @@ Expected<std::shared_ptr<const CachedKernel>> GemmSm90Runner::prepare(const Gemm
   if (!l)
     return Error(l.error());
   return l->kernel;
+}
+
+Expected<int> GemmSm90Runner::maxResidentBlocks(const GemmSm90Kernel &k) {
+  Expected<Loaded> l = load(k);
+  if (!l)
+    return Error(l.error());
+  return k.clusterM > 1 ? l->maxClusters * k.clusterM : device_.smCount;
 }
 
 namespace {
@@ -345,7 +374,9 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
   if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm, "A"); !st)
     return st;
-  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn, "B"); !st)
+  // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile.
+  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn / k.clusterM, "B");
+      !st)
     return st;
   DeviceParams dp{};
   dp.d = p.d;
@@ -363,13 +394,18 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   dp.tilesM = int32_t(ceilDiv(prob.m, k.bm));
   dp.tilesN = int32_t(ceilDiv(prob.n, k.bn));
   dp.kBlocks = int32_t(ceilDiv(prob.k, kBK));
-  dp.groupM = groupM > 0 ? std::min(groupM, dp.tilesM) : gemmSm90GroupM(k, prob, device_);
-  const int64_t tiles = int64_t(dp.tilesM) * dp.tilesN;
-  if (tiles > INT32_MAX)
+  // The kernel walks units of clusterM vertically adjacent tiles; groupM counts unit rows.
+  const int cm = k.clusterM;
+  const int64_t unitsM = ceilDiv(dp.tilesM, cm);
+  const int gm = groupM > 0 ? std::min(groupM, dp.tilesM) : gemmSm90GroupM(k, prob, device_);
+  dp.groupM = int32_t(std::clamp<int64_t>(gm / cm, 1, unitsM));
+  const int64_t units = unitsM * dp.tilesN;
+  if (units * cm > INT32_MAX)
     return Error("generated sm90 GEMM " + k.name() + ": too many tiles");
-  int blocks = int(std::min<int64_t>(tiles, device_.smCount));
+  int64_t clusters = std::min<int64_t>(units, cm > 1 ? l->maxClusters : device_.smCount);
   if (maxBlocks > 0)
-    blocks = std::min(blocks, maxBlocks);
+    clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
+  const int blocks = int(clusters * cm);
   void *args[] = {&mapA, &mapB, &dp};
   return drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()), stream, args,
                      false, k.name());

@@ -76,13 +76,17 @@ struct GemmSm90Kernel {
   /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
   /// Promotion holds two accumulator sets, so it needs bn <= 128.
   bool fastAccum = true;
+  /// Blocks per cluster along M: 1, or 2 for pairs of blocks on vertically adjacent tiles that
+  /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:
+  /// half the L2 -> shared-memory traffic for B).
+  int clusterM = 1;
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
-  /// "_m64" (bm = 64), "_pp" (ping-pong), "_promote" (fastAccum off), "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu"
-  /// and "_amax" when set.
+  /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
+  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set.
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -141,18 +145,24 @@ public:
   /// A runner for the current context's device; an error on anything but sm_90.
   static Expected<std::unique_ptr<GemmSm90Runner>> create(KernelCache *cache = nullptr);
 
-  /// D = ... for one problem on `stream`. `groupM` 0 picks gemmSm90GroupM(); `maxBlocks` 0
-  /// launches min(tiles, SMs) persistent blocks.
+  /// D = ... for one problem on `stream`. `groupM` (tile rows per group of the tile order) 0
+  /// picks gemmSm90GroupM(); `maxBlocks` 0 launches as many persistent blocks as there are
+  /// tiles, at most one per SM (with clusters: whole clusters, at most as many as can be
+  /// resident at once).
   Status run(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const GemmSm90Pointers &p,
              CUstream stream, int groupM = 0, int maxBlocks = 0);
   /// Compiles (or finds in the cache) and loads `k` ahead of its first run.
   Expected<std::shared_ptr<const CachedKernel>> prepare(const GemmSm90Kernel &k);
+  /// Persistent blocks `run` launches for `k` at most: one per SM, or with clusters the blocks
+  /// of the clusters that can be resident at once (cuOccupancyMaxActiveClusters).
+  Expected<int> maxResidentBlocks(const GemmSm90Kernel &k);
   const Device &device() const { return device_; }
 
 private:
   struct Loaded {
     CUfunction fn = nullptr;
     std::shared_ptr<const CachedKernel> kernel;
+    int maxClusters = 0; ///< clusterM > 1: clusters resident at once (cuOccupancyMaxActiveClusters)
   };
   GemmSm90Runner() = default;
   Expected<Loaded> load(const GemmSm90Kernel &k);

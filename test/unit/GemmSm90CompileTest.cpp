@@ -72,6 +72,36 @@ std::vector<GemmSm90Kernel> pingPongConfigs() {
   return out;
 }
 
+/// Clusters of two blocks sharing B (TMA multicast): both schedules, the decode tile, an
+/// epilogue with column inputs, promotion.
+std::vector<GemmSm90Kernel> clusterConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  for (GemmSm90Kernel k : {pingPong(128, 128, 6), kernel(256, 4), kernel(128, 6)}) {
+    k.clusterM = 2;
+    out.push_back(k);
+  }
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.clusterM = 2;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.clusterM = 2;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.clusterM = 2;
+  k.scaleMode = GemmScaleMode::Block128;
+  out.push_back(k);
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.clusterM = 2;
+  out.push_back(k);
+  return out;
+}
+
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs() {
   std::vector<GemmSm90Kernel> out;
@@ -136,6 +166,8 @@ std::vector<GemmSm90Kernel> configs() {
   out.push_back(k);
   for (const GemmSm90Kernel &p : pingPongConfigs())
     out.push_back(p);
+  for (const GemmSm90Kernel &c : clusterConfigs())
+    out.push_back(c);
   return out;
 }
 
@@ -160,6 +192,12 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_NE(r->ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
     EXPECT_NE(r->ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
     EXPECT_NE(r->ptx.find("setmaxnreg.inc"), std::string::npos);
+    // Clusters: B multicast to both blocks, stages released in both, a cluster barrier.
+    const bool clustered = k.clusterM > 1;
+    EXPECT_EQ(r->ptx.find(".multicast::cluster") != std::string::npos, clustered);
+    EXPECT_EQ(r->ptx.find("mapa.shared::cluster") != std::string::npos, clustered);
+    EXPECT_EQ(r->ptx.find("barrier.cluster.arrive") != std::string::npos, clustered);
+    EXPECT_EQ(r->ptx.find(".reqnctapercluster 2") != std::string::npos, clustered);
     EXPECT_FALSE(r->hasSpills()) << r->log;
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
       EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
@@ -192,8 +230,13 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong>"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1>"), std::string::npos);
+  GemmSm90Kernel c2 = pp;
+  c2.clusterM = 2;
+  EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2");
+  EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2>"), std::string::npos);
 }
 
 // The ping-pong schedule's own limits, each refusal naming what to do instead.
@@ -255,6 +298,9 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   GemmSm90Kernel big = k;
   big.stages = 6;
   EXPECT_NE(checkGemmSm90(big, p).message().find("shared memory"), std::string::npos);
+  GemmSm90Kernel c3 = k;
+  c3.clusterM = 3;
+  EXPECT_NE(checkGemmSm90Kernel(c3).message().find("clusterM must be 1 or 2"), std::string::npos);
   GemmSm90Pointers ptrs;
   EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("required"), std::string::npos);
   alignas(16) static unsigned char buf[64];

@@ -418,5 +418,43 @@ TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
   runCase(*runner, {k, 100, 333, 1000}, rng);
 }
 
+// Clusters of two blocks along M sharing the B tile (TMA multicast, stages released in both
+// blocks): odd tile-row counts (the second block of the last pair loads rows past M as zeros and
+// stores nothing), few persistent clusters so that each runs many pairs, both schedules, the
+// decode tile, epilogues with column inputs, FP8 D, promotion and blockwise scales.
+TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(8);
+  auto c2 = [](GemmSm90Kernel k) {
+    k.clusterM = 2;
+    return k;
+  };
+  for (int64_t m : {1, 100, 300, 8191})
+    runCase(*runner, {c2(pingPong(128, 128, 6)), m, 333, 1000}, rng);
+  for (int64_t m : {7, 300, 8192})
+    runCase(*runner, {c2(tiles(256, 4)), m, 333, 1000}, rng);
+  runCase(*runner, {c2(pingPong(128, 128, 6)), 1000, 700, 1000, 4}, rng); // 2 clusters
+  runCase(*runner, {c2(tiles(256, 4)), 1000, 1000, 1500, 2}, rng);        // 1 cluster
+  runCase(*runner, {c2(pingPong(128, 128, 6)), 1000, 700, 40, 6}, rng);   // K < 128
+  GemmSm90Kernel m64 = tiles(128, 8);
+  m64.bm = 64;
+  runCase(*runner, {c2(m64), 16, 1000, 1000}, rng);
+  GemmSm90Kernel k = c2(pingPong(128, 128, 6));
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  runCase(*runner, {k, 300, 333, 1000}, rng);
+  k = c2(tiles(256, 4));
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  runCase(*runner, {k, 1000, 700, 1000}, rng);
+  k = c2(tiles(128, 6, false));
+  k.scaleMode = GemmScaleMode::Block128;
+  runCase(*runner, {k, 300, 333, 1000}, rng);
+  k = c2(tiles(128, 6, false));
+  k.fastAccum = false;
+  runCase(*runner, {k, 100, 333, 4000}, rng);
+}
+
 } // namespace
 } // namespace fp8c
