@@ -91,6 +91,12 @@ DeviceBuffer scalars(const std::vector<float> &v) {
   return b;
 }
 
+/// The persistent blocks `k` runs with at most, for the label (its error when unknown).
+std::string residentBlocks(GemmSm90Runner &g, const GemmSm90Kernel &k) {
+  Expected<int> n = g.maxResidentBlocks(k);
+  return n ? std::to_string(*n) : n.error();
+}
+
 /// Median milliseconds per call of `work(i)` over batches of `reps` calls.
 double timeMs(int reps, const std::function<Status(int)> &work) {
   CUevent a, b;
@@ -294,7 +300,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
         std::string(k.schedule == GemmSchedule::PingPong ? "pp " : "coop ") + "m" +
         std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" + std::to_string(k.stages) +
         (k.overlap ? " overlap" : " wait0") +
-        (k.clusterM > 1 ? " c2 (" + std::to_string(*g.maxResidentBlocks(k)) + " blocks)" : "") +
+        (k.clusterM > 1 ? " c2 (" + residentBlocks(g, k) + " blocks)" : "") +
         " groupM " +
         (gm ? std::to_string(gm)
             : "auto(" + std::to_string(gemmSm90GroupM(k, prob, g.device())) + ")") +

@@ -305,7 +305,8 @@ Expected<GemmSm90Runner::Loaded> GemmSm90Runner::load(const GemmSm90Kernel &k) {
     return Error(st.message());
   Loaded l{*fn, *ck, 0};
   if (k.clusterM > 1) {
-    // How many clusters fit at once: a GPC whose free SMs are odd leaves one SM out of pairs.
+    // How many clusters fit at once (a cluster's blocks share one GPC, so it can be fewer than
+    // SMs / clusterM); the grid never asks for more.
     CudaDriver *drv = *CudaDriver::get();
     CUlaunchConfig cfg{};
     cfg.gridDimX = unsigned(std::max(k.clusterM, device_.smCount / k.clusterM * k.clusterM));
