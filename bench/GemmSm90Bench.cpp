@@ -10,8 +10,11 @@
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
+//                   [--cast-shape M K N]... [--hbm-tbs TB/s]
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
+// --cast-shape replaces the shapes of the bf16-A prologue's section (M 8192 K 4096 N 14336 and
+// M 8192 K 14336 N 4096; benchCastA).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
 // --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
 // the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
@@ -506,11 +509,164 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   }
 }
 
+// Random bf16 values of a normal distribution, as a device buffer of n elements.
+DeviceBuffer randomBf16(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  uint16_t table[4096];
+  for (uint16_t &t : table)
+    t = floatToBf16(nd(rng));
+  std::vector<uint16_t> h(n);
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    h[i] = table[x & 4095];
+  }
+  DeviceBuffer b = alloc(n * 2);
+  if (Status st = b.upload(h.data(), n * 2); !st)
+    die(st.message());
+  return b;
+}
+
+// The bf16-A prologue (castA: A read as bf16 and cast to e4m3 in the GEMM) at one shape:
+// cuBLASLt and the generated kernel on a pre-quantized e4m3 A (what a separate cast kernel
+// would feed them), then the castA kernels (tensor scale, with the amax of A, row scales; the
+// heuristic's config and a few others). A standalone cast moves 3 bytes per element of A (read
+// bf16, write e4m3) and the GEMM then reads 1; printed as its floor at the HBM bandwidth given
+// by --hbm-tbs (default 4.8, the H200's). The tensor-scale castA configs' D are compared byte
+// for byte with each other (the GPU tests check castA against the e4m3-A kernel).
+double hbmTBs = 4.8;
+void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
+  Operands o = makeOperands(s, g.device());
+  const double flop = 2.0 * s.m * s.n * s.k;
+  const int reps = repsFor(s);
+  std::printf("\n[t=%.1fs] bf16 A cast in the GEMM's prologue, M=%lld K=%lld N=%lld "
+              "(ratios: cuBLASLt on pre-quantized e4m3 A / generated)\n",
+              elapsedS(), (long long)s.m, (long long)s.k, (long long)s.n);
+  DeviceBuffer a16 = randomBf16(size_t(s.m * s.k), 11);
+  DeviceBuffer quant = scalars({64.0f}), invQuant = scalars({1.0f / 64.0f});
+  DeviceBuffer rowQuant = scalars(std::vector<float>(size_t(s.m), 64.0f));
+  DeviceBuffer rowInv = scalars(std::vector<float>(size_t(s.m), 1.0f / 64.0f));
+  DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
+  DeviceBuffer amaxA = alloc(16);
+  amaxA.fill(0);
+  GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n};
+  std::printf("  a standalone cast of A (3 bytes per element at %.1f TB/s): >= %.1f us\n",
+              hbmTBs, 3.0 * double(s.m * s.k) / (hbmTBs * 1e12) * 1e6);
+
+  CublasLtGemmConfig c;
+  c.m = s.m;
+  c.n = s.n;
+  c.k = s.k;
+  c.lda = c.ldb = s.k;
+  c.ldd = s.n;
+  c.fastAccum = true;
+  auto ltPtrs = [&](int i) {
+    CublasLtGemmPointers p;
+    p.a = o.a.data();
+    p.b = o.b[size_t(i) % o.b.size()].data();
+    p.d = o.dRef.data();
+    p.invScaleA = static_cast<const float *>(invQuant.data());
+    p.invScaleB = static_cast<const float *>(o.sb.data());
+    return p;
+  };
+  const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
+  std::printf("  %-48s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 A (pre-quantized)", ltMs * 1e3,
+              flop / ltMs / 1e9);
+
+  struct Variant {
+    std::string label;
+    GemmSm90Kernel k;
+  };
+  std::vector<Variant> vs;
+  GemmSm90Kernel fp8 = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+  vs.push_back({"e4m3 A (pre-quantized)", fp8});
+  GemmSm90Kernel cast;
+  cast.castA = true;
+  cast = chooseGemmSm90Tiles(cast, prob, g.device());
+  vs.push_back({"bf16 A, tensor scale [heuristic]", cast});
+  GemmSm90Kernel k = cast;
+  k.amaxA = true;
+  vs.push_back({"bf16 A, tensor scale + amax of A", k});
+  k = cast;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  vs.push_back({"bf16 A, row scales", k});
+  for (int slots : {3}) {
+    k = cast;
+    k.castSlots = slots;
+    while (k.stages > 2 && k.sharedBytes() > 232448)
+      --k.stages;
+    vs.push_back({"bf16 A, tensor scale, " + std::to_string(slots) + " slots", k});
+  }
+  if (cast.schedule == GemmSchedule::PingPong) {
+    k = cast;
+    k.schedule = GemmSchedule::Cooperative;
+    k.bn = 256;
+    k.stages = 3;
+    vs.push_back({"bf16 A, tensor scale, coop 128 x 256", k});
+  } else if (cast.bm == 128) {
+    k = cast;
+    k.schedule = GemmSchedule::PingPong;
+    k.bn = 128;
+    k.stages = 4;
+    vs.push_back({"bf16 A, tensor scale, pp 128 x 128", k});
+  }
+  const size_t dBytes = size_t(s.m * s.n) * 2;
+  std::vector<uint8_t> fp8Out;
+  for (Variant &v : vs) {
+    const bool row = v.k.scaleMode == GemmScaleMode::OuterVector;
+    auto gp = [&](int i) {
+      GemmSm90Pointers p;
+      p.a = v.k.castA ? a16.data() : o.a.data();
+      p.b = o.b[size_t(i) % o.b.size()].data();
+      p.d = o.d.data();
+      p.invScaleA = static_cast<const float *>((row ? rowInv : invQuant).data());
+      p.invScaleB = static_cast<const float *>((row ? rowB : o.sb).data());
+      p.quantScaleA = static_cast<const float *>((row ? rowQuant : quant).data());
+      p.amaxA = static_cast<float *>(amaxA.data());
+      return p;
+    };
+    if (Status st = checkGemmSm90Kernel(v.k); !st) {
+      std::printf("  %-48s skipped: %s\n", v.label.c_str(), st.message().c_str());
+      continue;
+    }
+    dumpCubin(g, v.k);
+    const double ms = timeMs(reps, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
+    std::string same;
+    if (v.k.castA && !row) {
+      // D on B set 0, byte for byte against the first tensor-scale castA config's (the
+      // quantized A and the accumulation order over K are the same in every config).
+      if (Status st = g.run(v.k, prob, gp(0), nullptr); !st)
+        die(st.message());
+      drv->cuCtxSynchronize();
+      std::vector<uint8_t> out(dBytes);
+      if (Status st = o.d.download(out.data(), dBytes); !st)
+        die(st.message());
+      if (fp8Out.empty()) {
+        fp8Out = std::move(out);
+        same = "  (reference of the next)";
+      } else {
+        size_t diff = 0;
+        for (size_t i = 0; i < dBytes; ++i)
+          diff += out[i] != fp8Out[i];
+        same = diff == 0 ? "  D identical" : "  D differs in " + std::to_string(diff) + " bytes";
+      }
+    }
+    const std::string cfg = std::string(v.k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
+                            " m" + std::to_string(v.k.bm) + " n" + std::to_string(v.k.bn) +
+                            " s" + std::to_string(v.k.stages);
+    std::printf("  %-48s %-16s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt%s\n", v.label.c_str(),
+                cfg.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, same.c_str());
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::vector<Shape> shapes, epilogueShapes;
+  std::vector<Shape> shapes, epilogueShapes, castShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
       die(std::string(argv[i]) + " takes M K N");
@@ -526,6 +682,10 @@ int main(int argc, char **argv) {
       shapes.push_back(shapeArg(i));
     else if (a == "--epilogue-shape")
       epilogueShapes.push_back(shapeArg(i));
+    else if (a == "--cast-shape")
+      castShapes.push_back(shapeArg(i));
+    else if (a == "--hbm-tbs" && i + 1 < argc)
+      hbmTBs = std::atof(argv[++i]);
     else if (a == "--soak" && i + 1 < argc)
       soakS = std::atof(argv[++i]);
     else if (a == "--dump-cubin" && i + 1 < argc)
@@ -541,7 +701,8 @@ int main(int argc, char **argv) {
     } else
       die("unknown argument " + a +
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
-          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS])");
+          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... "
+          "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -564,5 +725,9 @@ int main(int argc, char **argv) {
     benchShape(**g, **lt, s, quick);
   for (const Shape &s : epilogueShapes)
     benchEpilogues(**g, **lt, s);
+  if (castShapes.empty())
+    castShapes = {{8192, 4096, 14336}, {8192, 14336, 4096}};
+  for (const Shape &s : castShapes)
+    benchCastA(**g, **lt, s);
   return 0;
 }

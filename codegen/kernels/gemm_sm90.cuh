@@ -59,6 +59,7 @@
 
 #include "fp8c/common.cuh"
 #include "fp8c/gemm_sm90_defs.cuh"
+#include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
@@ -67,18 +68,22 @@ namespace sm90 {
 
 // --- the shared-memory ring ---------------------------------------------------------------------
 
-/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), its mbarriers
-/// (full[Stages], empty[Stages], turn[2]) and, after them, the consumers' column buffers
-/// (EpilogueInputs: BN / 2 float4 per consumer warpgroup, when the epilogue has per-column
-/// inputs; sharedBytes counts them).
+/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), the bf16-A
+/// prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh), the mbarriers
+/// (full[Stages], empty[Stages], turn[2], stagingFull[castSlots], stagingEmpty[castSlots]) and,
+/// after them, the consumers' column buffers (EpilogueInputs: BN / 2 float4 per consumer
+/// warpgroup, when the epilogue has per-column inputs; sharedBytes counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, bars, cols;
-  __device__ __forceinline__ Ring(u32 raw) {
+  u32 a, b, staging, bars, cols;
+  int castSlots;
+  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0) : castSlots(castSlots_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
-    bars = b + Stages * kStageB;
-    cols = bars + 8u * u32(2 * Stages + 2); // 16-byte aligned: bars is, and 2 Stages + 2 is even
+    staging = b + Stages * kStageB;
+    bars = staging + u32(castSlots) * 2u * kStageA;
+    // 16-byte aligned: bars is, and the barrier count is even.
+    cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
   }
   /// Consumer warpgroup cw's column buffer as a generic pointer (`raw` is the shared array).
   __device__ __forceinline__ float4 *colBuffer(u8 *raw, int cw) const {
@@ -87,6 +92,12 @@ template <int BM, int BN, int Stages> struct Ring {
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
   __device__ __forceinline__ u32 turn(int w) const { return bars + 8u * u32(2 * Stages + w); }
+  __device__ __forceinline__ u32 stagingFull(int j) const {
+    return bars + 8u * u32(2 * Stages + 2 + j);
+  }
+  __device__ __forceinline__ u32 stagingEmpty(int j) const {
+    return bars + 8u * u32(2 * Stages + 2 + castSlots + j);
+  }
 };
 
 /// Hands stage `empty` back to the producer(s): with a cluster (Cm > 1) the stage is filled by
@@ -381,7 +392,8 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 // --- the kernel body -----------------------------------------------------------------------------
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
-          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1>
+          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
+          int CS = 0, bool AmaxA = false>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
@@ -391,6 +403,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
   static_assert(!kPingPong || !Promote, "ping-pong: no promotion (cooperative only)");
   static_assert(Cm == 1 || Cm == 2, "clusters of 1 or 2 blocks along M");
+  // The bf16-A prologue (CS staging slots, gemm_sm90_cast.cuh): tensor or row quantization
+  // scales, single blocks.
+  static_assert(CS == 0 || (CS >= 2 && Cm == 1 && S != Scale::Block),
+                "bf16-A prologue: CS >= 2 slots, tensor or row scales, no clusters");
+  static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -399,25 +416,32 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(WN == 64 || WN == 96 || WN == 128 || WN == 192 || WN == 256, "WN");
   using R = Ring<BM, BN, Stages>;
   // Registers: __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer gives
-  // back all but 40, the consumers take the rest (multiples of 8). (Two blocks per SM, 80 at
-  // entry, was tried: ptxas refuses the wgmma with 80 registers, C7602.)
-  constexpr int kProducerRegs = 40;
+  // back all but 40 (56 when it casts A), the consumers take the rest (multiples of 8). (Two
+  // blocks per SM, 80 at entry, was tried: ptxas refuses the wgmma with 80 registers, C7602.)
+  constexpr int kProducerRegs = CS > 0 ? 56 : 40;
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw));
+  const R ring(smemAddr(smemRaw), CS);
 
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < Stages; ++s) {
-      mbarInit(ring.full(s), 1);
+      // Filled by TMA (one arrival with the transaction bytes), and with the bf16-A prologue
+      // also by the four producer warps that write the cast A tile.
+      mbarInit(ring.full(s), CS > 0 ? 5 : 1);
       // A stage is released by each warp that read it: all 8 consumer warps (cooperative) or
       // the 4 of the warpgroup that owns its tile (ping-pong), in every block of the cluster.
       mbarInit(ring.empty(s), (kPingPong ? kConsumerWarps / 2 : kConsumerWarps) * Cm);
     }
     mbarInit(ring.turn(0), 1);
     mbarInit(ring.turn(1), 1);
+#pragma unroll
+    for (int j = 0; j < CS; ++j) {
+      mbarInit(ring.stagingFull(j), 1);
+      mbarInit(ring.stagingEmpty(j), 4);
+    }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     mbarArrive(ring.turn(0)); // consumer warpgroup 0 takes the first turn
   }
@@ -430,7 +454,9 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   if (wg == 0) {
     // Producer: every tile of the block in order, whichever warpgroup consumes it.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
-    if (threadIdx.x == 0) {
+    if constexpr (CS > 0) {
+      castProducer<BM, BN, Stages, CS, TA, S, AmaxA>(mapA, mapB, p, ring);
+    } else if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
       const TileWalk<Cm> walk(p);

@@ -30,6 +30,8 @@ struct GemmParams {
   const void *bias; ///< [N] or null
   float *amax;      ///< max |y| or null
   const float *scaleD;
+  const float *quantA; ///< bf16-A prologue: A's quantization scale ([1] or, Scale::Row, [M])
+  float *amaxA;        ///< bf16-A prologue with AmaxA: max |A| (starts at 0)
   i64 ldd;  ///< D row pitch in elements
   i64 ldsa; ///< Scale::Block: row pitch of scaleA (>= M)
   i64 ldsb; ///< Scale::Block: row pitch of scaleB (>= ceil(K/128))
@@ -42,13 +44,15 @@ constexpr int kBK = 128;     ///< K (bytes) of one stage
 constexpr int kThreadsSm90 = 384;
 constexpr int kConsumerWarps = 8;
 
-/// Dynamic shared memory of a config: the ring, its full/empty mbarriers, the two ping-pong
-/// turn mbarriers, the consumers' column buffers when the epilogue has per-column inputs (row
-/// scales or bias: 16 bytes per pair of columns per consumer warpgroup), and 1024 bytes of slack
-/// for alignment (GemmSm90Kernel::sharedBytes on the host computes the same).
-FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs) {
-  return stages * (bm * kBK + bn * kBK) + (2 * stages + 2) * 8 + (colInputs ? 16 * bn : 0) +
-         1024;
+/// Dynamic shared memory of a config: the ring, the bf16-A prologue's staging slots (castSlots
+/// of bm x 128 bf16), the ring's full/empty mbarriers, the two ping-pong turn mbarriers, the
+/// staging slots' full/empty mbarriers, the consumers' column buffers when the epilogue has
+/// per-column inputs (row scales or bias: 16 bytes per pair of columns per consumer warpgroup),
+/// and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the host computes the
+/// same).
+FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs, int castSlots = 0) {
+  return stages * (bm * kBK + bn * kBK) + castSlots * bm * kBK * 2 +
+         (2 * stages + 2 + 2 * castSlots) * 8 + (colInputs ? 16 * bn : 0) + 1024;
 }
 
 // --- PTX wrappers ------------------------------------------------------------------------------

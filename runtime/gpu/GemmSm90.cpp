@@ -21,12 +21,14 @@ struct DeviceParams {
   const void *bias;
   float *amax;
   const float *scaleD;
+  const float *quantA;
+  float *amaxA;
   int64_t ldd, ldsa, ldsb;
   int32_t m, n, k;
   int32_t tilesM, tilesN, kBlocks;
   int32_t groupM;
 };
-static_assert(sizeof(DeviceParams) == 104, "DeviceParams must match sm90::GemmParams");
+static_assert(sizeof(DeviceParams) == 120, "DeviceParams must match sm90::GemmParams");
 
 const char *dtName(DType t) {
   switch (t) {
@@ -100,6 +102,10 @@ std::string GemmSm90Kernel::name() const {
   }
   if (amaxD)
     s += "_amax";
+  if (castA)
+    s += "_abf16s" + std::to_string(castSlots);
+  if (amaxA)
+    s += "_amaxa";
   return s;
 }
 
@@ -108,8 +114,9 @@ int64_t GemmSm90Kernel::sharedBytes() const {
   // buffers (row scales or bias: a float4 per pair of columns per consumer warpgroup), 1024
   // bytes of alignment slack: sm90::sharedBytes in gemm_sm90_defs.cuh.
   const bool colInputs = scaleMode == GemmScaleMode::OuterVector || biasType.has_value();
-  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + (2 * stages + 2) * 8 +
-         (colInputs ? 16 * int64_t(bn) : 0) + 1024;
+  const int64_t slots = castA ? castSlots : 0; // the bf16-A prologue's staging slots
+  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + slots * bm * kBK * 2 +
+         (2 * stages + 2 + 2 * slots) * 8 + (colInputs ? 16 * int64_t(bn) : 0) + 1024;
 }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
@@ -134,7 +141,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
                   ", fp8c::sm90::Sched::" +
                   (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
-                  std::to_string(k.clusterM) + ">(mapA, mapB, p);\n}\n";
+                  std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
+                  ", " + (k.amaxA ? "true" : "false") + ">(mapA, mapB, p);\n}\n";
   return s;
 }
 
@@ -186,6 +194,17 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.sharedBytes() > 232448)
     return fail("needs " + std::to_string(k.sharedBytes()) +
                 " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
+  if (k.castA) {
+    if (k.scaleMode == GemmScaleMode::Block128)
+      return fail("the bf16-A prologue casts with a tensor or row scale, not 1x128 blocks: cast "
+                  "A with its own kernel");
+    if (k.clusterM != 1)
+      return fail("the bf16-A prologue runs in single blocks (clusterM = 1)");
+    if (k.castSlots < 2 || k.castSlots > 4)
+      return fail("castSlots must be between 2 and 4");
+  } else if (k.amaxA) {
+    return fail("amaxA is taken by the bf16-A prologue: set castA");
+  }
   if (k.promotes() && wn > 128)
     return fail("promotion per K block (fastAccum off) holds two accumulator sets: bn must be "
                 "64 or 128 (bm = 64: up to 256)");
@@ -204,10 +223,11 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("M, N and K must be below 2^31");
   if (prob.lda < prob.k || prob.ldb < prob.k || prob.ldd < prob.n)
     return fail("row pitches must be at least K (A, B) and N (D)");
-  if (prob.lda % 16 != 0 || prob.ldb % 16 != 0)
-    return fail("A and B row pitches must be multiples of 16 bytes (got " +
-                std::to_string(prob.lda) + ", " + std::to_string(prob.ldb) +
-                "); pad the operands (the producing cast writes a padded layout)");
+  if ((k.castA ? prob.lda * 2 : prob.lda) % 16 != 0 || prob.ldb % 16 != 0)
+    return fail(std::string("A and B row pitches must be multiples of 16 bytes (got ") +
+                (k.castA ? "bf16 A " : "") + std::to_string(prob.lda) + ", " +
+                std::to_string(prob.ldb) +
+                " elements); pad the operands (the producing cast writes a padded layout)");
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
       return fail("Block128: ldsa must be at least M");
@@ -226,6 +246,10 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the kernel writes amax but no amaxD pointer was given");
   if (isFp8(k.dType) && !p->scaleD)
     return fail("an FP8 D needs scaleD");
+  if (k.castA && !p->quantScaleA)
+    return fail("the bf16-A prologue needs A's quantization scale (quantScaleA)");
+  if (k.amaxA && !p->amaxA)
+    return fail("the kernel writes the amax of A but no amaxA pointer was given");
   return Status::ok();
 }
 
@@ -259,6 +283,12 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     k.stages = 4;
   }
   k.overlap = !k.promotes();
+  if (k.castA) {
+    // The staging slots of the bf16-A prologue come out of the ring: as many stages as fit.
+    k.castSlots = 2;
+    while (k.stages > 2 && k.sharedBytes() > 232448)
+      --k.stages;
+  }
   return k;
 }
 
@@ -342,16 +372,16 @@ Expected<int> GemmSm90Runner::maxResidentBlocks(const GemmSm90Kernel &k) {
 
 namespace {
 
-// A 2-D FP8 tensor map over rows x k (row pitch `ld` bytes), boxes of 128 bytes x boxRows,
-// 128-byte swizzle, zeros outside.
+// A 2-D tensor map over rows x k elements of `elemBytes` bytes (1: FP8, 2: bf16; row pitch
+// `ld` elements), boxes of 128 bytes x boxRows, 128-byte swizzle, zeros outside.
 Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t rows, int64_t k,
-                 int64_t ld, int boxRows, const char *operand) {
+                 int64_t ld, int boxRows, const char *operand, int elemBytes = 1) {
   cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
-  cuuint64_t strides[1] = {cuuint64_t(ld)};
-  cuuint32_t box[2] = {cuuint32_t(kBK), cuuint32_t(boxRows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
+  cuuint32_t box[2] = {cuuint32_t(kBK / elemBytes), cuuint32_t(boxRows)};
   cuuint32_t elementStrides[2] = {1, 1};
   CUresult r = drv->cuTensorMapEncodeTiled(
-      map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void *>(base), dims, strides, box,
+      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void *>(base), dims, strides, box,
       elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -373,7 +403,9 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return Error(l.error());
   CudaDriver *drv = *CudaDriver::get();
   CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
-  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm, "A"); !st)
+  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
+                            k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
+      !st)
     return st;
   // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile.
   if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn / k.clusterM, "B");
@@ -386,6 +418,8 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   dp.bias = p.bias;
   dp.amax = p.amaxD;
   dp.scaleD = p.scaleD;
+  dp.quantA = p.quantScaleA;
+  dp.amaxA = p.amaxA;
   dp.ldd = prob.ldd;
   dp.ldsa = prob.ldsa;
   dp.ldsb = prob.ldsb;

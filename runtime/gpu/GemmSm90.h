@@ -1,7 +1,8 @@
 // The generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh) on the host:
 //   D[m, n] = act(sum_k A[m, k] B[n, k] * invScaleA * invScaleB + bias[n]), optionally with
 //   amaxD = max |D| (before scaleD) and an FP8 D = sat(rne(D * scaleD)),
-// A and B FP8 (e4m3 x e4m3, e5m2 x e4m3, e4m3 x e5m2), row-major and K-major (TN), f32
+// A and B FP8 (e4m3 x e4m3, e5m2 x e4m3, e4m3 x e5m2; or A bf16 cast to FP8 in the kernel with
+// a quantization scale known before the launch, castA), row-major and K-major (TN), f32
 // accumulation; D bf16, f16, f32, e4m3 or e5m2. The semantics and the scale-buffer layouts are
 // those of the cuBLASLt backend (CublasLtGemm.h, GemmScaleMode), so a plan's CublasLtGemm step
 // can run on either:
@@ -80,13 +81,25 @@ struct GemmSm90Kernel {
   /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:
   /// half the L2 -> shared-memory traffic for B).
   int clusterM = 1;
+  /// The bf16-A prologue: A is bf16 in memory and the kernel casts it to aType itself,
+  /// q = sat(rne(a * quantScaleA)), with Tensor scales one quantization scale, with OuterVector
+  /// scales one per row of A (GemmSm90Pointers::quantScaleA); invScaleA stays the dequantization
+  /// factor of the epilogue. The producer warpgroup stages the bf16 tiles in `castSlots` slots
+  /// of bm x 128 bf16 (TMA) and writes the FP8 tile into the ring (codegen/kernels/
+  /// gemm_sm90_cast.cuh). Single blocks (clusterM = 1); Tensor or OuterVector scales.
+  bool castA = false;
+  int castSlots = 2;
+  /// With castA: max |A| over the bf16 values into GemmSm90Pointers::amaxA (NaN wins), as the
+  /// delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before the call.
+  bool amaxA = false;
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
-  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set.
+  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set, and
+  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA).
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -109,6 +122,8 @@ struct GemmSm90Pointers {
   const void *bias = nullptr;
   float *amaxD = nullptr;
   const float *scaleD = nullptr;
+  const float *quantScaleA = nullptr; ///< castA: A's quantization scale, [1] or [M]
+  float *amaxA = nullptr;             ///< castA with amaxA: max |A|
 };
 
 /// The CUDA source of a kernel: #include "fp8c/gemm_sm90.cuh" and one instantiation.

@@ -102,6 +102,43 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
   return out;
 }
 
+/// The bf16-A prologue (castA): the tile configs the heuristic gives it (stages cut to fit the
+/// staging slots), tensor and row scales, amax of A, e5m2 A, promotion, three slots.
+std::vector<GemmSm90Kernel> castConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  auto cast = [](GemmSm90Kernel k, int stages) {
+    k.castA = true;
+    k.stages = stages;
+    return k;
+  };
+  GemmSm90Kernel k = cast(pingPong(128, 128, 4), 4);
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(pingPong(128, 128, 4), 4);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k = cast(kernel(256, 3), 3);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(kernel(128, 4), 4);
+  k.aType = DType::F8E5M2;
+  k.fastAccum = false;
+  k.overlap = false;
+  out.push_back(k);
+  k = cast(kernel(128, 7), 7);
+  k.bm = 64;
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(pingPong(128, 128, 3), 3);
+  k.castSlots = 3;
+  out.push_back(k);
+  return out;
+}
+
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs() {
   std::vector<GemmSm90Kernel> out;
@@ -168,6 +205,8 @@ std::vector<GemmSm90Kernel> configs() {
     out.push_back(p);
   for (const GemmSm90Kernel &c : clusterConfigs())
     out.push_back(c);
+  for (const GemmSm90Kernel &c : castConfigs())
+    out.push_back(c);
   return out;
 }
 
@@ -198,6 +237,15 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_EQ(r->ptx.find("mapa.shared::cluster") != std::string::npos, clustered);
     EXPECT_EQ(r->ptx.find("barrier.cluster.arrive") != std::string::npos, clustered);
     EXPECT_EQ(r->ptx.find(".reqnctapercluster 2") != std::string::npos, clustered);
+    // The bf16-A prologue: the FP8 conversion and the proxy fence before the stage is handed
+    // to wgmma; without it, A arrives by TMA alone.
+    const std::string cvt = std::string("cvt.rn.satfinite.") + a + "x2.f32";
+    if (k.castA)
+      EXPECT_NE(r->ptx.find(cvt), std::string::npos) << cvt;
+    else if (k.dType != DType::F8E4M3FN && k.dType != DType::F8E5M2)
+      EXPECT_EQ(r->ptx.find(cvt), std::string::npos) << cvt;
+    EXPECT_EQ(r->ptx.find("fence.proxy.async.shared::cta") != std::string::npos, k.castA);
+    EXPECT_EQ(r->ptx.find("max.u16x2") != std::string::npos, k.amaxA);
     EXPECT_FALSE(r->hasSpills()) << r->log;
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
       EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
@@ -230,13 +278,13 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1>"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false>"), std::string::npos);
 }
 
 // The ping-pong schedule's own limits, each refusal naming what to do instead.
@@ -308,6 +356,55 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   ptrs.b = ptrs.d = buf;
   ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
   EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("16-byte aligned"), std::string::npos);
+}
+
+// The bf16-A prologue's limits and its pitch rule (bf16 rows: a multiple of 8 elements).
+TEST(GemmSm90Compile, CastAChecks) {
+  GemmSm90Kernel k = pingPong(128, 128, 4);
+  k.castA = true;
+  GemmSm90Problem p{100, 333, 1000, 1000, 1008, 333};
+  EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
+  GemmSm90Problem odd = p;
+  odd.lda = 1004; // 2008 bytes
+  Status st = checkGemmSm90(k, odd);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("bf16 A 1004"), std::string::npos) << st.message();
+  GemmSm90Kernel blk = kernel(128, 4, false);
+  blk.castA = true;
+  blk.scaleMode = GemmScaleMode::Block128;
+  EXPECT_NE(checkGemmSm90Kernel(blk).message().find("not 1x128 blocks"), std::string::npos);
+  GemmSm90Kernel c2 = k;
+  c2.clusterM = 2;
+  EXPECT_NE(checkGemmSm90Kernel(c2).message().find("single blocks"), std::string::npos);
+  GemmSm90Kernel noCast = pingPong(128, 128, 6);
+  noCast.amaxA = true;
+  EXPECT_NE(checkGemmSm90Kernel(noCast).message().find("set castA"), std::string::npos);
+  // Six stages plus two 32 KiB staging slots do not fit; the heuristic cuts the stages.
+  GemmSm90Kernel deep = pingPong(128, 128, 6);
+  deep.castA = true;
+  EXPECT_NE(checkGemmSm90Kernel(deep).message().find("shared memory"), std::string::npos);
+  Device h200;
+  h200.smCount = 132;
+  GemmSm90Kernel base;
+  base.castA = true;
+  for (const GemmSm90Problem &prob :
+       {GemmSm90Problem{8192, 14336, 4096, 4096, 4096, 14336},
+        GemmSm90Problem{8192, 4096, 14336, 14336, 14336, 4096},
+        GemmSm90Problem{16, 14336, 4096, 4096, 4096, 14336}}) {
+    GemmSm90Kernel c = chooseGemmSm90Tiles(base, prob, h200);
+    EXPECT_TRUE(checkGemmSm90(c, prob).isOk()) << c.name() << ": " << checkGemmSm90(c, prob).message();
+    GemmSm90Kernel plain = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, h200);
+    EXPECT_EQ(c.bn, plain.bn);
+    EXPECT_EQ(c.schedule, plain.schedule);
+    EXPECT_LE(c.stages, plain.stages) << c.name();
+    EXPECT_LE(c.sharedBytes(), 232448) << c.name();
+  }
+  GemmSm90Pointers ptrs;
+  alignas(16) static unsigned char buf[64];
+  ptrs.a = ptrs.b = ptrs.d = buf;
+  ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
+  EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("quantScaleA"), std::string::npos);
+  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s4_o1_pp_abf16s2");
 }
 
 TEST(GemmSm90Compile, TileHeuristic) {

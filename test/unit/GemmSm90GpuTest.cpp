@@ -93,6 +93,39 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   std::vector<double> a, b;
   operand(M, lda, k.aType, aBytes, a);
   operand(N, ldb, k.bType, bBytes, b);
+  // The bf16-A prologue (castA): A is bf16 (padding garbage past K, about 1 % of the elements
+  // large enough to saturate), quantized by the kernel with quantA (tensor or per row); the
+  // reference quantizes it on the host the same way (f32 product, RNE, saturating) into
+  // aBytes / a, and the kernel's D must equal, bit for bit, the same config's D on those FP8
+  // bytes (castA off), besides the f64 reference's tolerance.
+  std::vector<uint16_t> a16;
+  std::vector<float> quantA;
+  float amaxA = 0;
+  if (k.castA) {
+    const int64_t ld16 = lda; // elements; a multiple of 8
+    a16.assign(size_t(M * ld16), 0);
+    std::uniform_real_distribution<float> q(0.5f, 40.0f);
+    std::uniform_int_distribution<int> pct(0, 99);
+    quantA.assign(k.scaleMode == GemmScaleMode::OuterVector ? size_t(M) : 1, 0.0f);
+    for (float &x : quantA)
+      x = q(rng);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t j = 0; j < ld16; ++j) {
+        float v = val(rng) * 4.0f;
+        if (pct(rng) == 0)
+          v *= 100.0f;
+        const uint16_t h = floatToBf16(v);
+        a16[size_t(r * ld16 + j)] = j < K ? h : uint16_t(0x7F80 | (byte(rng) & 0x3F)); // NaN pad
+        if (j >= K)
+          continue;
+        const float x = bf16ToFloat(h);
+        amaxA = std::max(amaxA, std::fabs(x));
+        const float s = quantA[quantA.size() == 1 ? 0 : size_t(r)];
+        const uint8_t q8 = floatToFp8(x * s, k.aType);
+        aBytes[size_t(r * lda + j)] = q8;
+        a[size_t(r * K + j)] = fp8ToFloat(q8, k.aType);
+      }
+  }
 
   GemmSm90Problem prob{M, N, K, lda, ldb, ldd};
   std::vector<float> sa, sb;
@@ -154,6 +187,10 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   }
 
   DeviceBuffer dA = upload(aBytes.data(), aBytes.size()), dB = upload(bBytes.data(), bBytes.size());
+  DeviceBuffer dA16 = upload(a16.data(), a16.size() * 2);
+  DeviceBuffer dQuantA = upload(quantA.data(), quantA.size() * 4);
+  const float zeroA = 0;
+  DeviceBuffer dAmaxA = upload(&zeroA, 4);
   DeviceBuffer dSa = upload(sa.data(), sa.size() * 4), dSb = upload(sb.data(), sb.size() * 4);
   std::vector<uint8_t> biasBytes = k.biasType ? bytesOf(bias, *k.biasType) : std::vector<uint8_t>{};
   DeviceBuffer dBias = upload(biasBytes.data(), biasBytes.size());
@@ -166,7 +203,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   ASSERT_TRUE(dD->fill(0xFF).isOk());
 
   GemmSm90Pointers p;
-  p.a = dA.data();
+  p.a = k.castA ? dA16.data() : dA.data();
+  p.quantScaleA = k.castA ? static_cast<const float *>(dQuantA.data()) : nullptr;
+  p.amaxA = k.amaxA ? static_cast<float *>(dAmaxA.data()) : nullptr;
   p.b = dB.data();
   p.d = dD->data();
   p.invScaleA = static_cast<const float *>(dSa.data());
@@ -218,6 +257,35 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     float amax = 0;
     ASSERT_TRUE(dAmax.download(&amax, 4).isOk());
     EXPECT_NEAR(amax, refAmax, 1e-3 * refAmax);
+  }
+  if (k.amaxA) {
+    float got = -1;
+    ASSERT_TRUE(dAmaxA.download(&got, 4).isOk());
+    EXPECT_EQ(got, amaxA) << "amax of the bf16 A";
+  }
+  if (k.castA) {
+    // The same config on the host-quantized FP8 A: D bit for bit (amaxD starts again at 0).
+    GemmSm90Kernel fp8 = k;
+    fp8.castA = false;
+    fp8.amaxA = false;
+    Expected<DeviceBuffer> d8 = DeviceBuffer::allocate(dBytes);
+    ASSERT_TRUE(d8.hasValue());
+    ASSERT_TRUE(d8->fill(0xFF).isOk());
+    ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
+    GemmSm90Pointers p8 = p;
+    p8.a = dA.data();
+    p8.d = d8->data();
+    p8.quantScaleA = nullptr;
+    p8.amaxA = nullptr;
+    Status st8 = runner.run(fp8, prob, p8, nullptr, 0, c.maxBlocks);
+    ASSERT_TRUE(st8.isOk()) << st8.message();
+    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+    std::vector<uint8_t> out8(dBytes);
+    ASSERT_TRUE(d8->download(out8.data(), dBytes).isOk());
+    int64_t differ = 0;
+    for (size_t i = 0; i < dBytes; ++i)
+      differ += out[i] != out8[i];
+    EXPECT_EQ(differ, 0) << "bytes of D that differ from the FP8-A kernel " << fp8.name();
   }
   std::printf("[ gemm sm90 ] %-62s M=%-5lld N=%-4lld K=%-4lld rel err %.2e (rounding to D "
               "alone %.2e)\n",
@@ -454,6 +522,47 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   k = c2(tiles(128, 6, false));
   k.fastAccum = false;
   runCase(*runner, {k, 100, 333, 4000}, rng);
+}
+
+// The bf16-A prologue: A read as bf16 and cast in the kernel (tensor and row quantization
+// scales, saturation, amax of A), bit for bit the FP8-A kernel's D on the host-quantized A:
+// M tails, K tails (K < 128, K not a multiple of 64), the configs the heuristic gives it
+// (stages cut for the staging slots), few persistent blocks, promotion, e5m2 A, three slots.
+TEST(GemmSm90Gpu, CastsBf16AInThePrologue) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(9);
+  auto cast = [](GemmSm90Kernel k) {
+    k.castA = true;
+    return k;
+  };
+  GemmSm90Kernel pp = cast(pingPong(128, 128, 4));
+  pp.amaxA = true;
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {pp, m, 333, 1000}, rng);
+  runCase(*runner, {pp, 1000, 700, 40, 6}, rng);   // K < 128: one stage, one half box empty
+  runCase(*runner, {pp, 300, 1000, 1000, 3}, rng); // few blocks: many tiles each
+  GemmSm90Kernel row = cast(pingPong(128, 128, 4));
+  row.scaleMode = GemmScaleMode::OuterVector;
+  row.biasType = DType::BF16;
+  row.activation = GemmActivation::GeluTanh;
+  runCase(*runner, {row, 8192, 333, 1000}, rng);
+  GemmSm90Kernel wide = cast(tiles(256, 3));
+  wide.dType = DType::F8E4M3FN;
+  wide.amaxD = true;
+  wide.amaxA = true;
+  runCase(*runner, {wide, 300, 1000, 1500}, rng);
+  GemmSm90Kernel m64 = cast(tiles(128, 7));
+  m64.bm = 64;
+  m64.amaxA = true;
+  for (int64_t m : {1, 16, 64})
+    runCase(*runner, {m64, m, 1000, 1000}, rng);
+  GemmSm90Kernel precise = cast(tiles(128, 4, false));
+  precise.fastAccum = false;
+  precise.aType = DType::F8E5M2;
+  runCase(*runner, {precise, 100, 333, 2000}, rng);
+  GemmSm90Kernel three = cast(pingPong(128, 128, 3));
+  three.castSlots = 3;
+  runCase(*runner, {three, 1000, 333, 1000}, rng);
 }
 
 } // namespace
