@@ -40,6 +40,15 @@ struct CompileOptions {
   /// (every FP8 GEMM on the generated kernel; a GEMM it cannot take is a compile() error).
   /// bf16/f16 GEMMs always run on cuBLASLt.
   std::string backend = "auto";
+  /// On a Hopper GPU (sm_90), measure in compile() (runtime/gpu/GemmSm90Autotune.h): each FP8
+  /// GEMM step that may run on the generated GEMM and has at least kGemmSm90TuneMinRows rows
+  /// at maxTokens gets the fastest of a few tile configs, timed at that M on scratch buffers
+  /// (the winner is cached on disk next to the kernels); with backend "auto", the step runs on
+  /// whichever of cuBLASLt and that winner measured faster (the generated GEMM only when at
+  /// least 1 % faster). Both choices hold for M in the power-of-two bucket of the step's largest
+  /// M; smaller M keep the heuristic (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
+  /// Off, or without a Hopper GPU: no measurement, the heuristics alone.
+  bool autotune = true;
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
@@ -84,8 +93,11 @@ public:
   double jitSeconds() const;
   int coldCompiles() const;
   /// Per GEMM step of the last run(), in plan order: "<step name>: <who ran it>", e.g.
-  /// "fp8c_mlp_k3_gemm: cublaslt" or "...: generated sm90 fp8c_gemm_sm90_... (auto: cuBLASLt
-  /// refused: ...)". Empty before the first run. For logs (fp8c --run=gpu prints it).
+  /// "fp8c_mlp_k3_gemm: cublaslt", "...: generated sm90 fp8c_gemm_sm90_... (auto: cuBLASLt
+  /// refused: ...)" or, where compile() measured (CompileOptions::autotune), "...: generated
+  /// sm90 fp8c_gemm_sm90_... (auto: measured 612.3 us vs cuBLASLt 640.1 us at M=8192;
+  /// autotuned: ...)" / "...: cublaslt (auto: measured 640.1 us vs generated 700.2 us at
+  /// M=8192)". Empty before the first run. For logs (fp8c --run=gpu prints it).
   std::vector<std::string> gemmBackendLog() const;
 
   /// Runs the graph on `stream`. Checks every binding's shape and dtype against the graph.

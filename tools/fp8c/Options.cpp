@@ -41,8 +41,14 @@ options:
   --backend=auto|cublaslt|generated
                             who runs the FP8 GEMMs (--run=gpu, --emit=cuda, --print-fusion-plan):
                             auto (default) cuBLASLt, and the generated Hopper GEMM where cuBLASLt
-                            refuses the configuration; cublaslt only; or generated for every FP8
-                            GEMM (bf16 GEMMs stay on cuBLASLt). --run=gpu prints which ran
+                            refuses the configuration or (--autotune) measured faster; cublaslt
+                            only; or generated for every FP8 GEMM (bf16 GEMMs stay on cuBLASLt).
+                            --run=gpu prints which ran
+  --autotune=on|off         with --run=gpu on a Hopper GPU (default on): time a few tile configs
+                            of the generated GEMM per FP8 GEMM of >= 256 rows at compile time
+                            (the winner cached on disk with the kernels) and, with
+                            --backend=auto, run each such GEMM on whichever of cuBLASLt and the
+                            generated GEMM measured faster; off: the heuristics alone
   --input NAME=FILE.npy     value of input NAME (repeatable); .npy of <f4, or <f2 / raw bits
                             (<u2 for bf16, |u1 for FP8) matching the input's dtype
   --random-inputs=SEED      seeded random values for every input not given with --input
@@ -224,6 +230,12 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (!parseGemmBackend(value))
         return "--backend=" + value + ": unknown GEMM backend; backends: auto, cublaslt, generated";
       o.backend = value;
+    } else if (name == "--autotune") {
+      if (auto e = needValue())
+        return e;
+      if (value != "on" && value != "off")
+        return "--autotune=" + value + ": expected on or off";
+      o.autotune = value == "on";
     } else if (name == "--list-passes") {
       if (auto e = noValue())
         return e;

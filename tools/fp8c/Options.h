@@ -19,6 +19,7 @@ struct Options {
   bool profile = false;                ///< --profile: per-step times with --bench
   std::string arch;                    ///< --arch: NVRTC target (default: the device's)
   std::string backend = "auto";        ///< --backend=auto|cublaslt|generated (FP8 GEMMs)
+  bool autotune = true;                ///< --autotune=on|off (CompileOptions::autotune)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
   std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED
   int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs

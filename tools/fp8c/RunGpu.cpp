@@ -2,7 +2,8 @@
 // (.npy or seeded random), runs it into poisoned output buffers, downloads the outputs;
 // --check compares them with the CPU interpreter on the same inputs, --bench times run()
 // with CUDA events (warm-up excluded, median of many runs). --backend picks who runs the FP8
-// GEMMs; after the first run it prints, per GEMM, which backend ran it. --profile (with
+// GEMMs (--autotune: measured at compile time on Hopper); after the first run it prints, per
+// GEMM, which backend ran it and, where measured, the times behind the choice. --profile (with
 // --bench) adds each step's median time.
 #include "RunGpu.h"
 
@@ -95,6 +96,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
   co.arch = o.arch;
   co.backend = o.backend;
+  co.autotune = o.autotune;
   co.maxTokens = 1;
   for (unsigned i = 0; i < g.numInputs(); ++i)
     if (g.input(i)->type().rank() > 0 && g.input(i)->type().isDynamicDim(0))

@@ -1,0 +1,438 @@
+// GemmSm90Autotune (GemmSm90Autotune.h): the candidate set, the cache key and text format, the
+// tune cache (memory + disk), CUDA-event timing, and the tuning loop of the generated GEMM.
+#include "runtime/gpu/GemmSm90Autotune.h"
+
+#include "codegen/EmbeddedHeaders.h"
+#include "runtime/jit/KernelCache.h"
+#include "runtime/jit/Sha256.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace fp8c {
+namespace {
+
+constexpr const char *kMagicLine = "fp8c gemm-sm90-tune 1";
+
+GemmSm90Kernel withTile(const GemmSm90Kernel &from, int bm, int bn, int stages,
+                        GemmSchedule sched) {
+  GemmSm90Kernel k = from; // every other field (dtypes, epilogue, anything added later) kept
+  k.bm = bm;
+  k.bn = bn;
+  k.stages = stages;
+  k.schedule = sched;
+  k.clusterM = 1;
+  k.overlap = !k.promotes();
+  return k;
+}
+
+bool parseDouble(std::string_view s, double &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+
+bool parseInt(std::string_view s, int64_t &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::vector<std::string_view> splitSpaces(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ')
+      ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ')
+      ++j;
+    if (j > i)
+      out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// The code the timings depend on: fp8c's version and the kernel templates.
+const std::string &codeHash() {
+  static const std::string h =
+      Sha256::hexOf(KernelCache::fp8cVersion() + "|" + embeddedHeadersHash()).substr(0, 16);
+  return h;
+}
+
+} // namespace
+
+int64_t gemmSm90TuneBucket(int64_t m) {
+  int64_t b = 1;
+  while (b < m && b < (int64_t(1) << 62))
+    b <<= 1;
+  return b;
+}
+
+std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
+                                               const GemmSm90Problem &prob, const Device &dev) {
+  const GemmSm90Kernel heuristic = chooseGemmSm90Tiles(base, prob, dev);
+  std::vector<GemmSm90Kernel> all{heuristic};
+  const auto coop = GemmSchedule::Cooperative;
+  const auto pp = GemmSchedule::PingPong;
+  if (prob.m > 64) {
+    all.push_back(withTile(heuristic, 128, 256, 4, coop));
+    all.push_back(withTile(heuristic, 128, 128, 6, pp));
+    all.push_back(withTile(heuristic, 128, 128, 6, coop));
+    all.push_back(withTile(heuristic, 128, 128, 7, pp));
+  }
+  if (prob.m <= 256) {
+    all.push_back(withTile(heuristic, 64, 128, 8, coop));
+    all.push_back(withTile(heuristic, 64, 256, 5, coop));
+    all.push_back(withTile(heuristic, 64, 128, 8, pp));
+  }
+  std::vector<GemmSm90Kernel> out;
+  for (const GemmSm90Kernel &k : all) {
+    if (!checkGemmSm90(k, prob))
+      continue;
+    const std::string name = k.name();
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const GemmSm90Kernel &o) { return o.name() == name; }))
+      out.push_back(k);
+  }
+  return out;
+}
+
+std::string gemmSm90TuneKey(const GemmSm90Kernel &base, const Device &dev,
+                            const GemmSm90Problem &prob) {
+  // The base's own tile fields do not matter: normalize them, so only the dtypes, scales,
+  // epilogue (and whatever else the name carries) enter the key.
+  const GemmSm90Kernel norm = withTile(base, 128, 128, 6, GemmSchedule::Cooperative);
+  std::string device = dev.name;
+  std::replace(device.begin(), device.end(), '\n', ' ');
+  std::replace(device.begin(), device.end(), '|', '/');
+  return fmt::format("gemm-sm90-tune v1|{}|{}|sms={}|m{}|n={}|k={}|code={}", norm.name(), device,
+                     dev.smCount, gemmSm90TuneBucket(prob.m), prob.n, prob.k, codeHash());
+}
+
+GemmSm90Kernel gemmSm90ApplyTile(const GemmSm90Kernel &base, const GemmSm90Kernel &tile) {
+  GemmSm90Kernel k = base;
+  k.bm = tile.bm;
+  k.bn = tile.bn;
+  k.stages = tile.stages;
+  k.overlap = tile.overlap;
+  k.schedule = tile.schedule;
+  k.clusterM = tile.clusterM;
+  return k;
+}
+
+std::string gemmSm90TuneEntryText(const GemmSm90TuneEntry &e) {
+  std::string s = std::string(kMagicLine) + "\n";
+  s += "key " + e.key + "\n";
+  s += "winner " + e.winner.name() + "\n";
+  s += fmt::format("tile {} {} {} {} {} {}\n", e.winner.bm, e.winner.bn, e.winner.stages,
+                   e.winner.overlap ? 1 : 0,
+                   e.winner.schedule == GemmSchedule::PingPong ? "pingpong" : "cooperative",
+                   e.winner.clusterM);
+  s += fmt::format("winner_us {}\n", e.winnerUs);
+  s += fmt::format("heuristic_us {}\n", e.heuristicUs);
+  for (const GemmSm90CandidateTime &c : e.candidates)
+    s += fmt::format("candidate {} {}\n", c.us, c.name);
+  if (e.backends)
+    s += fmt::format("backends {} {} {}\n", e.backends->cublasLtVersion, e.backends->generatedUs,
+                     e.backends->cublasLtUs);
+  s += "sha256 " + Sha256::hexOf(s) + "\n";
+  return s;
+}
+
+Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
+                                                   const GemmSm90Kernel &base) {
+  auto fail = [](const std::string &why) { return Error("gemm-sm90-tune entry: " + why); };
+  // The checksum line covers everything before it.
+  const size_t at = text.rfind("sha256 ");
+  if (at == std::string::npos || (at > 0 && text[at - 1] != '\n'))
+    return fail("no checksum line (truncated?)");
+  const std::string body = text.substr(0, at);
+  std::string sum = text.substr(at + 7);
+  if (!sum.empty() && sum.back() == '\n')
+    sum.pop_back();
+  if (sum != Sha256::hexOf(body))
+    return fail("checksum mismatch");
+  std::istringstream in(body);
+  std::string line;
+  if (!std::getline(in, line) || line != kMagicLine)
+    return fail("not a tune entry (bad first line)");
+  GemmSm90TuneEntry e;
+  std::string winnerName;
+  bool haveTile = false, haveWinnerUs = false;
+  while (std::getline(in, line)) {
+    const size_t sp = line.find(' ');
+    const std::string tag = line.substr(0, sp);
+    const std::string rest = sp == std::string::npos ? std::string() : line.substr(sp + 1);
+    std::vector<std::string_view> f = splitSpaces(rest);
+    if (tag == "key") {
+      e.key = rest;
+    } else if (tag == "winner") {
+      winnerName = rest;
+    } else if (tag == "tile") {
+      int64_t bm, bn, st, ov, cm;
+      if (f.size() != 6 || !parseInt(f[0], bm) || !parseInt(f[1], bn) || !parseInt(f[2], st) ||
+          !parseInt(f[3], ov) || !parseInt(f[5], cm) || (ov != 0 && ov != 1) ||
+          (f[4] != "pingpong" && f[4] != "cooperative"))
+        return fail("bad tile line '" + line + "'");
+      GemmSm90Kernel t;
+      t.bm = int(bm);
+      t.bn = int(bn);
+      t.stages = int(st);
+      t.overlap = ov == 1;
+      t.schedule = f[4] == "pingpong" ? GemmSchedule::PingPong : GemmSchedule::Cooperative;
+      t.clusterM = int(cm);
+      e.winner = gemmSm90ApplyTile(base, t);
+      haveTile = true;
+    } else if (tag == "winner_us") {
+      if (f.size() != 1 || !parseDouble(f[0], e.winnerUs))
+        return fail("bad winner_us line");
+      haveWinnerUs = true;
+    } else if (tag == "heuristic_us") {
+      if (f.size() != 1 || !parseDouble(f[0], e.heuristicUs))
+        return fail("bad heuristic_us line");
+    } else if (tag == "candidate") {
+      GemmSm90CandidateTime c;
+      if (f.size() != 2 || !parseDouble(f[0], c.us))
+        return fail("bad candidate line '" + line + "'");
+      c.name = std::string(f[1]);
+      e.candidates.push_back(c);
+    } else if (tag == "backends") {
+      GemmSm90BackendTimes b;
+      if (f.size() != 3 || !parseInt(f[0], b.cublasLtVersion) ||
+          !parseDouble(f[1], b.generatedUs) || !parseDouble(f[2], b.cublasLtUs))
+        return fail("bad backends line");
+      e.backends = b;
+    } else {
+      return fail("unknown line '" + line + "'");
+    }
+  }
+  if (e.key.empty() || winnerName.empty() || !haveTile || !haveWinnerUs)
+    return fail("incomplete (key, winner, tile and winner_us are required)");
+  if (e.winner.name() != winnerName)
+    return fail("the stored tile gives " + e.winner.name() + ", not the stored winner " +
+                winnerName);
+  if (Status st = checkGemmSm90Kernel(e.winner); !st)
+    return fail(st.message());
+  return e;
+}
+
+GemmSm90TuneCache &GemmSm90TuneCache::global() {
+  // Never destroyed, like KernelCache::global().
+  static GemmSm90TuneCache *cache = new GemmSm90TuneCache(KernelCache::global().dir());
+  return *cache;
+}
+
+GemmSm90TuneCache::GemmSm90TuneCache(std::string dir) : dir_(std::move(dir)) {}
+
+std::string GemmSm90TuneCache::pathOf(const std::string &key) const {
+  return dir_ + "/gemm-sm90-tune-" + Sha256::hexOf(key).substr(0, 32) + ".txt";
+}
+
+std::optional<GemmSm90TuneEntry> GemmSm90TuneCache::lookUp(const std::string &key,
+                                                           const GemmSm90Kernel &base) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = memory_.find(key); it != memory_.end()) {
+      ++stats_.memoryHits;
+      GemmSm90TuneEntry e = it->second;
+      e.winner = gemmSm90ApplyTile(base, e.winner);
+      return e;
+    }
+  }
+  const std::string path = pathOf(key);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.misses;
+    return std::nullopt;
+  }
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Expected<GemmSm90TuneEntry> e =
+      f ? parseGemmSm90TuneEntry(ss.str(), base) : Expected<GemmSm90TuneEntry>(Error("unreadable"));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!e || e->key != key) { // corrupt, truncated, or another key's file: re-tuned, replaced
+    ++stats_.corruptEntries;
+    ++stats_.misses;
+    return std::nullopt;
+  }
+  ++stats_.diskHits;
+  memory_[key] = *e;
+  return *e;
+}
+
+Status GemmSm90TuneCache::store(const GemmSm90TuneEntry &e) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    memory_[e.key] = e;
+    ++stats_.writes;
+  }
+  static std::atomic<uint64_t> counter{0};
+  const std::string text = gemmSm90TuneEntryText(e);
+  const std::string path = pathOf(e.key);
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  // A temp name unique across processes and threads in the same directory: rename is atomic.
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Error("cannot write the GEMM tune cache entry " + tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  bool ok = ::close(fd) == 0 && done == text.size();
+  if (ok)
+    ok = ::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return Error("cannot write the GEMM tune cache entry " + path + ": " + std::strerror(err));
+  }
+  return Status::ok();
+}
+
+void GemmSm90TuneCache::clearMemory() {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_.clear();
+}
+
+GemmSm90TuneCacheStats GemmSm90TuneCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+int gemmSm90CallsPerBatch(const GemmSm90Problem &prob) {
+  // About 100 us per batch at ~1 PFLOP/s, so launch gaps and event resolution stay small.
+  const double flop = 2.0 * double(prob.m) * double(prob.n) * double(prob.k);
+  return std::clamp(int(1e11 / std::max(flop, 1.0)), 1, 50);
+}
+
+Expected<double> timeGpuCallsUs(const std::function<Status()> &call, CUstream stream,
+                                const GemmSm90TimingOptions &opts) {
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return Error(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  if (opts.batches < 1 || opts.callsPerBatch < 1 || opts.warmupBatches < 0)
+    return Error("GEMM timing: batches and calls per batch must be at least 1");
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  FP8C_CU_TRY(drv, cuStreamIsCapturing, stream, &capture);
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return Error("GEMM timing (autotune) cannot run while the stream is being captured into a "
+                 "CUDA graph: tune in compile(), outside the capture");
+  struct Events {
+    CudaDriver *drv;
+    CUevent a = nullptr, b = nullptr;
+    ~Events() {
+      if (a)
+        drv->cuEventDestroy(a);
+      if (b)
+        drv->cuEventDestroy(b);
+    }
+  } ev{drv};
+  FP8C_CU_TRY(drv, cuEventCreate, &ev.a, CU_EVENT_DEFAULT);
+  FP8C_CU_TRY(drv, cuEventCreate, &ev.b, CU_EVENT_DEFAULT);
+  std::vector<double> perCall;
+  for (int batch = 0; batch < opts.warmupBatches + opts.batches; ++batch) {
+    FP8C_CU_TRY(drv, cuEventRecord, ev.a, stream);
+    for (int r = 0; r < opts.callsPerBatch; ++r)
+      if (Status st = call(); !st)
+        return Error(st.message());
+    FP8C_CU_TRY(drv, cuEventRecord, ev.b, stream);
+    FP8C_CU_TRY(drv, cuEventSynchronize, ev.b);
+    float ms = 0;
+    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev.a, ev.b);
+    if (batch >= opts.warmupBatches)
+      perCall.push_back(double(ms) * 1e3 / opts.callsPerBatch);
+  }
+  std::sort(perCall.begin(), perCall.end());
+  return perCall[perCall.size() / 2];
+}
+
+Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Kernel &base,
+                                              const GemmSm90Problem &prob,
+                                              const GemmSm90Pointers &p, CUstream stream,
+                                              GemmSm90TuneCache &cache,
+                                              const GemmSm90TimingOptions &opts) {
+  const std::string where =
+      fmt::format("autotune of the generated sm90 GEMM (M={} N={} K={})", prob.m, prob.n, prob.k);
+  GemmSm90TuneResult res;
+  auto prepare = [&](const GemmSm90Kernel &k) -> Status {
+    Expected<std::shared_ptr<const CachedKernel>> ck = runner.prepare(k);
+    if (!ck)
+      return Error(where + ": candidate " + k.name() + " does not compile or load: " + ck.error());
+    res.jitSeconds += (*ck)->seconds;
+    res.coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+    return Status::ok();
+  };
+  const std::string key = gemmSm90TuneKey(base, runner.device(), prob);
+  if (std::optional<GemmSm90TuneEntry> hit = cache.lookUp(key, base)) {
+    // A winner tuned at another M of the bucket may not suit these pitches: then re-tune.
+    if (checkGemmSm90(hit->winner, prob, &p)) {
+      if (Status st = prepare(hit->winner); !st)
+        return Error(st.message());
+      res.winner = hit->winner;
+      res.entry = *hit;
+      res.fromCache = true;
+      return res;
+    }
+  }
+  std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, prob, runner.device());
+  if (cands.empty()) {
+    Status why = checkGemmSm90(chooseGemmSm90Tiles(base, prob, runner.device()), prob, &p);
+    return Error(where + ": no candidate config takes this problem" +
+                 (why ? std::string() : ": " + why.message()));
+  }
+  GemmSm90TimingOptions o = opts;
+  if (o.callsPerBatch <= 0)
+    o.callsPerBatch = gemmSm90CallsPerBatch(prob);
+  GemmSm90TuneEntry e;
+  e.key = key;
+  double best = 0;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const GemmSm90Kernel &k = cands[i];
+    if (Status st = checkGemmSm90(k, prob, &p); !st)
+      return Error(where + ": " + st.message());
+    if (Status st = prepare(k); !st)
+      return Error(st.message());
+    Expected<double> us = timeGpuCallsUs([&] { return runner.run(k, prob, p, stream); }, stream, o);
+    if (!us)
+      return Error(where + ": timing candidate " + k.name() + ": " + us.error());
+    e.candidates.push_back({k.name(), *us});
+    if (i == 0 && k.name() == chooseGemmSm90Tiles(base, prob, runner.device()).name())
+      e.heuristicUs = *us;
+    if (i == 0 || *us < best) {
+      best = *us;
+      e.winner = k;
+      e.winnerUs = *us;
+    }
+  }
+  res.winner = e.winner;
+  res.entry = e;
+  if (Status st = cache.store(e); !st)
+    res.cacheWriteError = st.message();
+  return res;
+}
+
+} // namespace fp8c

@@ -1,0 +1,401 @@
+// GPU tests of autotuning (runtime/gpu/GemmSm90Autotune.h) and of the measured `auto` backend
+// (CompileOptions::autotune). Skipped with a message where no CUDA device answers, or where the
+// device is not sm_90; run by the lead on the H200:
+//   - autotuneGemmSm90 on M=256 N=776 K=528 (both tile heights among the candidates) times
+//     every candidate, returns the fastest, and the winner's D matches the heuristic kernel's
+//     D (and both an f64 reference) on random e4m3 operands, D poisoned first;
+//   - a second tune with a fresh cache object on the same directory reads the winner from disk
+//     (timing options that would fail if anything were timed);
+//   - the MLP example under `auto` at M = 256 (maxTokens 256: tuned) logs a measured choice
+//     per FP8 GEMM, its outputs match the interpreter (rowwise: the first 37 rows, rows are
+//     independent) and the cuBLASLt backend (tensorwise), a captured CUDA graph replays it bit
+//     for bit, a second compile takes the measurement from the cache, `generated` logs its
+//     autotuned winner and `cublaslt` / autotune off measure nothing.
+#include "GpuTestSupport.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "runtime/cuda/DeviceBuffer.h"
+#include "runtime/gpu/GemmSm90.h"
+#include "runtime/gpu/GemmSm90Autotune.h"
+
+#include "TempFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace fp8c {
+namespace {
+
+using namespace fp8c::gputest;
+
+const std::filesystem::path kTempRoot = testfiles::tempRoot("fp8c-autotune-gpu");
+
+// A runner on device 0; nullptr (the test skips) only where the device is not sm_90.
+std::unique_ptr<GemmSm90Runner> makeRunner(std::string *skip) {
+  CudaDriver *drv = *CudaDriver::get();
+  Status st = drv->makeCurrent(0);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  Expected<Device> dev = drv->device(0);
+  EXPECT_TRUE(dev.hasValue());
+  if (!st || !dev)
+    return nullptr;
+  if (dev->ccMajor != 9 || dev->ccMinor != 0) {
+    *skip = "needs an sm_90 GPU; device 0 is " + dev->str();
+    return nullptr;
+  }
+  Expected<std::unique_ptr<GemmSm90Runner>> r = GemmSm90Runner::create();
+  EXPECT_TRUE(r.hasValue()) << (r ? "" : r.error());
+  return r ? r.take() : nullptr;
+}
+
+#define FP8C_REQUIRE_SM90_RUNNER(runner)                                                           \
+  FP8C_REQUIRE_GPU();                                                                              \
+  std::string skip_;                                                                               \
+  std::unique_ptr<GemmSm90Runner> runner = makeRunner(&skip_);                                     \
+  if (!skip_.empty())                                                                              \
+    GTEST_SKIP() << skip_;                                                                         \
+  ASSERT_TRUE(runner)
+
+// One small problem with random e4m3 operands, scales 0.5 and 0.25, a bf16 D.
+struct SmallGemm {
+  static constexpr int64_t M = 256, N = 776, K = 528; // K: 16-byte rows, a K tail
+  GemmSm90Problem prob{M, N, K, K, K, N, 0, 0};
+  std::vector<float> a, b; // the e4m3 values
+  DeviceBuffer da, db, dd, sa, sb;
+
+  SmallGemm() {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> v(-3.0f, 3.0f);
+    auto fp8 = [&](size_t n, std::vector<float> &vals) {
+      vals.resize(n);
+      std::vector<uint8_t> bytes(n);
+      for (size_t i = 0; i < n; ++i) {
+        bytes[i] = floatToFp8(v(rng), DType::F8E4M3FN);
+        vals[i] = fp8ToFloat(bytes[i], DType::F8E4M3FN);
+      }
+      Expected<DeviceBuffer> buf = DeviceBuffer::allocate(n);
+      EXPECT_TRUE(buf.hasValue());
+      EXPECT_TRUE(buf->upload(bytes.data(), n).isOk());
+      return buf.take();
+    };
+    da = fp8(size_t(M * K), a);
+    db = fp8(size_t(N * K), b);
+    Expected<DeviceBuffer> d = DeviceBuffer::allocate(size_t(M * N * 2));
+    EXPECT_TRUE(d.hasValue());
+    dd = d.take();
+    auto scalar = [](float x) {
+      Expected<DeviceBuffer> s = DeviceBuffer::allocate(16);
+      EXPECT_TRUE(s.hasValue());
+      EXPECT_TRUE(s->upload(&x, 4).isOk());
+      return s.take();
+    };
+    sa = scalar(0.5f);
+    sb = scalar(0.25f);
+  }
+
+  GemmSm90Pointers pointers() const {
+    GemmSm90Pointers p;
+    p.a = da.data();
+    p.b = db.data();
+    p.d = dd.data();
+    p.invScaleA = static_cast<const float *>(sa.data());
+    p.invScaleB = static_cast<const float *>(sb.data());
+    return p;
+  }
+
+  // D of kernel `k`, into a poisoned buffer.
+  std::vector<uint16_t> run(GemmSm90Runner &runner, const GemmSm90Kernel &k) {
+    EXPECT_TRUE(dd.fill(0xFF).isOk());
+    Status st = runner.run(k, prob, pointers(), nullptr);
+    EXPECT_TRUE(st.isOk()) << st.message();
+    EXPECT_EQ((*CudaDriver::get())->cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+    std::vector<uint16_t> out(size_t(M * N));
+    EXPECT_TRUE(dd.download(out.data(), out.size() * 2).isOk());
+    return out;
+  }
+
+  // ||D - ref|| / ||ref|| against the f64 product.
+  double errorOf(const std::vector<uint16_t> &d) const {
+    double e = 0, n = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double ref = 0;
+        for (int64_t k = 0; k < K; ++k)
+          ref += double(a[size_t(i * K + k)]) * double(b[size_t(j * K + k)]);
+        ref *= 0.5 * 0.25;
+        const double got = bf16ToFloat(d[size_t(i * N + j)]);
+        e += (got - ref) * (got - ref);
+        n += ref * ref;
+      }
+    return std::sqrt(e / n);
+  }
+};
+
+TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKernel) {
+  FP8C_REQUIRE_SM90_RUNNER(runner);
+  SmallGemm g;
+  GemmSm90TuneCache cache(testfiles::tempDir("fp8c-autotune-gpu", "winner"));
+  const GemmSm90Kernel base; // e4m3 x e4m3 -> bf16, tensor scales
+  Expected<GemmSm90TuneResult> r =
+      autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, cache);
+  ASSERT_TRUE(r.hasValue()) << r.error();
+  EXPECT_FALSE(r->fromCache);
+  EXPECT_TRUE(r->cacheWriteError.empty()) << r->cacheWriteError;
+  const std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, g.prob, runner->device());
+  ASSERT_EQ(r->entry.candidates.size(), cands.size());
+  ASSERT_GE(cands.size(), 4u) << "M = 256 should try both tile heights";
+  double best = 1e300;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    EXPECT_EQ(r->entry.candidates[i].name, cands[i].name());
+    EXPECT_GT(r->entry.candidates[i].us, 0.0) << cands[i].name();
+    best = std::min(best, r->entry.candidates[i].us);
+    std::cout << "[ autotune ] " << cands[i].name() << ": " << r->entry.candidates[i].us << " us\n";
+  }
+  EXPECT_EQ(r->entry.winnerUs, best);
+  EXPECT_EQ(r->entry.heuristicUs, r->entry.candidates[0].us);
+  EXPECT_EQ(r->winner.name(), r->entry.winner.name());
+  std::cout << "[ autotune ] winner " << r->winner.name() << "\n";
+
+  const GemmSm90Kernel heuristic = chooseGemmSm90Tiles(base, g.prob, runner->device());
+  const std::vector<uint16_t> dh = g.run(*runner, heuristic);
+  const std::vector<uint16_t> dw = g.run(*runner, r->winner);
+  int64_t mismatches = 0;
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < dh.size(); ++i) {
+    mismatches += dh[i] != dw[i];
+    const double x = bf16ToFloat(dw[i]), y = bf16ToFloat(dh[i]);
+    EXPECT_FALSE(std::isnan(x)) << "winner left D[" << i << "] poisoned";
+    diff += (x - y) * (x - y);
+    norm += y * y;
+  }
+  std::cout << "[ autotune ] winner vs heuristic: " << mismatches << " of " << dh.size()
+            << " bf16 values differ, relative difference " << std::sqrt(diff / norm) << "\n";
+  // Another tiling may sum the K products in another order: at most a bf16 rounding apart.
+  EXPECT_LT(std::sqrt(diff / norm), 5e-3);
+  // Both against f64: bf16 rounding (~1.1e-3) plus accumulation (GemmSm90GpuTest's bound).
+  EXPECT_LT(g.errorOf(dh), 3e-3);
+  EXPECT_LT(g.errorOf(dw), 3e-3);
+}
+
+TEST(GpuGemmSm90Autotune, SecondTuneReadsTheWinnerFromDisk) {
+  FP8C_REQUIRE_SM90_RUNNER(runner);
+  SmallGemm g;
+  const std::string dir = testfiles::tempDir("fp8c-autotune-gpu", "disk");
+  const GemmSm90Kernel base;
+  GemmSm90TuneEntry first;
+  {
+    GemmSm90TuneCache cache(dir);
+    Expected<GemmSm90TuneResult> r =
+        autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, cache);
+    ASSERT_TRUE(r.hasValue()) << r.error();
+    EXPECT_FALSE(r->fromCache);
+    first = r->entry;
+  }
+  GemmSm90TuneCache fresh(dir); // nothing in memory
+  GemmSm90TimingOptions noTiming;
+  noTiming.batches = 0; // timeGpuCallsUs refuses this: any timing would fail the call
+  Expected<GemmSm90TuneResult> again =
+      autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, fresh, noTiming);
+  ASSERT_TRUE(again.hasValue()) << again.error();
+  EXPECT_TRUE(again->fromCache);
+  EXPECT_EQ(fresh.stats().diskHits, 1u);
+  EXPECT_EQ(again->winner.name(), first.winner.name());
+  EXPECT_EQ(again->entry.winnerUs, first.winnerUs);
+  ASSERT_EQ(again->entry.candidates.size(), first.candidates.size());
+  // And the winner read back runs.
+  const std::vector<uint16_t> d = g.run(*runner, again->winner);
+  EXPECT_LT(g.errorOf(d), 3e-3);
+  // The same problem with the timing options that fail, on an empty directory: an error that
+  // names the autotune, not a crash.
+  GemmSm90TuneCache empty(testfiles::tempDir("fp8c-autotune-gpu", "empty"));
+  Expected<GemmSm90TuneResult> failed =
+      autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, empty, noTiming);
+  ASSERT_FALSE(failed.hasValue());
+  EXPECT_NE(failed.error().find("autotune of the generated sm90 GEMM"), std::string::npos)
+      << failed.error();
+}
+
+// --- The measured auto backend on the MLP example -----------------------------------------
+
+std::unique_ptr<Module> parse(const std::string &text) {
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> m = parseModule(text, "<test>", diag);
+  EXPECT_TRUE(m && verifyModule(*m, diag)) << diag.str();
+  return m;
+}
+
+std::string readExample(const std::string &name) {
+  std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string passesFor(const std::string &recipe) {
+  return "shape-infer,canonicalize,quantize{recipe=" + recipe + "},canonicalize,cse,fuse,dce";
+}
+
+std::unique_ptr<Executable> compileWith(const Graph &g, const std::string &recipe, int64_t maxM,
+                                        const std::string &backend, bool autotune) {
+  CompileOptions o;
+  o.passes = passesFor(recipe);
+  o.maxTokens = maxM;
+  o.backend = backend;
+  o.autotune = autotune;
+  Expected<std::unique_ptr<Executable>> exe = compile(g, o);
+  EXPECT_TRUE(exe.hasValue()) << (exe ? "" : exe.error());
+  return exe ? exe.take() : nullptr;
+}
+
+std::map<std::string, HostTensor> inputsFor(const Executable &exe, uint64_t seed, int64_t m) {
+  std::vector<HostTensor> rnd = randomInputs(exe.graph(), seed, m);
+  std::map<std::string, HostTensor> in;
+  for (unsigned i = 0; i < exe.graph().numInputs(); ++i)
+    in[exe.graph().input(i)->name()] = rnd[i];
+  return in;
+}
+
+bool isSm90() {
+  Expected<Device> dev = (*CudaDriver::get())->device(0);
+  return dev && dev->ccMajor == 9 && dev->ccMinor == 0;
+}
+
+// Every GEMM of the last run logged a measured auto choice; returns the lines.
+std::vector<std::string> expectMeasured(const Executable &exe, const std::string &what) {
+  std::vector<std::string> log = exe.gemmBackendLog();
+  EXPECT_EQ(log.size(), 2u) << what << ": the MLP has two FP8 GEMMs";
+  for (const std::string &line : log) {
+    std::cout << "[ auto     ] " << what << ": " << line << "\n";
+    EXPECT_NE(line.find("(auto: measured "), std::string::npos) << what << ": " << line;
+    EXPECT_NE(line.find(" at M=256"), std::string::npos) << what << ": " << line;
+    const bool gen = line.find(": generated sm90 ") != std::string::npos;
+    const bool lt = line.find(": cublaslt (") != std::string::npos;
+    EXPECT_TRUE(gen != lt) << what << ": " << line;
+    if (gen)
+      EXPECT_NE(line.find(" vs cuBLASLt "), std::string::npos) << line;
+    if (lt)
+      EXPECT_NE(line.find(" vs generated "), std::string::npos) << line;
+  }
+  return log;
+}
+
+TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
+  FP8C_REQUIRE_GPU();
+  if (!isSm90())
+    GTEST_SKIP() << "needs an sm_90 GPU (the measurement is Hopper-only)";
+  const int64_t m = 256, rows = 37; // kGemmSm90TuneMinRows: the steps are tuned
+  static_assert(kGemmSm90TuneMinRows <= 256);
+  std::unique_ptr<Module> mod = parse(readExample("mlp.mlir"));
+  ASSERT_TRUE(mod);
+  const Graph &graph = *mod->graphs()[0];
+
+  // rowwise: rows are independent, so the first 37 rows are checked against the interpreter.
+  {
+    std::unique_ptr<Executable> exe = compileWith(graph, "rowwise", m, "auto", true);
+    ASSERT_TRUE(exe);
+    std::map<std::string, HostTensor> in = inputsFor(*exe, 21, m);
+    std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
+    expectMeasured(*exe, "mlp rowwise M=256");
+    std::map<std::string, HostTensor> head = in;
+    const int64_t d = in.at("x").shape[1];
+    HostTensor x = HostTensor::make({rows, d}, in.at("x").dtype);
+    std::copy(in.at("x").data.begin(), in.at("x").data.begin() + rows * d, x.data.begin());
+    head["x"] = x;
+    std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), head);
+    for (const std::string &name : exe->outputNames()) {
+      ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
+      EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
+      const int64_t cols = gpu[name].shape[1];
+      HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
+      std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
+      const double rel = relativeFrobeniusError(top, cpu[name]);
+      EXPECT_LT(rel, 2e-2) << "rowwise '" << name << "', first " << rows << " rows";
+      std::cout << "[ auto     ] mlp rowwise M=256 '" << name << "': first " << rows
+                << " rows, relative error vs interpreter " << rel << "\n";
+    }
+  }
+
+  // tensorwise: against the cuBLASLt backend on the same inputs; a captured graph replays it;
+  // a second compile takes the measurement from the cache.
+  std::unique_ptr<Executable> exe = compileWith(graph, "tensorwise", m, "auto", true);
+  std::unique_ptr<Executable> lt = compileWith(graph, "tensorwise", m, "cublaslt", true);
+  ASSERT_TRUE(exe && lt);
+  std::map<std::string, HostTensor> in = inputsFor(*exe, 22, m);
+  CudaDriver *drv = *CudaDriver::get();
+  CUstream stream = nullptr;
+  ASSERT_EQ(drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  std::map<std::string, DeviceBuffer> buffers;
+  Bindings b;
+  std::map<std::string, HostTensor> eager = runOnDevice(*exe, in, stream, &buffers, &b);
+  std::map<std::string, HostTensor> ref = runOnDevice(*lt, in, nullptr);
+  expectMeasured(*exe, "mlp tensorwise M=256");
+  for (const std::string &line : lt->gemmBackendLog()) {
+    EXPECT_EQ(line.find("measured"), std::string::npos) << "--backend=cublaslt measured: " << line;
+    EXPECT_NE(line.find(": cublaslt"), std::string::npos) << line;
+  }
+  for (const std::string &name : exe->outputNames()) {
+    ASSERT_TRUE(eager.count(name) && ref.count(name)) << name;
+    const double rel = relativeFrobeniusError(eager[name], ref[name]);
+    EXPECT_LT(rel, 2e-2) << "tensorwise '" << name << "' vs the cuBLASLt backend";
+    EXPECT_EQ(nanCount(eager[name]), 0) << name;
+    std::cout << "[ auto     ] mlp tensorwise M=256 '" << name
+              << "': auto vs cuBLASLt backend, relative error " << rel << "\n";
+  }
+  // Capture: run() decides nothing new, so it captures and replays to the same bits.
+  for (const std::string &name : exe->outputNames())
+    ASSERT_TRUE(buffers.at(name).fill(0xFF, stream).isOk());
+  ASSERT_EQ(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+  Status st = exe->run(b, stream);
+  CUgraph cgraph = nullptr;
+  ASSERT_EQ(drv->cuStreamEndCapture(stream, &cgraph), CUDA_SUCCESS);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  CUgraphExec execGraph = nullptr;
+  ASSERT_EQ(drv->cuGraphInstantiateWithFlags(&execGraph, cgraph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(drv->cuGraphLaunch(execGraph, stream), CUDA_SUCCESS);
+  ASSERT_EQ(drv->cuStreamSynchronize(stream), CUDA_SUCCESS);
+  for (const std::string &name : exe->outputNames()) {
+    const DeviceTensor &t = b.at(name);
+    Expected<HostTensor> replayed = downloadTensor(buffers.at(name), t.shape, t.dtype);
+    ASSERT_TRUE(replayed.hasValue());
+    EXPECT_EQ(countBitMismatches(*replayed, eager[name]), 0) << "graph replay differs in " << name;
+  }
+  drv->cuGraphExecDestroy(execGraph);
+  drv->cuGraphDestroy(cgraph);
+  drv->cuStreamDestroy(stream);
+
+  std::unique_ptr<Executable> again = compileWith(graph, "tensorwise", m, "auto", true);
+  ASSERT_TRUE(again);
+  runOnDevice(*again, in, nullptr);
+  for (const std::string &line : expectMeasured(*again, "mlp tensorwise M=256, second compile"))
+    EXPECT_NE(line.find("from the cache"), std::string::npos) << line;
+
+  // --backend=generated: the autotuned winner, named in the log.
+  std::unique_ptr<Executable> gen = compileWith(graph, "tensorwise", m, "generated", true);
+  ASSERT_TRUE(gen);
+  std::map<std::string, HostTensor> genOut = runOnDevice(*gen, in, nullptr);
+  for (const std::string &line : gen->gemmBackendLog()) {
+    std::cout << "[ generated] " << line << "\n";
+    EXPECT_NE(line.find(": generated sm90 "), std::string::npos) << line;
+    EXPECT_NE(line.find("autotuned"), std::string::npos) << line;
+    EXPECT_EQ(line.find("auto: measured"), std::string::npos) << line;
+  }
+  for (const std::string &name : gen->outputNames())
+    EXPECT_LT(relativeFrobeniusError(genOut[name], ref[name]), 2e-2) << name;
+
+  // Autotune off: the heuristics, nothing measured.
+  std::unique_ptr<Executable> off = compileWith(graph, "tensorwise", m, "auto", false);
+  ASSERT_TRUE(off);
+  runOnDevice(*off, in, nullptr);
+  for (const std::string &line : off->gemmBackendLog()) {
+    EXPECT_EQ(line.find("measured"), std::string::npos) << "autotune off measured: " << line;
+    EXPECT_EQ(line.find("autotuned"), std::string::npos) << line;
+  }
+}
+
+} // namespace
+} // namespace fp8c
