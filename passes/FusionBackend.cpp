@@ -15,7 +15,7 @@ void chooseBackend(PlannedKernel &k) {
     mains += role == OpRole::Main;
     std::string why;
     if (role == OpRole::Prologue && op->kind() == OpKind::Cast)
-      why = "casts A to FP8 in its prologue";
+      why = "casts A to FP8 in a prologue launch";
     else if (role == OpRole::Main && op->kind() == OpKind::ScaledMatmul &&
              op->operand(2)->type().rank() > 0 && k.ops.back() != op &&
              k.roles[k.ops.back()] == OpRole::Epilogue)

@@ -33,6 +33,12 @@
 // stage's empty barrier in both blocks). The blocks meet at a cluster barrier after the barriers
 // are initialized and before either exits.
 //
+// bf16-A prologue (CS > 0 staging slots, gemm_sm90_cast.cuh): A is bf16 in memory; the producer
+// warpgroup stages its tiles by TMA and all four of its warps cast them to FP8 into the ring's A
+// tiles (quantization scale p.quantA per tensor or row, amax of A with AmaxA), so a stage's
+// `full` barrier completes on B's bytes plus four warp arrivals. (Measured slower than a
+// separate cast on the H200: codegen/kernels/README.md.)
+//
 // Scales are *inverse* scales (dequantization factors, multiplied), laid out as cuBLASLt's:
 //   Scale::Tensor  scaleA[0], scaleB[0]
 //   Scale::Row     scaleA[M] (per row of A), scaleB[N] (per row of B)

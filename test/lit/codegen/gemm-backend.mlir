@@ -24,6 +24,6 @@
 // AUTO-LABEL: // fp8c CUDA for @mlp: {{[0-9]+}} generated launches, 2 cuBLASLt GEMMs, 0 of the steps at load
 // AUTO-NOT: backend
 
-// PLAN: kernel #3 gemm -> generated (casts A to FP8 in its prologue) [FP8 GEMM: generated]
-// PLAN: kernel #4 gemm -> generated (casts A to FP8 in its prologue) [FP8 GEMM: generated]
+// PLAN: kernel #3 gemm -> generated (casts A to FP8 in a prologue launch) [FP8 GEMM: generated]
+// PLAN: kernel #4 gemm -> generated (casts A to FP8 in a prologue launch) [FP8 GEMM: generated]
 // PLAN-AUTO-NOT: FP8 GEMM:

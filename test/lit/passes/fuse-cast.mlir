@@ -43,11 +43,11 @@
 // TENSORWISE-PLAN-NEXT:    body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
 // TENSORWISE-PLAN-NEXT:  kernel #2 reduce -> generated
 // TENSORWISE-PLAN-NEXT:    body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
-// TENSORWISE-PLAN-NEXT:  kernel #3 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-PLAN-NEXT:  kernel #3 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-PLAN-NEXT:    prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-PLAN-NEXT:    main: fp8.scaled_matmul %h
 // TENSORWISE-PLAN-NEXT:    epilogue: fp8.relu %g, fp8.amax %g_amax
-// TENSORWISE-PLAN-NEXT:  kernel #4 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-PLAN-NEXT:  kernel #4 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-PLAN-NEXT:    prologue: fp8.scale %g_scale, fp8.cast %g_fp8
 // TENSORWISE-PLAN-NEXT:    main: fp8.scaled_matmul %y
 // TENSORWISE-PLAN-NEXT:  not fused:
@@ -101,7 +101,7 @@
 // DELAYED-PLAN-NEXT:    body: fp8.amax %w1_amax, fp8.history_scale %w1_scale, fp8.cast %w1_fp8
 // DELAYED-PLAN-NEXT:  kernel #1 reduce -> generated
 // DELAYED-PLAN-NEXT:    body: fp8.amax %w2_amax, fp8.history_scale %w2_scale, fp8.cast %w2_fp8
-// DELAYED-PLAN-NEXT:  kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// DELAYED-PLAN-NEXT:  kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
 // DELAYED-PLAN-NEXT:    prologue: fp8.amax %x_amax, fp8.history_scale %x_scale, fp8.cast %x_fp8, fp8.history_scale %g_scale
 // DELAYED-PLAN-NEXT:    main: fp8.scaled_matmul %h
 // DELAYED-PLAN-NEXT:    epilogue: fp8.relu %g, fp8.amax %g_amax, fp8.cast %g_fp8

@@ -29,7 +29,7 @@ func.func @scale_shared_by_two_gemms(%xa: tensor<?x256xf8E4M3FN>, %xb: tensor<?x
 // CHECK-NEXT:  kernel #0 pointwise -> generated
 // CHECK-NEXT:    prologue: fp8.history_scale %s
 // CHECK-NEXT:    body: fp8.cast %wq
-// CHECK-NEXT:  kernel #1 gemm -> generated (casts A to FP8 in its prologue)
+// CHECK-NEXT:  kernel #1 gemm -> generated (casts A to FP8 in a prologue launch)
 // CHECK-NEXT:    prologue: fp8.cast %xq
 // CHECK-NEXT:    main: fp8.scaled_matmul %h
 // CHECK-NEXT:    epilogue: fp8.cast %hq, fp8.amax %a
@@ -54,7 +54,7 @@ func.func @one_scale_for_all(%x: tensor<?x256xbf16>, %w: tensor<128x256xbf16>, %
 // CHECK-NEXT:    body: fp8.amax %a1
 // CHECK-NEXT:  kernel #1 reduce -> generated
 // CHECK-NEXT:    body: fp8.history_push %n1
-// CHECK-NEXT:  kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// CHECK-NEXT:  kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
 // CHECK-NEXT:    prologue: fp8.history_scale %s, fp8.cast %zq
 // CHECK-NEXT:    main: fp8.scaled_matmul %y
 // CHECK-NEXT:    epilogue: fp8.amax %a2

@@ -10,7 +10,7 @@
 // TENSORWISE-NEXT:   body: fp8.amax %x_amax
 // TENSORWISE-NEXT: kernel #1 reduce -> generated
 // TENSORWISE-NEXT:   body: fp8.amax %w_amax, fp8.scale %w_scale, fp8.cast %w_fp8
-// TENSORWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
 // TENSORWISE-NOT: {{.}}
@@ -18,7 +18,7 @@
 // DELAYED: // fusion plan for @linear: 3 kernels
 // DELAYED-NEXT: kernel #0 reduce -> generated
 // DELAYED-NEXT:   body: fp8.amax %w_amax, fp8.history_scale %w_scale, fp8.cast %w_fp8
-// DELAYED-NEXT: kernel #1 gemm -> generated (casts A to FP8 in its prologue)
+// DELAYED-NEXT: kernel #1 gemm -> generated (casts A to FP8 in a prologue launch)
 // DELAYED-NEXT:   prologue: fp8.amax %x_amax, fp8.history_scale %x_scale, fp8.cast %x_fp8
 // DELAYED-NEXT:   main: fp8.scaled_matmul %y
 // DELAYED-NEXT: kernel #2 reduce -> generated
@@ -30,7 +30,7 @@
 // ROWWISE-NEXT:   body: fp8.amax %x_amax
 // ROWWISE-NEXT: kernel #1 reduce -> generated
 // ROWWISE-NEXT:   body: fp8.amax %w_amax, fp8.scale %w_scale, fp8.cast %w_fp8
-// ROWWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// ROWWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
 // ROWWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %y
 // ROWWISE-NOT: {{.}}

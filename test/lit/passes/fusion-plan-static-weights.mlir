@@ -12,11 +12,11 @@
 // TENSORWISE-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
 // TENSORWISE-NEXT: kernel #2 reduce -> generated [at load: parameters only]
 // TENSORWISE-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
-// TENSORWISE-NEXT: kernel #3 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT: kernel #3 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %h
 // TENSORWISE-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax
-// TENSORWISE-NEXT: kernel #4 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT: kernel #4 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-NEXT:   prologue: fp8.scale %g_scale, fp8.cast %g_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
 // TENSORWISE-NEXT: not fused:
@@ -28,7 +28,7 @@
 // DELAYED-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
 // DELAYED-NEXT: kernel #1 reduce -> generated [at load: parameters only]
 // DELAYED-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
-// DELAYED-NEXT: kernel #2 gemm -> generated (casts A to FP8 in its prologue)
+// DELAYED-NEXT: kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
 // DELAYED-NEXT:   prologue: fp8.amax %x_amax, fp8.history_scale %x_scale, fp8.cast %x_fp8, fp8.history_scale %g_scale
 // DELAYED-NEXT:   main: fp8.scaled_matmul %h
 // DELAYED-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8

@@ -18,7 +18,7 @@
 // TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %gate, fp8.scaled_matmul %up
 // TENSORWISE-NEXT:   epilogue: fp8.swiglu %h, fp8.amax %h_amax
-// TENSORWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in its prologue)
+// TENSORWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in a prologue launch)
 // TENSORWISE-NEXT:   prologue: fp8.scale %h_scale, fp8.cast %h_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
 // TENSORWISE-NEXT: not fused:
@@ -55,7 +55,7 @@
 // ROWWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %gate, fp8.scaled_matmul %up
 // ROWWISE-NEXT:   epilogue: fp8.swiglu %h, fp8.amax %h_amax
-// ROWWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in its prologue)
+// ROWWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in a prologue launch)
 // ROWWISE-NEXT:   prologue: fp8.scale %h_scale, fp8.cast %h_fp8
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %y
 // ROWWISE-NEXT: not fused:
