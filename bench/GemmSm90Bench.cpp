@@ -66,14 +66,16 @@ DeviceBuffer alloc(size_t bytes) {
   return b.take();
 }
 
-// Random e4m3 values of a normal distribution (never NaN), as bytes.
-DeviceBuffer randomFp8(size_t n, uint64_t seed) {
+// n values of a normal distribution encoded by `encode` (4096 of them drawn, then picked by a
+// xorshift sequence: fast for hundreds of millions of elements), as a device buffer.
+template <typename T, typename Encode>
+DeviceBuffer randomNormal(size_t n, uint64_t seed, Encode encode) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  uint8_t table[4096];
-  for (uint8_t &t : table)
-    t = floatToFp8(nd(rng), DType::F8E4M3FN);
-  std::vector<uint8_t> h(n);
+  T table[4096];
+  for (T &t : table)
+    t = encode(nd(rng));
+  std::vector<T> h(n);
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
   for (size_t i = 0; i < n; ++i) {
     x ^= x << 13;
@@ -81,10 +83,15 @@ DeviceBuffer randomFp8(size_t n, uint64_t seed) {
     x ^= x << 17;
     h[i] = table[x & 4095];
   }
-  DeviceBuffer b = alloc(n);
-  if (Status st = b.upload(h.data(), n); !st)
+  DeviceBuffer b = alloc(n * sizeof(T));
+  if (Status st = b.upload(h.data(), n * sizeof(T)); !st)
     die(st.message());
   return b;
+}
+
+// Random e4m3 values (never NaN), as bytes.
+DeviceBuffer randomFp8(size_t n, uint64_t seed) {
+  return randomNormal<uint8_t>(n, seed, [](float v) { return floatToFp8(v, DType::F8E4M3FN); });
 }
 
 DeviceBuffer scalars(const std::vector<float> &v) {
@@ -183,6 +190,29 @@ Operands makeOperands(const Shape &s, const Device &dev) {
   return o;
 }
 
+/// cuBLASLt's plain e4m3 x e4m3 -> bf16 GEMM of shape `s` (fast accumulation, tensor scales).
+CublasLtGemmConfig plainLtConfig(const Shape &s) {
+  CublasLtGemmConfig c;
+  c.m = s.m;
+  c.n = s.n;
+  c.k = s.k;
+  c.lda = c.ldb = s.k;
+  c.ldd = s.n;
+  c.fastAccum = true;
+  return c;
+}
+
+/// cuBLASLt's pointers for call i (B set i) into o.dRef, A's inverse scale from `invScaleA`.
+CublasLtGemmPointers plainLtPointers(Operands &o, int i, const DeviceBuffer &invScaleA) {
+  CublasLtGemmPointers p;
+  p.a = o.a.data();
+  p.b = o.b[size_t(i) % o.b.size()].data();
+  p.d = o.dRef.data();
+  p.invScaleA = static_cast<const float *>(invScaleA.data());
+  p.invScaleB = static_cast<const float *>(o.sb.data());
+  return p;
+}
+
 int repsFor(const Shape &s) {
   const double flop = 2.0 * s.m * s.n * s.k;
   return std::clamp(int(2e11 / flop), 1, 200); // about 0.2 ms of work per batch and more
@@ -204,22 +234,8 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   };
 
   // cuBLASLt first: its output is the reference of the comparison.
-  CublasLtGemmConfig c;
-  c.m = s.m;
-  c.n = s.n;
-  c.k = s.k;
-  c.lda = c.ldb = s.k;
-  c.ldd = s.n;
-  c.fastAccum = true;
-  auto ltPtrs = [&](int i) {
-    CublasLtGemmPointers p;
-    p.a = o.a.data();
-    p.b = o.b[size_t(i) % o.b.size()].data();
-    p.d = o.dRef.data();
-    p.invScaleA = static_cast<const float *>(o.sa.data());
-    p.invScaleB = static_cast<const float *>(o.sb.data());
-    return p;
-  };
+  const CublasLtGemmConfig c = plainLtConfig(s);
+  auto ltPtrs = [&](int i) { return plainLtPointers(o, i, o.sa); };
   const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
   std::printf("\n[t=%.1fs] M=%lld K=%lld N=%lld (%d B sets, %d launches per batch)\n", elapsedS(),
               (long long)s.m,
@@ -511,23 +527,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 // Random bf16 values of a normal distribution, as a device buffer of n elements.
 DeviceBuffer randomBf16(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  uint16_t table[4096];
-  for (uint16_t &t : table)
-    t = floatToBf16(nd(rng));
-  std::vector<uint16_t> h(n);
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    h[i] = table[x & 4095];
-  }
-  DeviceBuffer b = alloc(n * 2);
-  if (Status st = b.upload(h.data(), n * 2); !st)
-    die(st.message());
-  return b;
+  return randomNormal<uint16_t>(n, seed, [](float v) { return floatToBf16(v); });
 }
 
 // The bf16-A prologue (castA: A read as bf16 and cast to e4m3 in the GEMM) at one shape:
@@ -556,22 +556,8 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   std::printf("  a standalone cast of A (3 bytes per element at %.1f TB/s): >= %.1f us\n",
               hbmTBs, 3.0 * double(s.m * s.k) / (hbmTBs * 1e12) * 1e6);
 
-  CublasLtGemmConfig c;
-  c.m = s.m;
-  c.n = s.n;
-  c.k = s.k;
-  c.lda = c.ldb = s.k;
-  c.ldd = s.n;
-  c.fastAccum = true;
-  auto ltPtrs = [&](int i) {
-    CublasLtGemmPointers p;
-    p.a = o.a.data();
-    p.b = o.b[size_t(i) % o.b.size()].data();
-    p.d = o.dRef.data();
-    p.invScaleA = static_cast<const float *>(invQuant.data());
-    p.invScaleB = static_cast<const float *>(o.sb.data());
-    return p;
-  };
+  const CublasLtGemmConfig c = plainLtConfig(s);
+  auto ltPtrs = [&](int i) { return plainLtPointers(o, i, invQuant); };
   const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
   std::printf("  %-48s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 A (pre-quantized)", ltMs * 1e3,
               flop / ltMs / 1e9);
