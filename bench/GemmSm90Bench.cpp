@@ -368,12 +368,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     const char *peer;
   };
   GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n, ldsa, ldsb};
-  CublasLtGemmConfig c0;
-  c0.m = s.m;
-  c0.n = s.n;
-  c0.k = s.k;
-  c0.lda = c0.ldb = s.k;
-  c0.ldd = s.n;
+  const CublasLtGemmConfig c0 = plainLtConfig(s);
   std::vector<Variant> vs;
   {
     GemmSm90Kernel k;
