@@ -1,0 +1,89 @@
+// Executable::Impl, private to the runtime: the state behind an Executable (its plan, arena,
+// loaded kernels, GEMM runners and the GEMM choices compile() made) and the steps that run it.
+// Executable.cpp compiles, binds and runs; ExecutableGemmChoice.cpp prepares the generated
+// GEMM's kernels and autotunes (prepareGemms, tuneGemm). Not part of the public API.
+#pragma once
+
+#include "runtime/Executable.h"
+
+#include "runtime/StepProfiler.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceBuffer.h"
+#include "runtime/gpu/CublasLtGemm.h"
+#include "runtime/gpu/GemmSm90.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fp8c {
+
+// What cuBLASLt gets for one GEMM step at one M, with the plan's fallbacks applied.
+struct CublasCall {
+  CublasLtGemmConfig config;
+  CublasLtGemmPointers pointers;
+  bool padRows = false;      ///< Block128 at M % 4 != 0: run with M rounded up to 4
+  bool addBiasAfter = false; ///< no outer-vector algorithm with the bias: a launch adds it
+  std::string refused;       ///< set (when asked to check) where cuBLASLt cannot take it
+};
+
+struct LoadedLaunch {
+  CUfunction fn = nullptr;
+  int maxBlocks = 1; ///< co-resident blocks on the whole device (persistent / cooperative cap)
+};
+
+struct Executable::Impl {
+  CompiledGraph compiled;
+  MemoryPlan memory;
+  CudaDriver *drv = nullptr;
+  Device device;
+  DeviceBuffer arena;
+  std::unique_ptr<CublasLtRunner> cublas;
+  std::unique_ptr<GemmSm90Runner> sm90;              ///< created when a step may use it
+  std::map<std::string, GemmSm90Kernel> sm90Kernels; ///< by step name: the step's config
+  /// By step name: the autotuned generated kernel for M in `bucket` (gemmSm90TuneBucket).
+  struct TunedGemm {
+    GemmSm90Kernel kernel;
+    int64_t bucket = 0;
+    std::string note; ///< for the log: how it was chosen
+  };
+  std::map<std::string, TunedGemm> sm90Tuned;
+  /// By step name (backend auto): who measured faster for M in `bucket`, and the times.
+  struct AutoChoice {
+    bool generated = false;
+    int64_t bucket = 0;
+    std::string why; ///< "auto: measured ..."
+  };
+  std::map<std::string, AutoChoice> autoChoice;
+  bool autotune = true; ///< CompileOptions::autotune
+  std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
+  std::map<std::string, LoadedLaunch> launches; ///< by kernelName
+  std::vector<CUdeviceptr> loadedParams;        ///< parameter pointers the constants match
+  std::string arch; ///< the NVRTC target the kernels were compiled for
+  double jitSeconds = 0;
+  int coldCompiles = 0;
+  std::unique_ptr<StepProfiler> profiler; ///< set while profiling (setProfiling)
+
+  const LaunchPlan &plan() const { return compiled.plan; }
+  Status compileKernels(const std::vector<Step> &steps);
+  Status runSteps(const std::vector<Step> &steps, const std::vector<CUdeviceptr> &ptrs,
+                  int64_t m, CUstream stream);
+  Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
+  Status launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                CUstream stream);
+  Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                 CUstream stream);
+  Expected<CublasCall> cublasCall(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+                                  int64_t m, bool checkSupport);
+  Status runCublas(const CublasLtGemm &g, const CublasCall &call,
+                   const std::vector<CUdeviceptr> &ptrs, int64_t m, CUstream stream);
+  Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+                 CUstream stream, const std::string &why);
+  Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
+  Status tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base, int64_t maxM,
+                  bool compareCublasLt, bool *generatedWins);
+};
+
+} // namespace fp8c
