@@ -7,6 +7,8 @@
 // in each schedule that takes them. Timing: CUDA events around `reps` back-to-back launches
 // (B rotated over several buffers when it would fit in L2), 3 warm-up batches excluded, median
 // of 15 batches. FLOP = 2 M N K.
+// The bf16-A prologue section is in GemmSm90CastBench.cpp, the pieces both use in
+// GemmSm90BenchCommon.h.
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
@@ -22,6 +24,8 @@
 // and the clusters of two sharing B (TMA multicast): ping-pong 128 x 128 x 6 and cooperative
 // 128 x 256 x 4 (64 x 128 x 8 for decode). --schedule picks the consumer schedules of the
 // candidates (both).
+#include "bench/GemmSm90BenchCommon.h"
+
 #include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
@@ -33,104 +37,23 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
 using namespace fp8c;
+using namespace fp8c::gemmbench;
 
 namespace {
 
-CudaDriver *drv = nullptr;
-const auto startTime = std::chrono::steady_clock::now();
-
-/// Seconds since the start, printed in section headers (to line them up with clock logs).
-double elapsedS() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
-}
-std::string dumpDir;
 bool wantCoop = true, wantPingPong = true;
 double soakS = 0; ///< --soak: seconds of back-to-back launches per fast-accumulating epilogue config
-
-[[noreturn]] void die(const std::string &m) {
-  std::fprintf(stderr, "fp8c-gemm-bench: %s\n", m.c_str());
-  std::exit(1);
-}
-
-DeviceBuffer alloc(size_t bytes) {
-  Expected<DeviceBuffer> b = DeviceBuffer::allocate(bytes);
-  if (!b)
-    die(b.error());
-  return b.take();
-}
-
-// n values of a normal distribution encoded by `encode` (4096 of them drawn, then picked by a
-// xorshift sequence: fast for hundreds of millions of elements), as a device buffer.
-template <typename T, typename Encode>
-DeviceBuffer randomNormal(size_t n, uint64_t seed, Encode encode) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  T table[4096];
-  for (T &t : table)
-    t = encode(nd(rng));
-  std::vector<T> h(n);
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    h[i] = table[x & 4095];
-  }
-  DeviceBuffer b = alloc(n * sizeof(T));
-  if (Status st = b.upload(h.data(), n * sizeof(T)); !st)
-    die(st.message());
-  return b;
-}
-
-// Random e4m3 values (never NaN), as bytes.
-DeviceBuffer randomFp8(size_t n, uint64_t seed) {
-  return randomNormal<uint8_t>(n, seed, [](float v) { return floatToFp8(v, DType::F8E4M3FN); });
-}
-
-DeviceBuffer scalars(const std::vector<float> &v) {
-  DeviceBuffer b = alloc(std::max<size_t>(16, v.size() * 4));
-  if (Status st = b.upload(v.data(), v.size() * 4); !st)
-    die(st.message());
-  return b;
-}
+double hbmTBs = 4.8; ///< --hbm-tbs: the HBM bandwidth of benchCastA's cast floor
 
 /// The persistent blocks `k` runs with at most, for the label (its error when unknown).
 std::string residentBlocks(GemmSm90Runner &g, const GemmSm90Kernel &k) {
   Expected<int> n = g.maxResidentBlocks(k);
   return n ? std::to_string(*n) : n.error();
-}
-
-/// Median milliseconds per call of `work(i)` over batches of `reps` calls.
-double timeMs(int reps, const std::function<Status(int)> &work) {
-  CUevent a, b;
-  drv->cuEventCreate(&a, CU_EVENT_DEFAULT);
-  drv->cuEventCreate(&b, CU_EVENT_DEFAULT);
-  std::vector<float> t;
-  int call = 0;
-  for (int batch = 0; batch < 18; ++batch) {
-    drv->cuEventRecord(a, nullptr);
-    for (int r = 0; r < reps; ++r)
-      if (Status st = work(call++); !st)
-        die(st.message());
-    drv->cuEventRecord(b, nullptr);
-    if (drv->cuEventSynchronize(b) != CUDA_SUCCESS)
-      die("kernel failed (cuEventSynchronize)");
-    float ms = 0;
-    drv->cuEventElapsedTime(&ms, a, b);
-    if (batch >= 3)
-      t.push_back(ms / float(reps));
-  }
-  drv->cuEventDestroy(a);
-  drv->cuEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 std::vector<float> downloadBf16(const DeviceBuffer &d, size_t n) {
@@ -152,70 +75,6 @@ double relDiff(const std::vector<float> &x, const std::vector<float> &ref) {
     n += double(ref[i]) * double(ref[i]);
   }
   return std::sqrt(e / n);
-}
-
-void dumpCubin(GemmSm90Runner &g, const GemmSm90Kernel &k) {
-  Expected<std::shared_ptr<const CachedKernel>> ck = g.prepare(k);
-  if (!ck)
-    die(ck.error());
-  if (dumpDir.empty())
-    return;
-  std::ofstream f(dumpDir + "/" + k.name() + ".cubin", std::ios::binary);
-  f.write((*ck)->cubin.data(), std::streamsize((*ck)->cubin.size()));
-}
-
-struct Shape {
-  int64_t m, k, n;
-};
-
-struct Operands {
-  int64_t m, k, n;
-  DeviceBuffer a;
-  std::vector<DeviceBuffer> b;
-  DeviceBuffer d, dRef, sa, sb;
-};
-
-Operands makeOperands(const Shape &s, const Device &dev) {
-  Operands o{s.m, s.k, s.n, {}, {}, {}, {}, {}, {}};
-  o.a = randomFp8(size_t(s.m * s.k), 1);
-  // Rotate B when A, B and D together would fit in L2 a few times over.
-  const int64_t bytes = s.m * s.k + s.n * s.k + 2 * s.m * s.n;
-  const int sets = bytes < 3 * dev.l2Bytes ? 4 : 1;
-  for (int i = 0; i < sets; ++i)
-    o.b.push_back(randomFp8(size_t(s.n * s.k), 2 + i));
-  o.d = alloc(size_t(s.m * s.n * 4));
-  o.dRef = alloc(size_t(s.m * s.n * 4));
-  o.sa = scalars({0.5f});
-  o.sb = scalars({0.25f});
-  return o;
-}
-
-/// cuBLASLt's plain e4m3 x e4m3 -> bf16 GEMM of shape `s` (fast accumulation, tensor scales).
-CublasLtGemmConfig plainLtConfig(const Shape &s) {
-  CublasLtGemmConfig c;
-  c.m = s.m;
-  c.n = s.n;
-  c.k = s.k;
-  c.lda = c.ldb = s.k;
-  c.ldd = s.n;
-  c.fastAccum = true;
-  return c;
-}
-
-/// cuBLASLt's pointers for call i (B set i) into o.dRef, A's inverse scale from `invScaleA`.
-CublasLtGemmPointers plainLtPointers(Operands &o, int i, const DeviceBuffer &invScaleA) {
-  CublasLtGemmPointers p;
-  p.a = o.a.data();
-  p.b = o.b[size_t(i) % o.b.size()].data();
-  p.d = o.dRef.data();
-  p.invScaleA = static_cast<const float *>(invScaleA.data());
-  p.invScaleB = static_cast<const float *>(o.sb.data());
-  return p;
-}
-
-int repsFor(const Shape &s) {
-  const double flop = 2.0 * s.m * s.n * s.k;
-  return std::clamp(int(2e11 / flop), 1, 200); // about 0.2 ms of work per batch and more
 }
 
 void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quick) {
@@ -520,130 +379,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   }
 }
 
-// Random bf16 values of a normal distribution, as a device buffer of n elements.
-DeviceBuffer randomBf16(size_t n, uint64_t seed) {
-  return randomNormal<uint16_t>(n, seed, [](float v) { return floatToBf16(v); });
-}
-
-// The bf16-A prologue (castA: A read as bf16 and cast to e4m3 in the GEMM) at one shape:
-// cuBLASLt and the generated kernel on a pre-quantized e4m3 A (what a separate cast kernel
-// would feed them), then the castA kernels (tensor scale, with the amax of A, row scales; the
-// heuristic's config and a few others). A standalone cast moves 3 bytes per element of A (read
-// bf16, write e4m3) and the GEMM then reads 1; printed as its floor at the HBM bandwidth given
-// by --hbm-tbs (default 4.8, the H200's). The tensor-scale castA configs' D are compared byte
-// for byte with each other (the GPU tests check castA against the e4m3-A kernel).
-double hbmTBs = 4.8;
-void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
-  Operands o = makeOperands(s, g.device());
-  const double flop = 2.0 * s.m * s.n * s.k;
-  const int reps = repsFor(s);
-  std::printf("\n[t=%.1fs] bf16 A cast in the GEMM's prologue, M=%lld K=%lld N=%lld "
-              "(ratios: cuBLASLt on pre-quantized e4m3 A / generated)\n",
-              elapsedS(), (long long)s.m, (long long)s.k, (long long)s.n);
-  DeviceBuffer a16 = randomBf16(size_t(s.m * s.k), 11);
-  DeviceBuffer quant = scalars({64.0f}), invQuant = scalars({1.0f / 64.0f});
-  DeviceBuffer rowQuant = scalars(std::vector<float>(size_t(s.m), 64.0f));
-  DeviceBuffer rowInv = scalars(std::vector<float>(size_t(s.m), 1.0f / 64.0f));
-  DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
-  DeviceBuffer amaxA = alloc(16);
-  amaxA.fill(0);
-  GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n};
-  std::printf("  a standalone cast of A (3 bytes per element at %.1f TB/s): >= %.1f us\n",
-              hbmTBs, 3.0 * double(s.m * s.k) / (hbmTBs * 1e12) * 1e6);
-
-  const CublasLtGemmConfig c = plainLtConfig(s);
-  auto ltPtrs = [&](int i) { return plainLtPointers(o, i, invQuant); };
-  const double ltMs = timeMs(reps, [&](int i) { return lt.run(c, ltPtrs(i), nullptr); });
-  std::printf("  %-48s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 A (pre-quantized)", ltMs * 1e3,
-              flop / ltMs / 1e9);
-
-  struct Variant {
-    std::string label;
-    GemmSm90Kernel k;
-  };
-  std::vector<Variant> vs;
-  GemmSm90Kernel fp8 = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
-  vs.push_back({"e4m3 A (pre-quantized)", fp8});
-  GemmSm90Kernel cast;
-  cast.castA = true;
-  cast = chooseGemmSm90Tiles(cast, prob, g.device());
-  vs.push_back({"bf16 A, tensor scale [heuristic]", cast});
-  GemmSm90Kernel k = cast;
-  k.amaxA = true;
-  vs.push_back({"bf16 A, tensor scale + amax of A", k});
-  k = cast;
-  k.scaleMode = GemmScaleMode::OuterVector; // the column buffers may cost a stage
-  vs.push_back({"bf16 A, row scales", chooseGemmSm90Tiles(k, prob, g.device())});
-  for (int slots : {3}) {
-    k = cast;
-    k.castSlots = slots;
-    while (k.stages > 2 && k.sharedBytes() > 232448)
-      --k.stages;
-    vs.push_back({"bf16 A, tensor scale, " + std::to_string(slots) + " slots", k});
-  }
-  if (cast.schedule == GemmSchedule::PingPong) {
-    k = cast;
-    k.schedule = GemmSchedule::Cooperative;
-    k.bn = 256;
-    k.stages = 3;
-    vs.push_back({"bf16 A, tensor scale, coop 128 x 256", k});
-  } else if (cast.bm == 128) {
-    k = cast;
-    k.schedule = GemmSchedule::PingPong;
-    k.bn = 128;
-    k.stages = 4;
-    vs.push_back({"bf16 A, tensor scale, pp 128 x 128", k});
-  }
-  const size_t dBytes = size_t(s.m * s.n) * 2;
-  std::vector<uint8_t> fp8Out;
-  for (Variant &v : vs) {
-    const bool row = v.k.scaleMode == GemmScaleMode::OuterVector;
-    auto gp = [&](int i) {
-      GemmSm90Pointers p;
-      p.a = v.k.castA ? a16.data() : o.a.data();
-      p.b = o.b[size_t(i) % o.b.size()].data();
-      p.d = o.d.data();
-      p.invScaleA = static_cast<const float *>((row ? rowInv : invQuant).data());
-      p.invScaleB = static_cast<const float *>((row ? rowB : o.sb).data());
-      p.quantScaleA = static_cast<const float *>((row ? rowQuant : quant).data());
-      p.amaxA = static_cast<float *>(amaxA.data());
-      return p;
-    };
-    if (Status st = checkGemmSm90Kernel(v.k); !st) {
-      std::printf("  %-48s skipped: %s\n", v.label.c_str(), st.message().c_str());
-      continue;
-    }
-    dumpCubin(g, v.k);
-    const double ms = timeMs(reps, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
-    std::string same;
-    if (v.k.castA && !row) {
-      // D on B set 0, byte for byte against the first tensor-scale castA config's (the
-      // quantized A and the accumulation order over K are the same in every config).
-      if (Status st = g.run(v.k, prob, gp(0), nullptr); !st)
-        die(st.message());
-      drv->cuCtxSynchronize();
-      std::vector<uint8_t> out(dBytes);
-      if (Status st = o.d.download(out.data(), dBytes); !st)
-        die(st.message());
-      if (fp8Out.empty()) {
-        fp8Out = std::move(out);
-        same = "  (reference of the next)";
-      } else {
-        size_t diff = 0;
-        for (size_t i = 0; i < dBytes; ++i)
-          diff += out[i] != fp8Out[i];
-        same = diff == 0 ? "  D identical" : "  D differs in " + std::to_string(diff) + " bytes";
-      }
-    }
-    const std::string cfg = std::string(v.k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
-                            " m" + std::to_string(v.k.bm) + " n" + std::to_string(v.k.bn) +
-                            " s" + std::to_string(v.k.stages);
-    std::printf("  %-48s %-16s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt%s\n", v.label.c_str(),
-                cfg.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, same.c_str());
-  }
-}
-
 } // namespace
+
 
 int main(int argc, char **argv) {
   bool quick = false;
@@ -709,6 +446,6 @@ int main(int argc, char **argv) {
   if (castShapes.empty())
     castShapes = {{8192, 4096, 14336}, {8192, 14336, 4096}};
   for (const Shape &s : castShapes)
-    benchCastA(**g, **lt, s);
+    benchCastA(**g, **lt, s, hbmTBs);
   return 0;
 }
