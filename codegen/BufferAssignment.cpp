@@ -245,8 +245,13 @@ void Lowerer::planPadding() {
       int64_t &ld = requiredLd_[canon(v)];
       ld = std::max(ld, roundUp(cols, per));
     };
-    need(op->operand(0), k);
-    need(op->operand(1), op->kind() == OpKind::Matmul ? colsOf(b) : k);
+    // A transpose cuBLASLt reads in place (inPlaceTranspose): its input is the buffer read.
+    for (int i = 0; i < 2; ++i) {
+      if (const Op *t = inPlaceTranspose(op, i))
+        need(t->operand(0), colsOf(t->operand(0)->type()));
+      else
+        need(op->operand(i), i == 0 ? k : op->kind() == OpKind::Matmul ? colsOf(b) : k);
+    }
   });
 }
 

@@ -101,8 +101,10 @@ Status LaunchBuilder::classify() {
       } else {
         g.amax = op;
       }
-    } else if (op->kind() == OpKind::Cast &&
-               (materialized(op->result()) || !op->result()->hasUses())) {
+    } else if (op->kind() == OpKind::Cast && (materialized(op->result()) ||
+                                               !op->result()->hasUses() || local_.count(op))) {
+      // A cast with a scale computed here (local) is a group even when only its transpose is
+      // used (linear of a transposed activation): the group writes the scale.
       Group &g = groupFor(op->operand(0));
       if (g.cast)
         return Error("two casts of %" + op->operand(0)->name() + " in one kernel");

@@ -146,8 +146,12 @@ struct CublasLtGemm {
   AffineM m;            ///< rows of A and D
   int64_t n = 0, k = 0; ///< k is the logical K (operand pitch may be padded)
   /// B is [N, K] (K contiguous, TN) when true; [K, N] (N contiguous) for an unquantized
-  /// fp8.matmul whose right operand is not transposed (bf16/f16 only).
+  /// fp8.matmul whose right operand is not transposed, or an unquantized fp8.linear whose
+  /// right operand is a transpose read in place (bf16/f16 only).
   bool bKMajor = true;
+  /// A is [M, K] when true; [K, M] for an unquantized GEMM whose left operand is a transpose
+  /// read in place (bf16/f16 only; M static).
+  bool aKMajor = true;
   /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
   /// GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
   /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.

@@ -203,11 +203,29 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
   return a;
 }
 
+// The transpose feeding operand `i` of an unquantized GEMM when cuBLASLt reads its input in
+// place (the planner's absorbOperandTransposes): the transpose's only use is the GEMM and its
+// input has a static row length. Null otherwise.
+const Op *inPlaceTranspose(const Op *main, int i) {
+  if (main->kind() != OpKind::Linear && main->kind() != OpKind::Matmul)
+    return nullptr;
+  const Value *v = main->operand(i);
+  const Op *t = v->definingOp();
+  if (!t || t->kind() != OpKind::Transpose || v->numUses() != 1)
+    return nullptr;
+  const TensorType &src = t->operand(0)->type();
+  return src.rank() == 2 && !src.isDynamicDim(1) ? t : nullptr;
+}
+
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
   GemmAnalysis a = analyzeGemm(kernel);
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));
+  for (const Op *main : a.mains)
+    for (int i = 0; i < 2; ++i)
+      if (const Op *t = inPlaceTranspose(main, i))
+        a.pre.erase(std::remove(a.pre.begin(), a.pre.end(), t), a.pre.end());
   if (!a.pre.empty())
     if (Status s = buildLaunches(lw, kernel, kernelIndex, a.pre, "prologue"); !s)
       return s;
@@ -217,21 +235,26 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     g.name =
         "k" + std::to_string(kernelIndex) + "_gemm" + (a.mains.size() > 1 ? std::to_string(i) : "");
     const Value *A = main->operand(0), *B = main->operand(1);
-    g.a = lw.gemmOperandBuffer(A);
-    g.b = lw.gemmOperandBuffer(B);
+    const Op *tA = inPlaceTranspose(main, 0), *tB = inPlaceTranspose(main, 1);
+    g.a = lw.gemmOperandBuffer(tA ? tA->operand(0) : A);
+    g.b = lw.gemmOperandBuffer(tB ? tB->operand(0) : B);
     g.m = Lowerer::rowsOf(A->type());
     g.k = Lowerer::colsOf(A->type());
     if (g.k == kDynamic)
       return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
-    g.bKMajor = main->kind() != OpKind::Matmul;
+    g.aKMajor = tA == nullptr;
+    g.bKMajor = (main->kind() != OpKind::Matmul) != (tB != nullptr);
     g.backend = main->kind() == OpKind::ScaledMatmul ? lw.options().gemmBackend
                                                      : GemmBackend::CublasLt;
-    g.n = g.bKMajor ? B->type().dim(0) : Lowerer::colsOf(B->type());
+    g.n = main->kind() != OpKind::Matmul ? B->type().dim(0) : Lowerer::colsOf(B->type());
     g.scaleMode = scaleModeOf(main);
     // cuBLASLt rejects FAST_ACCUM with the 128-block scale modes (they promote per K block).
     g.fastAccum = main->kind() == OpKind::ScaledMatmul && main->boolAttr("fast_accum") &&
                   g.scaleMode != GemmScaleMode::Block128;
     std::string ops = std::string(main->name()) + " %" + main->result()->name();
+    for (const Op *t : {tA, tB})
+      if (t)
+        ops += ", " + std::string(t->name()) + " %" + t->result()->name() + " (read in place)";
     if (main->kind() == OpKind::ScaledMatmul) {
       const bool block = g.scaleMode == GemmScaleMode::Block128;
       InvLayout la = block ? InvLayout::KBlockMajor : InvLayout::RowMajor;

@@ -196,6 +196,9 @@ struct GemmAnalysis {
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
 GemmAnalysis analyzeGemm(const Op &kernel);
+/// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
+/// reads in place, in the other layout; null when there is none.
+const Op *inPlaceTranspose(const Op *main, int i);
 /// Lowers one gemm kernel.
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 

@@ -72,11 +72,13 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
      << (c.backend == GemmBackend::Generated ? "generated sm90 GEMM " : "cuBLASLt GEMM ") << c.name
      << " =====\n";
   os << "//   ops: " << c.description << "\n";
-  os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A[" << affineStr(c.m) << ", " << c.k
-     << "] * B"
-     << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T (TN)"
+  os << "//   D[" << affineStr(c.m) << ", " << c.n << "] = A"
+     << (c.aKMajor ? "[" + affineStr(c.m) + ", " + std::to_string(c.k) + "]"
+                   : "[" + std::to_string(c.k) + ", " + affineStr(c.m) + "]^T")
+     << " * B"
+     << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T"
                    : "[" + std::to_string(c.k) + ", " + std::to_string(c.n) + "]")
-     << "\n";
+     << (c.aKMajor && c.bKMajor ? " (TN)" : "") << "\n";
   os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b) << ", D " << bufStr(p, c.d) << "\n";
   if (c.invScaleA >= 0 || c.invScaleB >= 0)
     os << "//   scales " << scaleModeStr(c.scaleMode) << ": 1/sA " << bufStr(p, c.invScaleA)

@@ -278,7 +278,39 @@ private:
   }
 
   // --- 3. prologue ---------------------------------------------------------------------------
+  // An unquantized GEMM (bf16 / f16 operands, run by cuBLASLt) reads an operand that is a
+  // transpose in place, in the other layout (cuBLASLt's TRANSA / TRANSB): the transpose joins
+  // the kernel and no transposed copy is written. FP8 operands must be K-major (Hopper's FP8
+  // GEMMs are TN only): those transposes stay cast-transposes.
+  void absorbOperandTransposes(size_t k) {
+    for (Op *main : std::vector<Op *>(plan_.kernels[k].ops)) {
+      if (plan_.kernels[k].roles[main] != OpRole::Main ||
+          (main->kind() != OpKind::Linear && main->kind() != OpKind::Matmul))
+        continue;
+      for (int i = 0; i < 2; ++i) {
+        Value *v = main->operand(i);
+        Op *t = v->definingOp();
+        if (!topLevel(t) || planned(t) || t->kind() != OpKind::Transpose)
+          continue;
+        if (v->numUses() != 1 || (i == 1 && main->operand(0) == v)) {
+          reject(t, k, "prologue",
+                 nameOf(v) + " has other users: it is written once for all of them");
+          continue;
+        }
+        const TensorType &src = t->operand(0)->type();
+        if (src.rank() != 2 || src.isDynamicDim(1)) {
+          reject(t, k, "prologue",
+                 "a transposed operand is read in place only with a static row length (" +
+                     nameOf(t->operand(0)) + " is " + src.str() + ")");
+          continue;
+        }
+        addIfAcyclic(k, t, OpRole::Prologue);
+      }
+    }
+  }
+
   void growPrologue(size_t k) {
+    absorbOperandTransposes(k);
     std::vector<Op *> mains;
     for (Op *op : plan_.kernels[k].ops)
       if (plan_.kernels[k].roles[op] == OpRole::Main && op->kind() == OpKind::ScaledMatmul)

@@ -72,6 +72,9 @@ std::string CublasLtGemmConfig::str() const {
                   " D=" + dt(dType) + " bias=" + (biasType ? dt(*biasType) : std::string("none")) +
                   " scale=" + modeName(scaleMode) + " epilogue=" + epilogueName(epilogue) +
                   " fastAccum=" + (fastAccum ? "1" : "0");
+  if (!aKMajor || !bKMajor)
+    s += std::string(" layout=") + (aKMajor ? "A[M,K]" : "A[K,M]") + "/" +
+         (bKMajor ? "B[N,K]" : "B[K,N]");
   if (hasScaleD)
     s += " scaleD";
   if (hasAmaxD)
@@ -118,17 +121,21 @@ cudaDataType_t cudaDataTypeOf(DType t) {
 //   - the bias has one value per row of its D, i.e. per column n of our D: bias[N].
 CublasLtLayout cublasLtLayout(const CublasLtGemmConfig &c) {
   CublasLtLayout l;
-  l.rowsA = static_cast<uint64_t>(c.k);
-  l.colsA = static_cast<uint64_t>(c.n);
+  const auto m = static_cast<uint64_t>(c.m), n = static_cast<uint64_t>(c.n),
+             k = static_cast<uint64_t>(c.k);
+  // Its A is our B: [N, K] row-major is K x N column-major (op T); [K, N] row-major is N x K
+  // (op N). Its B is our A: [M, K] is K x M (op N); [K, M] is M x K (op T).
+  l.rowsA = c.bKMajor ? k : n;
+  l.colsA = c.bKMajor ? n : k;
   l.ldA = c.ldb;
-  l.rowsB = static_cast<uint64_t>(c.k);
-  l.colsB = static_cast<uint64_t>(c.m);
+  l.transA = c.bKMajor ? CUBLAS_OP_T : CUBLAS_OP_N;
+  l.rowsB = c.aKMajor ? k : m;
+  l.colsB = c.aKMajor ? m : k;
   l.ldB = c.lda;
-  l.rowsD = static_cast<uint64_t>(c.n);
-  l.colsD = static_cast<uint64_t>(c.m);
+  l.transB = c.aKMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+  l.rowsD = n;
+  l.colsD = m;
   l.ldD = c.ldd;
-  l.transA = CUBLAS_OP_T;
-  l.transB = CUBLAS_OP_N;
   switch (c.scaleMode) {
   case GemmScaleMode::Tensor:
     break;
@@ -176,6 +183,9 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
       return fail("e5m2 x e5m2 is not offered (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3 are)");
     if (ccMajor * 10 + ccMinor < 89)
       return fail("FP8 GEMMs need compute capability 8.9 or newer; this device is " + cc);
+    if (!c.aKMajor || !c.bKMajor)
+      return fail("FP8 operands must both be K-major (TN): write the transposed FP8 copy "
+                  "(a cast-transpose) instead");
   } else {
     if (c.aType != c.bType || (c.aType != DType::BF16 && c.aType != DType::F16))
       return fail("A and B must both be FP8 or both be bf16/f16");
@@ -215,7 +225,7 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
   }
   if (c.m < 0 || c.n <= 0 || c.k <= 0)
     return fail("empty or negative dims");
-  if (c.lda < c.k || c.ldb < c.k || c.ldd < c.n)
+  if (c.lda < (c.aKMajor ? c.k : c.m) || c.ldb < (c.bKMajor ? c.k : c.n) || c.ldd < c.n)
     return fail("a row pitch is smaller than its row");
   auto pitchOk = [](int64_t ld, DType t) { return (ld * dtypeBytes(t)) % 16 == 0; };
   if (!pitchOk(c.lda, c.aType) || !pitchOk(c.ldb, c.bType) || !pitchOk(c.ldd, c.dType))
@@ -257,6 +267,8 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   c.dType = plan.buffers[g.d].type.dtype();
   c.lda = pitch(g.a);
   c.ldb = pitch(g.b);
+  c.aKMajor = g.aKMajor;
+  c.bKMajor = g.bKMajor;
   c.ldd = pitch(g.d);
   if (g.bias != -1)
     c.biasType = plan.buffers[g.bias].type.dtype();

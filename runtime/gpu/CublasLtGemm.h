@@ -1,6 +1,7 @@
 // The cuBLASLt backend: executes a LaunchPlan's CublasLtGemm step,
 //   D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation)
-// with A, B row-major and K-major (TN), FP8 (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3) or bf16.
+// with A, B row-major and K-major (TN), FP8 (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3) or bf16;
+// bf16 / f16 operands may also be N-major (aKMajor / bKMajor: a transposed operand read as is).
 // cuBLASLt is column-major, so the row-major problem is handed over transposed:
 // cublasLtLayout() below, and the comment at its definition.
 //
@@ -43,6 +44,10 @@ namespace fp8c {
 struct CublasLtGemmConfig {
   int64_t m = 0, n = 0, k = 0;       ///< D[m, n] = A[m, k] B[n, k]^T
   int64_t lda = 0, ldb = 0, ldd = 0; ///< row pitches in elements
+  /// Operand layouts (bf16/f16 only; FP8 needs both K-major, "TN"): A's buffer is [M, K]
+  /// (K contiguous) when aKMajor, else [K, M]; B's is [N, K] when bKMajor, else [K, N]. A
+  /// transposed operand is read in place, with no transpose launch.
+  bool aKMajor = true, bKMajor = true;
   DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN, dType = DType::BF16;
   std::optional<DType> biasType; ///< set iff the epilogue adds a bias
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;

@@ -23,8 +23,8 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
                 "; it takes FP8 operands only (use --backend=cublaslt or auto)");
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
-  if (!g.bKMajor)
-    return fail("B is not K-major (it takes B as [N, K])");
+  if (!g.bKMajor || !g.aKMajor)
+    return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
   if (!valid(g.invScaleA) || !valid(g.invScaleB))
     return fail("an FP8 GEMM needs both inverse-scale buffers");
   k.scaleMode = g.scaleMode;

@@ -7,6 +7,8 @@
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 
+#include "TransposedOperands.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -374,6 +376,51 @@ TEST(CodegenLowering, BlockScaledGemmOnCallerBuffersGetsRowPaddedCopies) {
   EXPECT_EQ(l.plan.buffers[g.a].role, BufferRole::Input);
   EXPECT_EQ(l.plan.buffers[g.d].bytes(37), 37 * 256 * 4); // the caller's D is not padded
   EXPECT_TRUE(g.biasFallback.empty());
+}
+
+TEST(CodegenLowering, UnquantizedGemmsReadTransposedOperandsInPlace) {
+  // No CSE: %xt, %xt2 and %xt3 stay three transposes, one per use.
+  Lowered l = lower(testgraphs::kTransposedOperands, "shape-infer,fuse,dce");
+  auto gs = gemms(l.plan.steps);
+  ASSERT_EQ(gs.size(), 4u);
+  const int x = find(l.plan, "x"), d = find(l.plan, "d"), w = find(l.plan, "w");
+  // y = x^T d: both operands read in place.
+  EXPECT_EQ(gs[0]->a, x);
+  EXPECT_EQ(gs[0]->b, d);
+  EXPECT_FALSE(gs[0]->aKMajor);
+  EXPECT_FALSE(gs[0]->bKMajor);
+  EXPECT_EQ(gs[0]->m.fixed, 64);
+  EXPECT_EQ(gs[0]->n, 96);
+  EXPECT_EQ(gs[0]->k, 300);
+  // z = x^T d as a matmul: B is [K, N] as given.
+  EXPECT_EQ(gs[1]->a, x);
+  EXPECT_FALSE(gs[1]->aKMajor);
+  EXPECT_FALSE(gs[1]->bKMajor);
+  EXPECT_EQ(gs[1]->n, 96);
+  // u = z w^T: the transposed weight is K-major as stored.
+  EXPECT_EQ(gs[2]->b, w);
+  EXPECT_TRUE(gs[2]->aKMajor);
+  EXPECT_TRUE(gs[2]->bKMajor);
+  EXPECT_EQ(gs[2]->n, 300);
+  EXPECT_EQ(gs[2]->k, 96);
+  // %xt3 is also returned: one transpose launch writes it (300 bf16 columns: a pitch padded
+  // to 304, copied out to the caller's buffer) and the GEMM reads that.
+  EXPECT_EQ(gs[3]->a, find(l.plan, "xt3.padded"));
+  EXPECT_TRUE(gs[3]->aKMajor);
+  int transposes = 0;
+  for (const GeneratedLaunch *g : launches(l.plan.steps))
+    transposes += g->kernelName.find("transpose") != std::string::npos;
+  EXPECT_EQ(transposes, 1);
+}
+
+// An FP8 GEMM never reads a transposed operand in place (Hopper's FP8 GEMMs are TN only): the
+// quantized transposes stay cast-transposes.
+TEST(CodegenLowering, Fp8GemmsKeepKMajorOperands) {
+  Lowered l = lower(testgraphs::kTransposedOperands, pipeline("tensorwise"));
+  for (const CublasLtGemm *g : gemms(l.plan.steps)) {
+    EXPECT_TRUE(g->aKMajor) << g->name;
+    EXPECT_TRUE(g->bKMajor) << g->name;
+  }
 }
 
 } // namespace

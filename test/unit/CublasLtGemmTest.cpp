@@ -67,6 +67,30 @@ TEST(CublasLtLayout, RowMajorProblemIsHandedOverTransposed) {
   }
 }
 
+// A bf16 operand stored transposed ([K, M] A, [K, N] B) flips cuBLASLt's op on it.
+TEST(CublasLtLayout, TransposedBf16OperandsFlipTheirOp) {
+  CublasLtGemmConfig c = fp8Config(64, 256, 384);
+  c.aType = c.bType = c.dType = DType::BF16;
+  c.aKMajor = false;
+  c.lda = 72; // [K, M] row-major: pitch >= M
+  c.bKMajor = false;
+  c.ldb = 264; // [K, N]: pitch >= N
+  CublasLtLayout l = cublasLtLayout(c);
+  // Its A is our B, [K, N] row-major = N x K column-major, used as is.
+  EXPECT_EQ(l.rowsA, 256u);
+  EXPECT_EQ(l.colsA, 384u);
+  EXPECT_EQ(l.ldA, 264);
+  EXPECT_EQ(l.transA, CUBLAS_OP_N);
+  // Its B is our A, [K, M] row-major = M x K column-major, transposed.
+  EXPECT_EQ(l.rowsB, 64u);
+  EXPECT_EQ(l.colsB, 384u);
+  EXPECT_EQ(l.ldB, 72);
+  EXPECT_EQ(l.transB, CUBLAS_OP_T);
+  EXPECT_EQ(l.rowsD, 256u);
+  EXPECT_EQ(l.colsD, 64u);
+  EXPECT_NE(c.str().find("layout=A[K,M]/B[K,N]"), std::string::npos) << c.str();
+}
+
 // The message of checkCublasLtConfig for `c` on compute capability 9.0 (or "ok").
 std::string check(const CublasLtGemmConfig &c, int major = 9, int minor = 0) {
   Status s = checkCublasLtConfig(c, major, minor);
@@ -131,6 +155,22 @@ TEST(CublasLtConfig, Checks) {
   EXPECT_EQ(check(c, 8, 0), "ok") << "bf16 runs anywhere";
   c.hasAmaxD = true;
   EXPECT_NE(check(c).find("FP8 GEMMs only"), std::string::npos);
+
+  // Transposed operands: bf16 only; the pitch then bounds M (A) or N (B).
+  c = fp8Config(64, 256, 384);
+  c.aKMajor = false;
+  c.lda = 64;
+  EXPECT_NE(check(c).find("must both be K-major (TN)"), std::string::npos) << check(c);
+  c.aType = c.bType = DType::BF16;
+  EXPECT_EQ(check(c), "ok");
+  c.lda = 56;
+  EXPECT_NE(check(c).find("smaller than its row"), std::string::npos);
+  c.lda = 64;
+  c.bKMajor = false;
+  c.ldb = 384; // [K, N] needs a pitch >= N = 256 only
+  EXPECT_EQ(check(c), "ok");
+  c.ldb = 248;
+  EXPECT_NE(check(c).find("smaller than its row"), std::string::npos);
 }
 
 TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
@@ -142,6 +182,9 @@ TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
   EXPECT_NE(c.str(), a.str());
   c = fp8Config(64);
   c.alignD = 16;
+  EXPECT_NE(c.str(), a.str());
+  c = fp8Config(64);
+  c.aKMajor = false;
   EXPECT_NE(c.str(), a.str());
 }
 
@@ -375,13 +418,19 @@ protected:
 
   // Runs `p` with output dtype `dType`, `epilogue`, and returns D as doubles (FP8 D is
   // returned dequantized by 1/scaleD); amax(D) in *amax when asked.
+  // With aKMajor / bKMajor false (bf16 only), A and B are uploaded transposed, [K, M] and
+  // [K, N], and cuBLASLt reads them in that layout.
   std::vector<double> run(const Problem &p, DType dType, GemmEpilogue epilogue, bool fastAccum,
-                          float scaleD = 0.0f, float *amax = nullptr) {
+                          float scaleD = 0.0f, float *amax = nullptr, bool aKMajor = true,
+                          bool bKMajor = true) {
     CublasLtGemmConfig c;
     c.m = p.m;
     c.n = p.n;
     c.k = p.k;
-    c.lda = c.ldb = p.k;
+    c.lda = aKMajor ? p.k : p.m;
+    c.ldb = bKMajor ? p.k : p.n;
+    c.aKMajor = aKMajor;
+    c.bKMajor = bKMajor;
     c.ldd = p.n;
     c.aType = p.aType;
     c.bType = p.bType;
@@ -393,8 +442,19 @@ protected:
       c.biasType = dType == DType::F16 ? DType::F16 : DType::BF16;
     c.hasScaleD = scaleD != 0.0f;
     c.hasAmaxD = amax != nullptr;
-    DeviceBuffer a = upload(p.a.data(), p.a.size());
-    DeviceBuffer b = upload(p.b.data(), p.b.size());
+    // [rows, k] 2-byte elements -> [k, rows].
+    auto transposed = [&](const std::vector<uint8_t> &x, int64_t rows) {
+      std::vector<uint8_t> t(x.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t kk = 0; kk < p.k; ++kk)
+          for (int byte = 0; byte < 2; ++byte)
+            t[2 * (kk * rows + r) + byte] = x[2 * (r * p.k + kk) + byte];
+      return t;
+    };
+    const std::vector<uint8_t> aHost = aKMajor ? p.a : transposed(p.a, p.m);
+    const std::vector<uint8_t> bHost = bKMajor ? p.b : transposed(p.b, p.n);
+    DeviceBuffer a = upload(aHost.data(), aHost.size());
+    DeviceBuffer b = upload(bHost.data(), bHost.size());
     DeviceBuffer ia = upload(p.invA.data(), p.invA.size() * 4);
     DeviceBuffer ib = upload(p.invB.data(), p.invB.size() * 4);
     std::vector<uint16_t> biasBits;
@@ -542,6 +602,21 @@ TEST_F(CublasLtGpu, Bf16Gemm) {
   std::vector<double> got = run(p, DType::BF16, GemmEpilogue::GeluBias, false);
   ASSERT_FALSE(got.empty());
   EXPECT_LT(relFrobenius(got, activated(p.ref, GemmEpilogue::GeluBias)), 4e-3);
+}
+
+// A transposed bf16 operand read in place (TRANSA / TRANSB), as the unquantized backward's
+// dgrad and wgrad GEMMs do: every layout gives the reference.
+TEST_F(CublasLtGpu, Bf16GemmReadsTransposedOperandsInPlace) {
+  Problem p = makeProblem(72, 136, 200, DType::BF16, DType::BF16, GemmScaleMode::Tensor, true);
+  for (bool aKMajor : {true, false})
+    for (bool bKMajor : {true, false}) {
+      SCOPED_TRACE(std::string("A ") + (aKMajor ? "[M,K]" : "[K,M]") + ", B " +
+                   (bKMajor ? "[N,K]" : "[K,N]"));
+      std::vector<double> got =
+          run(p, DType::BF16, GemmEpilogue::Bias, false, 0.0f, nullptr, aKMajor, bKMajor);
+      ASSERT_FALSE(got.empty());
+      EXPECT_LT(relFrobenius(got, activated(p.ref, GemmEpilogue::Bias)), 4e-3);
+    }
 }
 
 TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {

@@ -8,6 +8,9 @@
 // RUN: fp8c %s --train --recipe=tensorwise --tokens=64 --emit=cuda | FileCheck %s
 // RUN: fp8c %s --train --recipe=rowwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=ROW
 // RUN: fp8c %s --train --recipe=blockwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=BLOCK
+// Unquantized (recipe none), cuBLASLt reads each transposed bf16 operand in place (TRANSA /
+// TRANSB): the backward writes no transposed copy.
+// RUN: fp8c %s --train --recipe=none --tokens=64 --emit=cuda | FileCheck %s --check-prefix=NONE
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -60,3 +63,16 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // BLOCK: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 64, fp8c::Gran::Block1x128, 1)
 // BLOCK-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::KBlockMajor).amaxOut(
 // BLOCK-NOT: colSumKernel
+
+// NONE-LABEL: fp8c CUDA for @mlp_bwd: 3 generated launches, 4 cuBLASLt GEMMs
+// NONE-NOT: transposeKernel
+// NONE: ops: fp8.linear %g_grad, fp8.transpose %w2_t (read in place)
+// NONE-NEXT: D[64, 512] = A[64, 256] * B[256, 512]
+// NONE-NEXT: A #{{[0-9]+}} %y_grad, B #{{[0-9]+}} %w2, D #{{[0-9]+}} %g_grad
+// NONE: ops: fp8.linear %w2_grad, fp8.transpose %y_grad_t (read in place), fp8.transpose %g_t (read in place)
+// NONE-NEXT: D[256, 512] = A[64, 256]^T * B[64, 512]
+// NONE-NEXT: A #{{[0-9]+}} %y_grad, B #{{[0-9]+}} %g, D #{{[0-9]+}} %w2_grad
+// NONE: ops: fp8.linear %x_grad, fp8.transpose %w1_t (read in place)
+// NONE: ops: fp8.linear %w1_grad, fp8.transpose %h_grad_t (read in place), fp8.transpose %x_t (read in place)
+// NONE-NEXT: D[512, 256] = A[64, 512]^T * B[64, 256]
+// NONE-NOT: transposeKernel
