@@ -79,8 +79,9 @@ Status bindAll(const std::map<std::string, TensorType> &names, const std::string
   return Status::ok();
 }
 
-// Per-step medians over 7 profiled steps of `T`, forward then backward.
-Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream) {
+// Per-step medians over 7 profiled steps of `T`, forward then backward; `gemmUs` receives the
+// sum of the GEMM steps' medians (the step's floor with every other launch free).
+Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, double *gemmUs) {
   constexpr int kSteps = 7;
   Executable *halves[2] = {&T.forwardExecutable(), &T.backwardExecutable()};
   std::vector<std::vector<StepTime>> runs[2];
@@ -102,7 +103,7 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream) {
   }
   for (Executable *e : halves)
     e->setProfiling(false);
-  double total = 0;
+  double total = 0, gemms = 0;
   for (int h = 0; h < 2; ++h) {
     double sum = 0;
     for (size_t i = 0; i < runs[h][0].size(); ++i) {
@@ -114,11 +115,16 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream) {
       std::printf("    %s %8.1f us  %-28s %s\n", h ? "bwd" : "fwd", us[us.size() / 2],
                   st.name.substr(0, 28).c_str(), st.what.substr(0, 110).c_str());
       sum += us[us.size() / 2];
+      if (st.what.rfind("gemm:", 0) == 0)
+        gemms += us[us.size() / 2];
     }
     std::printf("    %s total %.1f us\n", h ? "bwd" : "fwd", sum);
     total += sum;
   }
-  std::printf("    step total (sum of step medians) %.1f us\n", total);
+  std::printf("    step total (sum of step medians) %.1f us: GEMMs %.1f us, the rest %.1f us "
+              "(%.1f %%)\n",
+              total, gemms, total - gemms, total > 0 ? 100.0 * (total - gemms) / total : 0.0);
+  *gemmUs = gemms;
   std::fflush(stdout);
   return Status::ok();
 }
@@ -274,12 +280,24 @@ int main(int argc, char **argv) {
                   double(e.T->savedBytes()) / (1 << 20));
       std::fflush(stdout);
     }
-    if (profile)
-      for (Entry &e : entries) {
+    if (profile) {
+      std::vector<double> gemmUs(entries.size(), 0.0);
+      for (size_t i = 0; i < entries.size(); ++i) {
+        Entry &e = entries[i];
         std::printf("%-12s %-10s per-launch profile\n", g.name().c_str(), e.recipe.c_str());
-        if (Status ps = printProfile(*e.T, e.sb, stream); !ps)
+        if (Status ps = printProfile(*e.T, e.sb, stream, &gemmUs[i]); !ps)
           return fail(ps.message());
       }
+      // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every
+      // cast, transpose and scale launch free).
+      if (base != entries.end() && stats[baseIdx])
+        for (size_t i = 0; i < entries.size(); ++i)
+          if (i != baseIdx && gemmUs[i] > 0)
+            std::printf("%-12s %-10s bound: x%.3f vs none with only its GEMMs (%.1f us of GEMMs "
+                        "against none's %.1f us step)\n",
+                        g.name().c_str(), entries[i].recipe.c_str(),
+                        stats[baseIdx]->medianUs / gemmUs[i], gemmUs[i], stats[baseIdx]->medianUs);
+    }
   }
   if (!json.empty()) {
     std::ofstream out(json);
