@@ -171,15 +171,8 @@ TEST(GpuGeneratedGemmCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
     expectGemmsRanOn(*exe, "generated sm90", std::string("graph capture ") + recipe);
     for (const std::string &name : exe->outputNames())
       ASSERT_TRUE(buffers.at(name).fill(0xFF, stream).isOk());
-    ASSERT_EQ(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
-    Status st = exe->run(b, stream);
-    CUgraph graph = nullptr;
-    ASSERT_EQ(drv->cuStreamEndCapture(stream, &graph), CUDA_SUCCESS);
+    Status st = replayInCudaGraph(stream, [&] { return exe->run(b, stream); });
     ASSERT_TRUE(st.isOk()) << st.message();
-    CUgraphExec execGraph = nullptr;
-    ASSERT_EQ(drv->cuGraphInstantiateWithFlags(&execGraph, graph, 0), CUDA_SUCCESS);
-    ASSERT_EQ(drv->cuGraphLaunch(execGraph, stream), CUDA_SUCCESS);
-    ASSERT_EQ(drv->cuStreamSynchronize(stream), CUDA_SUCCESS);
     for (const std::string &name : exe->outputNames()) {
       const DeviceTensor &t = b.at(name);
       Expected<HostTensor> replayed = downloadTensor(buffers.at(name), t.shape, t.dtype);
@@ -188,8 +181,6 @@ TEST(GpuGeneratedGemmCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
           << recipe << ": graph replay differs in " << name;
       EXPECT_EQ(nanCount(*replayed), 0) << recipe << ": replay left poisoned outputs in " << name;
     }
-    drv->cuGraphExecDestroy(execGraph);
-    drv->cuGraphDestroy(graph);
     drv->cuStreamDestroy(stream);
   }
 }

@@ -349,23 +349,14 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
   // Capture: run() decides nothing new, so it captures and replays to the same bits.
   for (const std::string &name : exe->outputNames())
     ASSERT_TRUE(buffers.at(name).fill(0xFF, stream).isOk());
-  ASSERT_EQ(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
-  Status st = exe->run(b, stream);
-  CUgraph cgraph = nullptr;
-  ASSERT_EQ(drv->cuStreamEndCapture(stream, &cgraph), CUDA_SUCCESS);
+  Status st = replayInCudaGraph(stream, [&] { return exe->run(b, stream); });
   ASSERT_TRUE(st.isOk()) << st.message();
-  CUgraphExec execGraph = nullptr;
-  ASSERT_EQ(drv->cuGraphInstantiateWithFlags(&execGraph, cgraph, 0), CUDA_SUCCESS);
-  ASSERT_EQ(drv->cuGraphLaunch(execGraph, stream), CUDA_SUCCESS);
-  ASSERT_EQ(drv->cuStreamSynchronize(stream), CUDA_SUCCESS);
   for (const std::string &name : exe->outputNames()) {
     const DeviceTensor &t = b.at(name);
     Expected<HostTensor> replayed = downloadTensor(buffers.at(name), t.shape, t.dtype);
     ASSERT_TRUE(replayed.hasValue());
     EXPECT_EQ(countBitMismatches(*replayed, eager[name]), 0) << "graph replay differs in " << name;
   }
-  drv->cuGraphExecDestroy(execGraph);
-  drv->cuGraphDestroy(cgraph);
   drv->cuStreamDestroy(stream);
 
   std::unique_ptr<Executable> again = compileWith(graph, "tensorwise", m, "auto", true);

@@ -1,5 +1,5 @@
 // Shared helpers of the GPU tests: skip without a device, run an Executable on host tensors
-// with poisoned outputs, and compare against the interpreter.
+// with poisoned outputs, compare against the interpreter, and replay work in a CUDA graph.
 #pragma once
 
 #include "runtime/DeviceTensorIO.h"
@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -109,6 +110,39 @@ inline int64_t nanCount(const HostTensor &t) {
   for (float v : t.data)
     n += std::isnan(v);
   return n;
+}
+
+/// Captures what `work` enqueues on `stream` into a CUDA graph (global capture mode),
+/// instantiates the graph, launches it once on `stream` and waits for it. Every driver call is
+/// checked: an error names the call that failed, or is `work`'s own (the capture is ended
+/// either way). The graph and its executable are destroyed on every path.
+inline Status replayInCudaGraph(CUstream stream, const std::function<Status()> &work) {
+  Expected<CudaDriver *> drvOr = CudaDriver::get();
+  if (!drvOr)
+    return Error(drvOr.error());
+  CudaDriver *drv = *drvOr;
+  struct Owned {
+    CudaDriver *drv;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    ~Owned() {
+      if (exec)
+        drv->cuGraphExecDestroy(exec);
+      if (graph)
+        drv->cuGraphDestroy(graph);
+    }
+  } owned{drv};
+  FP8C_CU_TRY(drv, cuStreamBeginCapture, stream, CU_STREAM_CAPTURE_MODE_GLOBAL);
+  Status st = work();
+  CUresult ended = drv->cuStreamEndCapture(stream, &owned.graph);
+  if (!st)
+    return st;
+  if (ended != CUDA_SUCCESS)
+    return Error(drv->errorMessage(ended, "cuStreamEndCapture"));
+  FP8C_CU_TRY(drv, cuGraphInstantiateWithFlags, &owned.exec, owned.graph, 0);
+  FP8C_CU_TRY(drv, cuGraphLaunch, owned.exec, stream);
+  FP8C_CU_TRY(drv, cuStreamSynchronize, stream);
+  return Status::ok();
 }
 
 } // namespace fp8c::gputest
