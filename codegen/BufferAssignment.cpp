@@ -227,9 +227,13 @@ void Lowerer::planLoadTime() {
 
 void Lowerer::planPadding() {
   g_.walk([&](const Op *op) {
-    if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm")
-      for (const Value *w : analyzeGemm(*op).written)
+    if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm") {
+      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend != GemmBackend::Generated);
+      for (const Value *w : a.written)
         requirePitch(w);
+      if (a.aux)
+        requirePitch(a.aux);
+    }
     if (!isGemmMain(op) || !op->parentOp())
       return;
     const TensorType &a = op->operand(0)->type(), &b = op->operand(1)->type();

@@ -140,6 +140,10 @@ struct CublasLtGemm {
   int bias = -1;                      ///< [N], bf16/f16/f32, or -1
   int amaxD = -1;                     ///< f32 scalar receiving max |D|, or -1 (zeroInit)
   int scaleD = -1;                    ///< f32 scalar for FP8 D, or -1
+  /// With a GELU epilogue: the buffer receiving the GELU's input (the GEMM result plus bias,
+  /// bf16 [M, N]; cuBLASLt's GELU_AUX): a pre-activation the training step saves, written by
+  /// the GEMM instead of read back by a launch. -1 if none. cuBLASLt only.
+  int aux = -1;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;

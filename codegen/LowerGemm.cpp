@@ -124,7 +124,7 @@ Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int ke
 
 } // namespace
 
-GemmAnalysis analyzeGemm(const Op &kernel) {
+GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
   GemmAnalysis a;
   const Block &body = *kernel.body();
   for (const auto &op : body.ops())
@@ -157,11 +157,47 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
   a.epilogue = bias ? GemmEpilogue::Bias : GemmEpilogue::Default;
   std::set<const Op *> fused;
   const Value *tail = main->result();
-  // Activation on the GEMM result (not with rowwise / block scales).
-  if (tensorScales && tail->numUses() == 1 && !yielded(tail)) {
-    Op *u = tail->users()[0];
-    bool gelu = u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
-    if (gelu || u->kind() == OpKind::Relu) {
+  // FP8 D with a scale known before the GEMM, and with it AMAX_D (cuBLASLt computes amax(D)
+  // only for FP8 outputs; otherwise the amax is the epilogue launch's): the cast and amax
+  // of `v`, or nulls when its users are not exactly those.
+  auto castDOf = [&](const Value *v) -> std::pair<Op *, Op *> {
+    Op *castD = nullptr, *amaxD = nullptr;
+    int others = 0;
+    for (Op *u : v->users()) {
+      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
+        amaxD = u;
+      } else if (u->kind() == OpKind::Cast && u->operand(0) == v && !castD &&
+                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains)) {
+        castD = u;
+      } else {
+        ++others;
+      }
+    }
+    if (!castD || others != 0 || yielded(v))
+      return {nullptr, nullptr};
+    return {castD, amaxD};
+  };
+  // Activation on the GEMM result (not with rowwise / block scales). A tanh GELU whose input is
+  // also an output (a pre-activation the training step saves) is fused with that input written
+  // as cuBLASLt's aux matrix (GELU_AUX), when that writes no more than the launch it replaces
+  // would: an unquantized GEMM (the launch writes the bf16 GELU), or an FP8 GEMM whose GELU is
+  // cast to FP8 in the epilogue too.
+  if (tensorScales && !tail->users().empty()) {
+    Op *u = nullptr; // the one user that is not the yield
+    int nonYield = 0;
+    for (Op *user : tail->users())
+      if (user->kind() != OpKind::Yield && ++nonYield == 1)
+        u = user;
+    if (nonYield != 1)
+      u = nullptr;
+    bool gelu = u && u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
+    bool fuse = u && tail->numUses() == 1 && !yielded(tail) && (gelu || u->kind() == OpKind::Relu);
+    if (!fuse && gelu && auxOutput && tail->numUses() == 2 && yielded(tail) &&
+        (!fp8 || castDOf(u->result()).first)) {
+      a.aux = tail;
+      fuse = true;
+    }
+    if (fuse) {
       fused.insert(u);
       a.fused.push_back(u);
       a.epilogue = gelu ? (bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu)
@@ -170,21 +206,8 @@ GemmAnalysis analyzeGemm(const Op &kernel) {
     }
   }
   if (fp8 && tensorScales) {
-    // FP8 D with a scale known before the GEMM, and with it AMAX_D (cuBLASLt computes amax(D)
-    // only for FP8 outputs; otherwise the amax is the epilogue launch's).
-    Op *castD = nullptr, *amaxD = nullptr;
-    int others = 0;
-    for (Op *u : tail->users()) {
-      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
-        amaxD = u;
-      } else if (u->kind() == OpKind::Cast && u->operand(0) == tail && !castD &&
-                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains)) {
-        castD = u;
-      } else {
-        ++others;
-      }
-    }
-    if (castD && others == 0 && !yielded(tail)) {
+    auto [castD, amaxD] = castDOf(tail);
+    if (castD) {
       if (amaxD) {
         a.amaxD = amaxD;
         fused.insert(amaxD);
@@ -218,7 +241,7 @@ const Op *inPlaceTranspose(const Op *main, int i) {
 }
 
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
-  GemmAnalysis a = analyzeGemm(kernel);
+  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend != GemmBackend::Generated);
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));
@@ -303,8 +326,11 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     g.epilogue = a.mains.size() == 1 ? a.epilogue
                                      : (g.bias >= 0 ? GemmEpilogue::Bias : GemmEpilogue::Default);
-    for (const Op *f : a.fused)
+    for (const Op *f : a.fused) {
       ops += ", " + std::string(f->name()) + " %" + f->result()->name();
+      if (a.aux && f->operand(0) == a.aux)
+        ops += " (its input %" + a.aux->name() + " written as the aux output)";
+    }
     if (a.amaxD && i == 0) {
       g.amaxD = lw.bufferOf(a.amaxD->result());
       lw.desc(g.amaxD).zeroInit = true;
@@ -312,6 +338,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     if (a.castD && i == 0)
       g.scaleD = lw.bufferOf(a.castD->operand(1));
+    if (a.aux && i == 0)
+      g.aux = lw.bufferOf(a.aux);
     g.d = biasLaunchIn >= 0 ? biasLaunchIn : lw.bufferOf(a.written[i]);
     const BufferDesc &dd = lw.desc(g.d);
     if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))

@@ -193,9 +193,12 @@ struct GemmAnalysis {
   GemmEpilogue epilogue = GemmEpilogue::Default;
   Op *amaxD = nullptr;                ///< the tensor amax cuBLASLt computes (AMAX_D)
   Op *castD = nullptr;                ///< the FP8 cast cuBLASLt performs (scaleD)
+  const Value *aux = nullptr;         ///< the GELU input cuBLASLt writes as aux (GELU_AUX)
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
-GemmAnalysis analyzeGemm(const Op &kernel);
+/// `auxOutput`: cuBLASLt runs the GEMM (not --backend=generated), so a GELU whose input is
+/// also an output may be fused with that input as GELU_AUX's aux matrix.
+GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
 /// reads in place, in the other layout; null when there is none.
 const Op *inPlaceTranspose(const Op *main, int i);

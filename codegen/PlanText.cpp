@@ -90,6 +90,8 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", AMAX_D " << bufStr(p, c.amaxD);
   if (c.scaleD >= 0)
     os << ", FP8 D scale " << bufStr(p, c.scaleD);
+  if (c.aux >= 0)
+    os << ", GELU input to aux " << bufStr(p, c.aux);
   os << "\n";
   // Auto (the default) prints nothing here: cuBLASLt, and at run time the generated sm90 GEMM
   // where cuBLASLt refuses the configuration.

@@ -50,7 +50,8 @@ struct FusionPlan {
 };
 
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
-FusionPlan planFusion(const Graph &g);
+/// `gemmBackend`: the FP8 GEMM backend when it is forced ("cublaslt", "generated"), else "".
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "");
 
 /// Human-readable plan, pinned by the lit tests.
 void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os);

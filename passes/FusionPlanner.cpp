@@ -41,7 +41,7 @@ std::string nameOf(const Value *v) { return "%" + (v->name().empty() ? "<unnamed
 
 class Planner {
 public:
-  explicit Planner(const Graph &g) : g_(g) {
+  Planner(const Graph &g, std::string gemmBackend) : g_(g), gemmBackend_(std::move(gemmBackend)) {
     for (const auto &op : g.body().ops())
       if (!op->info().has(kTerminator))
         order_[op.get()] = order_.size();
@@ -233,6 +233,50 @@ private:
     return false;
   }
 
+  // The GEMM result `tail` is returned (a pre-activation the training step saves) and a tanh
+  // GELU of it is its one other user: cuBLASLt writes the GELU input as an aux matrix beside
+  // its output (GELU_AUX), so the GELU joins the epilogue when the result is the GEMM's own
+  // (not after other epilogue ops) and, for an FP8 GEMM, when the GELU is then cast to FP8
+  // with a scale known before the kernel (else the bf16 GELU would be written as well, more
+  // bytes than the launch that reads the result back), and not with --backend=generated.
+  // codegen decides the same (analyzeGemm).
+  Op *auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused) {
+    if (others.size() != 2)
+      return nullptr;
+    Op *ret = others[0]->info().has(kTerminator) ? others[0] : others[1];
+    Op *gelu = ret == others[0] ? others[1] : others[0];
+    if (!ret->info().has(kTerminator) || !topLevel(gelu) || planned(gelu) ||
+        gelu->kind() != OpKind::Gelu || gelu->strAttr("approximate") != "tanh")
+      return nullptr;
+    Op *main = tail->definingOp();
+    if (!main || !inKernel(main, k) || plan_.kernels[k].roles[main] != OpRole::Main)
+      return nullptr;
+    if (main->kind() == OpKind::ScaledMatmul) {
+      if (main->operand(2)->type().rank() != 0) // tensor scales only (cuBLASLt's GELU epilogues)
+        return nullptr;
+      if (gemmBackend_ == "generated") {
+        reject(gelu, k, "epilogue",
+               nameOf(tail) + " is also an output: the generated GEMM writes one output (only "
+                              "cuBLASLt writes the GELU input beside it)");
+        *refused = true;
+        return nullptr;
+      }
+      bool castKnown = false;
+      for (Op *u : gelu->result()->users())
+        castKnown |= u->kind() == OpKind::Cast && u->operand(0) == gelu->result() &&
+                     u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), k);
+      if (!castKnown) {
+        reject(gelu, k, "epilogue",
+               nameOf(tail) + " is also an output, and its GELU is not cast to FP8 with a scale "
+                              "known before the GEMM: writing both costs more than reading " +
+                   nameOf(tail) + " back");
+        *refused = true;
+        return nullptr;
+      }
+    }
+    return gelu;
+  }
+
   void growEpilogue(size_t k) {
     Value *tail = tails_[k];
     while (true) {
@@ -246,6 +290,15 @@ private:
       for (Op *u : tail->users())
         if (!inKernel(u, k) && std::find(others.begin(), others.end(), u) == others.end())
           others.push_back(u);
+      bool refused = false;
+      if (Op *gelu = auxGelu(k, tail, others, &refused)) {
+        if (!addIfAcyclic(k, gelu, OpRole::Epilogue))
+          return;
+        tail = gelu->result();
+        continue;
+      }
+      if (refused)
+        return;
       if (others.size() != 1) {
         for (Op *u : others)
           if (topLevel(u) && !planned(u) && isEpiloguePointwise(u))
@@ -616,10 +669,13 @@ private:
   FusionPlan plan_;
   std::map<Op *, size_t> order_;
   std::map<size_t, Value *> tails_;
+  std::string gemmBackend_; ///< "generated" / "cublaslt" when forced, else ""
 };
 
 } // namespace
 
-FusionPlan planFusion(const Graph &g) { return Planner(g).run(); }
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend) {
+  return Planner(g, gemmBackend).run();
+}
 
 } // namespace fp8c

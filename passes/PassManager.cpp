@@ -146,4 +146,21 @@ std::string defaultPipeline(std::string_view recipe) {
          "},canonicalize,cse,fuse,dce";
 }
 
+std::string withGemmBackend(std::string_view pipeline, std::string_view backend) {
+  if (backend.empty() || backend == "auto" || pipeline.empty())
+    return std::string(pipeline);
+  std::string out;
+  size_t start = 0;
+  while (start <= pipeline.size()) {
+    size_t end = pipeline.find(',', start);
+    if (end == std::string_view::npos)
+      end = pipeline.size();
+    std::string_view pass = pipeline.substr(start, end - start);
+    out += (start ? "," : "") + (pass == "fuse" ? "fuse{gemm-backend=" + std::string(backend) + "}"
+                                                : std::string(pass));
+    start = end + 1;
+  }
+  return out;
+}
+
 } // namespace fp8c

@@ -55,7 +55,8 @@ Expected<TrainingGraphs> buildTrainingGraphs(const Graph &g, const TrainingPipel
   for (Graph *half : {split->forward.get(), split->backward.get()}) {
     if (!verifyGraph(*half, diag))
       return Error("internal error: the split @" + half->name() + " does not verify");
-    if (o.fuse && !runPipeline(*half, "fuse,dce", o, diag, o.analysisOut))
+    if (o.fuse && !runPipeline(*half, withGemmBackend("fuse,dce", o.gemmBackend), o, diag,
+                               o.analysisOut))
       return Error("fusing @" + half->name() + " failed");
   }
   return split;

@@ -21,6 +21,8 @@ struct TrainingPipelineOptions {
   /// shapes (wgrad reduces over the tokens, and the transposes move them off the leading dim).
   int64_t tokens = 0;
   bool fuse = true;
+  /// The FP8 GEMM backend the halves are fused for when forced ("cublaslt", "generated").
+  std::string gemmBackend;
   bool verifyEach = true;
   std::ostream *analysisOut = nullptr; ///< --print-fusion-plan of each half
   std::ostream *dumpOut = nullptr;     ///< --print-ir-after-all of the passes

@@ -27,7 +27,7 @@ Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts
     return Error("the graph is invalid:\n" + diag.str());
   CompiledGraph out;
   out.graph = cloneGraph(g);
-  out.pipeline = pipelineFor(opts);
+  out.pipeline = withGemmBackend(pipelineFor(opts), opts.backend);
   PassManager pm;
   if (Status s = pm.parsePipeline(out.pipeline); !s)
     return Error(s.message());

@@ -72,6 +72,8 @@ std::string CublasLtGemmConfig::str() const {
                   " D=" + dt(dType) + " bias=" + (biasType ? dt(*biasType) : std::string("none")) +
                   " scale=" + modeName(scaleMode) + " epilogue=" + epilogueName(epilogue) +
                   " fastAccum=" + (fastAccum ? "1" : "0");
+  if (auxType)
+    s += " aux=" + dt(*auxType) + "/" + std::to_string(ldAux) + "/" + std::to_string(alignAux);
   if (!aKMajor || !bKMajor)
     s += std::string(" layout=") + (aKMajor ? "A[M,K]" : "A[K,M]") + "/" +
          (bKMajor ? "B[N,K]" : "B[K,N]");
@@ -147,6 +149,7 @@ CublasLtLayout cublasLtLayout(const CublasLtGemmConfig &c) {
     l.scaleModeB = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
     break;
   }
+  const bool aux = c.auxType.has_value();
   switch (c.epilogue) {
   case GemmEpilogue::Default:
     l.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
@@ -155,10 +158,10 @@ CublasLtLayout cublasLtLayout(const CublasLtGemmConfig &c) {
     l.epilogue = CUBLASLT_EPILOGUE_BIAS;
     break;
   case GemmEpilogue::Gelu:
-    l.epilogue = CUBLASLT_EPILOGUE_GELU;
+    l.epilogue = aux ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU;
     break;
   case GemmEpilogue::GeluBias:
-    l.epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    l.epilogue = aux ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_BIAS;
     break;
   case GemmEpilogue::Relu:
     l.epilogue = CUBLASLT_EPILOGUE_RELU;
@@ -223,6 +226,17 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
     if (!ok)
       return fail("the bias must be " + dt(want) + " for D of " + dt(c.dType));
   }
+  if (c.auxType) {
+    if (c.epilogue != GemmEpilogue::Gelu && c.epilogue != GemmEpilogue::GeluBias)
+      return fail("an aux output (the GELU input) needs a GELU epilogue");
+    const DType want = fp8 ? DType::BF16 : c.dType;
+    if (*c.auxType != want)
+      return fail("the aux output must be " + dt(want));
+    if (c.ldAux < c.n || (c.ldAux * dtypeBytes(*c.auxType)) % 16 != 0)
+      return fail("the aux row pitch must hold a row and be a multiple of 16 bytes");
+    if (c.alignAux < 16)
+      return fail("the aux output must be 16-byte aligned");
+  }
   if (c.m < 0 || c.n <= 0 || c.k <= 0)
     return fail("empty or negative dims");
   if (c.lda < (c.aKMajor ? c.k : c.m) || c.ldb < (c.bKMajor ? c.k : c.n) || c.ldd < c.n)
@@ -249,7 +263,7 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   for (int i : {g.a, g.b, g.d})
     if (!valid(i))
       return fail("operand buffer index " + std::to_string(i) + " out of range");
-  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD})
+  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux})
     if (i != -1 && !valid(i))
       return fail("buffer index " + std::to_string(i) + " out of range");
   auto pitch = [&](int i) -> int64_t {
@@ -277,6 +291,10 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   c.fastAccum = g.fastAccum && g.scaleMode != GemmScaleMode::Block128;
   c.hasScaleD = g.scaleD != -1;
   c.hasAmaxD = g.amaxD != -1;
+  if (g.aux != -1) {
+    c.auxType = plan.buffers[g.aux].type.dtype();
+    c.ldAux = pitch(g.aux);
+  }
   // FP8 operands need K to be a multiple of 16 bytes; a padded pitch with zero padding
   // columns (written by the producing cast) lets us round K up without changing the result.
   if (c.isFp8() && c.k % 16 != 0) {
@@ -294,6 +312,8 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   p.bias = reinterpret_cast<const void *>(addr(g.bias));
   p.amaxD = reinterpret_cast<float *>(addr(g.amaxD));
   p.scaleD = reinterpret_cast<const float *>(addr(g.scaleD));
+  p.aux = reinterpret_cast<void *>(addr(g.aux));
+  c.alignAux = alignmentOf(addr(g.aux));
   c.alignA = alignmentOf(addr(g.a));
   c.alignB = alignmentOf(addr(g.b));
   c.alignD = alignmentOf(addr(g.d));
@@ -340,6 +360,17 @@ CublasLtDescriptors::create(const CublasLtGemmConfig &c) {
     if (Status s = set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, biasType); !s)
       return Error(s.message());
   }
+  if (c.auxType) {
+    // The aux matrix is laid out as cuBLASLt's D (N x M column-major): our [M, N] row-major.
+    int64_t ldAux = c.ldAux;
+    if (Status s = set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldAux); !s)
+      return Error(s.message());
+    if (c.isFp8()) { // the aux type of an FP8 GEMM is its own attribute (default: D's type)
+      int32_t auxType = cudaDataTypeOf(*c.auxType);
+      if (Status s = set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, auxType); !s)
+        return Error(s.message());
+    }
+  }
   // For FP8 D, C's type must be the bias type (bf16 when there is none); beta is 0 and C null.
   DType cType = isFloat8(c.dType) ? c.biasType.value_or(DType::BF16) : c.dType;
   FP8C_CUBLASLT_TRY(
@@ -380,6 +411,8 @@ Status CublasLtDescriptors::setPointers(const CublasLtGemmPointers &p) {
       return s;
   }
   if (config.biasType && !(s = setPtr(CUBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias)))
+    return s;
+  if (config.auxType && !(s = setPtr(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, p.aux)))
     return s;
   return Status::ok();
 }

@@ -55,8 +55,14 @@ struct CublasLtGemmConfig {
   bool fastAccum = true;
   bool hasScaleD = false; ///< FP8 D: multiply by scaleD before the cast
   bool hasAmaxD = false;  ///< write max |D| (before scaleD) to amaxD
-  /// Guaranteed alignment in bytes (power of two, at most 256) of the A, B, D and bias pointers.
-  int alignA = 256, alignB = 256, alignD = 256, alignBias = 256;
+  /// With a GELU epilogue: also write the GELU's input (the GEMM result with its bias) to an aux
+  /// matrix [m, n] of this type (bf16, the bias type, or D's type for a bf16 GEMM) with row
+  /// pitch ldAux: cuBLASLt's GELU_AUX / GELU_AUX_BIAS, the pre-activation a training step saves.
+  std::optional<DType> auxType;
+  int64_t ldAux = 0;
+  /// Guaranteed alignment in bytes (power of two, at most 256) of the A, B, D, bias and aux
+  /// pointers.
+  int alignA = 256, alignB = 256, alignD = 256, alignBias = 256, alignAux = 256;
 
   bool isFp8() const;
   /// A canonical one-line description; equal configs, equal strings (the cache key).
@@ -73,6 +79,7 @@ struct CublasLtGemmPointers {
   const void *bias = nullptr;
   float *amaxD = nullptr;
   const float *scaleD = nullptr;
+  void *aux = nullptr; ///< the GELU input, with CublasLtGemmConfig::auxType
 };
 
 /// The problem as cuBLASLt sees it (column-major): its A is our B, its B is our A.

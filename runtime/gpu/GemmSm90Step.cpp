@@ -23,6 +23,9 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
                 "; it takes FP8 operands only (use --backend=cublaslt or auto)");
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
+  if (g.aux >= 0)
+    return fail("it writes the GELU input as a second output (cuBLASLt's GELU_AUX), which the "
+                "generated GEMM does not");
   if (!g.bKMajor || !g.aKMajor)
     return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
   if (!valid(g.invScaleA) || !valid(g.invScaleB))

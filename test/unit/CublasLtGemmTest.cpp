@@ -91,6 +91,22 @@ TEST(CublasLtLayout, TransposedBf16OperandsFlipTheirOp) {
   EXPECT_NE(c.str().find("layout=A[K,M]/B[K,N]"), std::string::npos) << c.str();
 }
 
+// A GELU epilogue with an aux output (the GELU input, saved by a training step) is cuBLASLt's
+// GELU_AUX / GELU_AUX_BIAS.
+TEST(CublasLtLayout, GeluWithAuxOutput) {
+  CublasLtGemmConfig c = fp8Config(64, 256, 384);
+  c.epilogue = GemmEpilogue::GeluBias;
+  c.biasType = DType::BF16;
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_GELU_BIAS);
+  c.auxType = DType::BF16;
+  c.ldAux = 256;
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_GELU_AUX_BIAS);
+  c.epilogue = GemmEpilogue::Gelu;
+  c.biasType.reset();
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_GELU_AUX);
+  EXPECT_NE(c.str().find("aux=bf16/256"), std::string::npos) << c.str();
+}
+
 // The message of checkCublasLtConfig for `c` on compute capability 9.0 (or "ok").
 std::string check(const CublasLtGemmConfig &c, int major = 9, int minor = 0) {
   Status s = checkCublasLtConfig(c, major, minor);
@@ -171,6 +187,25 @@ TEST(CublasLtConfig, Checks) {
   EXPECT_EQ(check(c), "ok");
   c.ldb = 248;
   EXPECT_NE(check(c).find("smaller than its row"), std::string::npos);
+
+  // The aux output: only with a GELU epilogue; bf16 for an FP8 GEMM; a 16-byte pitch >= N.
+  c = fp8Config(64, 256, 384);
+  c.dType = DType::F8E4M3FN;
+  c.hasScaleD = c.hasAmaxD = true;
+  c.auxType = DType::BF16;
+  c.ldAux = 256;
+  EXPECT_NE(check(c).find("needs a GELU epilogue"), std::string::npos) << check(c);
+  c.epilogue = GemmEpilogue::GeluBias;
+  c.biasType = DType::BF16;
+  EXPECT_EQ(check(c), "ok");
+  c.auxType = DType::F32;
+  EXPECT_NE(check(c).find("the aux output must be bf16"), std::string::npos) << check(c);
+  c.auxType = DType::BF16;
+  c.ldAux = 252;
+  EXPECT_NE(check(c).find("aux row pitch"), std::string::npos) << check(c);
+  c.ldAux = 264;
+  c.alignAux = 8;
+  EXPECT_NE(check(c).find("aux output must be 16-byte aligned"), std::string::npos);
 }
 
 TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
@@ -422,7 +457,7 @@ protected:
   // [K, N], and cuBLASLt reads them in that layout.
   std::vector<double> run(const Problem &p, DType dType, GemmEpilogue epilogue, bool fastAccum,
                           float scaleD = 0.0f, float *amax = nullptr, bool aKMajor = true,
-                          bool bKMajor = true) {
+                          bool bKMajor = true, std::vector<double> *auxOut = nullptr) {
     CublasLtGemmConfig c;
     c.m = p.m;
     c.n = p.n;
@@ -442,6 +477,10 @@ protected:
       c.biasType = dType == DType::F16 ? DType::F16 : DType::BF16;
     c.hasScaleD = scaleD != 0.0f;
     c.hasAmaxD = amax != nullptr;
+    if (auxOut) { // the GELU input, bf16 [m, n]
+      c.auxType = DType::BF16;
+      c.ldAux = p.n;
+    }
     // [rows, k] 2-byte elements -> [k, rows].
     auto transposed = [&](const std::vector<uint8_t> &x, int64_t rows) {
       std::vector<uint8_t> t(x.size());
@@ -477,7 +516,11 @@ protected:
     ptr.bias = p.bias.empty() ? nullptr : bias.data();
     ptr.scaleD = c.hasScaleD ? static_cast<const float *>(sd.data()) : nullptr;
     ptr.amaxD = amax ? static_cast<float *>(am.data()) : nullptr;
-    c.alignA = c.alignB = c.alignD = c.alignBias = 256;
+    auto auxBuf = DeviceBuffer::allocate(size_t(p.m * p.n) * 2);
+    EXPECT_TRUE(auxBuf);
+    EXPECT_TRUE(auxBuf->fill(0xff)); // poisoned
+    ptr.aux = auxOut ? auxBuf->data() : nullptr;
+    c.alignA = c.alignB = c.alignD = c.alignBias = c.alignAux = 256;
     lastConfig = c;
     Status s = runner->run(c, ptr, nullptr);
     EXPECT_TRUE(s) << s.message();
@@ -507,6 +550,13 @@ protected:
     }
     if (amax) {
       EXPECT_TRUE(am.download(amax, 4));
+    }
+    if (auxOut) {
+      std::vector<uint16_t> bits(size_t(p.m * p.n));
+      EXPECT_TRUE(auxBuf->download(bits.data(), bits.size() * 2));
+      auxOut->clear();
+      for (uint16_t b : bits)
+        auxOut->push_back(bf16ToFloat(b));
     }
     return out;
   }
@@ -617,6 +667,32 @@ TEST_F(CublasLtGpu, Bf16GemmReadsTransposedOperandsInPlace) {
       ASSERT_FALSE(got.empty());
       EXPECT_LT(relFrobenius(got, activated(p.ref, GemmEpilogue::Bias)), 4e-3);
     }
+}
+
+// GELU_AUX_BIAS: the GEMM writes the GELU of its result (bf16, or FP8 with a scale and amax, as
+// the delayed MLP's first GEMM does) and the GELU input (bias included) as a bf16 aux matrix.
+TEST_F(CublasLtGpu, GeluWritesItsInputAsAux) {
+  for (DType t : {DType::BF16, DType::F8E4M3FN}) {
+    SCOPED_TRACE(std::string("operands ") + std::string(dtypeName(t)));
+    Problem p = makeProblem(72, 136, 256, t, t, GemmScaleMode::Tensor, true, 3);
+    const std::vector<double> gelu = activated(p.ref, GemmEpilogue::GeluBias);
+    double geluAmax = 0;
+    for (double v : gelu)
+      geluAmax = std::max(geluAmax, std::fabs(v));
+    std::vector<double> aux;
+    float amax = -1;
+    const bool fp8 = t != DType::BF16;
+    std::vector<double> got =
+        run(p, fp8 ? DType::F8E4M3FN : DType::BF16, GemmEpilogue::GeluBias, fp8,
+            fp8 ? float(448.0 / geluAmax) : 0.0f, fp8 ? &amax : nullptr, true, true, &aux);
+    ASSERT_FALSE(got.empty());
+    ASSERT_EQ(aux.size(), p.ref.size());
+    // p.ref is the GEMM result with its bias: the GELU input, rounded to bf16 in aux.
+    EXPECT_LT(relFrobenius(aux, p.ref), 4e-3) << "aux is not the GELU input";
+    EXPECT_LT(relFrobenius(got, gelu), fp8 ? 0.05 : 4e-3) << "e4m3 keeps 3 mantissa bits";
+    if (fp8)
+      EXPECT_NEAR(amax, geluAmax, 1e-3 * geluAmax) << "AMAX_D is max |GELU| before the D scale";
+  }
 }
 
 TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {

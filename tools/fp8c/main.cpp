@@ -82,6 +82,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   TrainingPipelineOptions to;
   to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
   to.tokens = o.tokens;
+  to.gemmBackend = o.backend;
   to.verifyEach = true;
   to.printIrAfterAll = o.printIrAfterAll;
   to.dumpOut = &std::cerr;
@@ -116,20 +117,8 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
   std::string pipeline = !o.passes.empty() ? o.passes
                          : !o.recipe.empty() ? defaultPipeline(o.recipe)
                                              : std::string();
-  if (o.backend != "auto") { // show the GEMM backend in the fusion plan: fuse{gemm-backend=B}
-    std::string withBackend;
-    size_t start = 0;
-    while (start <= pipeline.size()) {
-      size_t end = pipeline.find(',', start);
-      if (end == std::string::npos)
-        end = pipeline.size();
-      std::string pass = pipeline.substr(start, end - start);
-      withBackend += (start ? "," : "") + (pass == "fuse" ? "fuse{gemm-backend=" + o.backend + "}" : pass);
-      start = end + 1;
-    }
-    if (!pipeline.empty())
-      pipeline = withBackend;
-  }
+  // Show the GEMM backend in the fusion plan, and plan for it: fuse{gemm-backend=B}.
+  pipeline = withGemmBackend(pipeline, o.backend);
   if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
     std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
                  "--passes=...,fuse)\n";

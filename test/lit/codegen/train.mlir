@@ -11,6 +11,12 @@
 // Unquantized (recipe none), cuBLASLt reads each transposed bf16 operand in place (TRANSA /
 // TRANSB): the backward writes no transposed copy.
 // RUN: fp8c %s --train --recipe=none --tokens=64 --emit=cuda | FileCheck %s --check-prefix=NONE
+// Delayed scaling: the first GEMM's epilogue applies the GELU, its amax and FP8 cast (the scale
+// is known before the GEMM), and writes the GELU input %h (saved for the backward) as cuBLASLt's
+// aux output; the transposed FP8 copy is then an FP8 transpose launch. The generated GEMM writes
+// one output, so with it %h is read back by a cast-transpose launch as before.
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefix=DELAYED
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefix=DELAYED-GEN
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -64,6 +70,9 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // BLOCK-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::KBlockMajor).amaxOut(
 // BLOCK-NOT: colSumKernel
 
+// NONE-LABEL: fp8c CUDA for @mlp_fwd: 0 generated launches, 2 cuBLASLt GEMMs
+// NONE: ops: fp8.linear %h, fp8.gelu %g (its input %h written as the aux output)
+// NONE: epilogue GELU_BIAS, bias #{{[0-9]+}} %b1, GELU input to aux #{{[0-9]+}} %h
 // NONE-LABEL: fp8c CUDA for @mlp_bwd: 3 generated launches, 4 cuBLASLt GEMMs
 // NONE-NOT: transposeKernel
 // NONE: ops: fp8.linear %g_grad, fp8.transpose %w2_t (read in place)
@@ -76,3 +85,17 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // NONE: ops: fp8.linear %w1_grad, fp8.transpose %h_grad_t (read in place), fp8.transpose %x_t (read in place)
 // NONE-NEXT: D[512, 256] = A[64, 512]^T * B[64, 256]
 // NONE-NOT: transposeKernel
+
+// DELAYED-LABEL: fp8c CUDA for @mlp_fwd
+// DELAYED: ops: fp8.scaled_matmul %h, fp8.gelu %g (its input %h written as the aux output), fp8.amax %g_amax, fp8.cast %g_fp8
+// DELAYED: D #{{[0-9]+}} %g_fp8
+// DELAYED: epilogue GELU_BIAS, bias #{{[0-9]+}} %b1, AMAX_D #{{[0-9]+}} %g_amax, FP8 D scale #{{[0-9]+}} %g_scale, GELU input to aux #{{[0-9]+}} %h
+// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_transpose: fp8.transpose %g_fp8_t
+// DELAYED-LABEL: fp8c CUDA for @mlp_bwd
+
+// DELAYED-GEN-LABEL: fp8c CUDA for @mlp_fwd
+// DELAYED-GEN-NOT: aux
+// DELAYED-GEN: ops: fp8.scaled_matmul %h{{$}}
+// DELAYED-GEN: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose
+// DELAYED-GEN-NEXT: %g_fp8_t
+// DELAYED-GEN-LABEL: fp8c CUDA for @mlp_bwd
