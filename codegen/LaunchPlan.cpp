@@ -66,8 +66,10 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
     if (const auto *g = std::get_if<GeneratedLaunch>(&s))
       out.push_back(g);
     else
-      for (const GeneratedLaunch &f : std::get<CublasLtGemm>(s).biasFallback)
-        out.push_back(&f);
+      for (const auto *fallbacks : {&std::get<CublasLtGemm>(s).biasFallback,
+                                    &std::get<CublasLtGemm>(s).auxFallback})
+        for (const GeneratedLaunch &f : *fallbacks)
+          out.push_back(&f);
   }
   return out;
 }

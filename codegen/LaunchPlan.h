@@ -172,8 +172,12 @@ struct CublasLtGemm {
   //     (N=4096, K=14336, M <= 256): it runs with the Default epilogue and `biasFallback`
   //     then adds the bias to D in place (D = round(D + bias): two roundings of D's type
   //     instead of one, within the GEMM tolerance).
+  //   - GELU_AUX (aux >= 0) has no FP8 algorithm for some shapes (M 1000, N 300, K 208): the
+  //     GEMM then writes the GELU input to `aux` as its D (the bias epilogue, no D scale or
+  //     amax), and `auxFallback` computes the epilogue's GELU, amax and FP8 cast from it.
   int aPadded = -1, dPadded = -1;
   std::vector<GeneratedLaunch> biasFallback; ///< empty or one launch
+  std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

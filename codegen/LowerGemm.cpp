@@ -338,8 +338,14 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     if (a.castD && i == 0)
       g.scaleD = lw.bufferOf(a.castD->operand(1));
-    if (a.aux && i == 0)
+    if (a.aux && i == 0) {
       g.aux = lw.bufferOf(a.aux);
+      // Where cuBLASLt has no GELU_AUX algorithm: the epilogue's ops as launches reading aux.
+      const size_t mark = lw.stepCount();
+      if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "aux_fallback"); !s)
+        return s;
+      g.auxFallback = lw.takeLaunchesSince(mark);
+    }
     g.d = biasLaunchIn >= 0 ? biasLaunchIn : lw.bufferOf(a.written[i]);
     const BufferDesc &dd = lw.desc(g.d);
     if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))

@@ -133,6 +133,10 @@ public:
   /// Renders a launch of kernel `kernelIndex` under a unique name without appending it.
   GeneratedLaunch renderNamed(const LaunchDesc &d, int kernelIndex);
   void addGemm(CublasLtGemm g);
+  /// The number of steps so far, and the generated launches appended after `mark` taken out
+  /// of the plan (to become a GEMM step's fallback launches).
+  size_t stepCount() const { return (loadTime_ ? plan_.loadSteps : plan_.steps).size(); }
+  std::vector<GeneratedLaunch> takeLaunchesSince(size_t mark);
   /// True while lowering a kernel that runs at load time (parameters only).
   bool loadTime() const { return loadTime_; }
   const CodegenOptions &options() const { return opts_; }

@@ -48,6 +48,15 @@ GeneratedLaunch Lowerer::renderNamed(const LaunchDesc &d, int kernelIndex) {
   return gl;
 }
 
+std::vector<GeneratedLaunch> Lowerer::takeLaunchesSince(size_t mark) {
+  std::vector<Step> &steps = loadTime_ ? plan_.loadSteps : plan_.steps;
+  std::vector<GeneratedLaunch> out;
+  for (size_t i = mark; i < steps.size(); ++i)
+    out.push_back(std::get<GeneratedLaunch>(std::move(steps[i])));
+  steps.resize(std::min(mark, steps.size()));
+  return out;
+}
+
 void Lowerer::addGemm(CublasLtGemm g) {
   g.name = "fp8c_" + sanitize(g_.name()) + "_" + g.name;
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));

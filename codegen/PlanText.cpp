@@ -103,6 +103,11 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << "//   at M % 4 != 0 (M rounded up to 4):" << (c.aPadded >= 0 ? " A copied to " + bufStr(p, c.aPadded) : "")
        << (c.dPadded >= 0 ? " D written to " + bufStr(p, c.dPadded) + " and copied out" : "") << "\n";
   os << "\n";
+  for (const GeneratedLaunch &f : c.auxFallback) {
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)),
+              label + " fallback (where cuBLASLt has no GELU_AUX algorithm)");
+  }
   for (const GeneratedLaunch &f : c.biasFallback) {
     if (c.backend == GemmBackend::Generated)
       break; // the generated GEMM adds the bias itself

@@ -229,6 +229,24 @@ Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
       out.addBiasAfter = true;
     }
   }
+  if (!g.auxFallback.empty()) {
+    Expected<bool> ok = cublas->supports(config, out.pointers);
+    if (!ok && !checkSupport)
+      return Error(ok.error());
+    if (ok && !*ok) { // no GELU_AUX algorithm: write the GELU input as D, then the launches
+      config.epilogue = config.biasType ? GemmEpilogue::Bias : GemmEpilogue::Default;
+      config.dType = *config.auxType;
+      config.ldd = config.ldAux;
+      config.alignD = config.alignAux;
+      config.auxType.reset();
+      config.hasScaleD = config.hasAmaxD = false;
+      out.pointers.d = out.pointers.aux;
+      out.pointers.aux = nullptr;
+      out.pointers.scaleD = nullptr;
+      out.pointers.amaxD = nullptr;
+      out.epilogueAfter = true;
+    }
+  }
   if (checkSupport) {
     if (Status st = checkCublasLtConfig(config, device.ccMajor, device.ccMinor); !st) {
       out.refused = st.message();
@@ -274,6 +292,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     notes.push_back("M rounded up to 4");
   if (call.addBiasAfter)
     notes.push_back("bias added by a launch");
+  if (call.epilogueAfter)
+    notes.push_back("no GELU_AUX algorithm: the GELU input written as D, the epilogue by launches");
   if (choice)
     notes.push_back(choice->why);
   std::string log = "cublaslt";
@@ -301,6 +321,10 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
   }
   if (call.addBiasAfter)
     return launch(g.biasFallback.front(), ptrs, m, stream);
+  if (call.epilogueAfter)
+    for (const GeneratedLaunch &l : g.auxFallback)
+      if (Status st = launch(l, ptrs, m, stream); !st)
+        return st;
   return Status::ok();
 }
 

@@ -26,6 +26,7 @@ struct CublasCall {
   CublasLtGemmPointers pointers;
   bool padRows = false;      ///< Block128 at M % 4 != 0: run with M rounded up to 4
   bool addBiasAfter = false; ///< no outer-vector algorithm with the bias: a launch adds it
+  bool epilogueAfter = false; ///< no GELU_AUX algorithm: D is the GELU input, launches follow
   std::string refused;       ///< set (when asked to check) where cuBLASLt cannot take it
 };
 

@@ -166,7 +166,8 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
     Bindings devOut;
     for (const auto &[name, type] : G.forwardOutputs())
       devOut[name] = poisoned("out:" + name, type, keep);
-    ASSERT_TRUE(G.forward(devIn, devOut, stream).isOk());
+    Status fwd = G.forward(devIn, devOut, stream);
+    ASSERT_TRUE(fwd.isOk()) << fwd.message();
     Expected<NamedTensors> ref = C.forward(hostIn);
     ASSERT_TRUE(ref.hasValue()) << ref.error();
     NamedTensors dy;

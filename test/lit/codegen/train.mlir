@@ -90,6 +90,8 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // DELAYED: ops: fp8.scaled_matmul %h, fp8.gelu %g (its input %h written as the aux output), fp8.amax %g_amax, fp8.cast %g_fp8
 // DELAYED: D #{{[0-9]+}} %g_fp8
 // DELAYED: epilogue GELU_BIAS, bias #{{[0-9]+}} %b1, AMAX_D #{{[0-9]+}} %g_amax, FP8 D scale #{{[0-9]+}} %g_scale, GELU input to aux #{{[0-9]+}} %h
+// DELAYED: fallback (where cuBLASLt has no GELU_AUX algorithm): launch fp8c_mlp_fwd_k{{[0-9]+}}_aux_fallback
+// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_aux_fallback: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8
 // DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_transpose: fp8.transpose %g_fp8_t
 // DELAYED-LABEL: fp8c CUDA for @mlp_bwd
 
