@@ -192,6 +192,8 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
       u = nullptr;
     bool gelu = u && u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
     bool fuse = u && tail->numUses() == 1 && !yielded(tail) && (gelu || u->kind() == OpKind::Relu);
+    // FP8: the planner keeps the GELU out (measured slower, FusionPlanner's auxGelu); a graph
+    // fused by hand with it in the kernel still gets the aux output when the cast follows.
     if (!fuse && gelu && auxOutput && tail->numUses() == 2 && yielded(tail) &&
         (!fp8 || castDOf(u->result()).first)) {
       a.aux = tail;

@@ -50,8 +50,7 @@ struct FusionPlan {
 };
 
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
-/// `gemmBackend`: the FP8 GEMM backend when it is forced ("cublaslt", "generated"), else "".
-FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "");
+FusionPlan planFusion(const Graph &g);
 
 /// Human-readable plan, pinned by the lit tests.
 void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os);
