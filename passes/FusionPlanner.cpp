@@ -251,7 +251,7 @@ private:
     if (main->kind() == OpKind::ScaledMatmul) {
       // Measured on an H200 (bench/NOTES.md, eighth session), the delayed MLP's first GEMM:
       // with GELU_AUX and the FP8 cast in its epilogue 919.5 us, plus 136.8 us for the FP8
-      // transpose of its output, against 785.9 + 245.7 us for the plain GEMM and the GELU
+      // transpose of its output, against 790.3 + 249.9 us for the plain GEMM and the GELU
       // cast-transpose reading h back. The FP8 path therefore keeps the cast-transpose.
       reject(gelu, k, "epilogue",
              nameOf(tail) + " is also an output: an FP8 GEMM writing it as GELU_AUX beside the "
