@@ -252,13 +252,6 @@ std::unique_ptr<Executable> compileWith(const Graph &g, const std::string &recip
   return exe ? exe.take() : nullptr;
 }
 
-std::map<std::string, HostTensor> inputsFor(const Executable &exe, uint64_t seed, int64_t m) {
-  std::vector<HostTensor> rnd = randomInputs(exe.graph(), seed, m);
-  std::map<std::string, HostTensor> in;
-  for (unsigned i = 0; i < exe.graph().numInputs(); ++i)
-    in[exe.graph().input(i)->name()] = rnd[i];
-  return in;
-}
 
 bool isSm90() {
   Expected<Device> dev = (*CudaDriver::get())->device(0);

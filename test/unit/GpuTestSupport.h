@@ -105,6 +105,16 @@ inline std::map<std::string, HostTensor> runOnCpu(const Graph &g,
   return out;
 }
 
+/// Random inputs of `exe`'s graph (randomInputs with `seed`, the dynamic dim `m`) by name.
+inline std::map<std::string, HostTensor> inputsFor(const Executable &exe, uint64_t seed,
+                                                   int64_t m) {
+  std::vector<HostTensor> rnd = randomInputs(exe.graph(), seed, m);
+  std::map<std::string, HostTensor> in;
+  for (unsigned i = 0; i < exe.graph().numInputs(); ++i)
+    in[exe.graph().input(i)->name()] = rnd[i];
+  return in;
+}
+
 inline int64_t nanCount(const HostTensor &t) {
   int64_t n = 0;
   for (float v : t.data)

@@ -30,10 +30,7 @@ TEST_P(GpuTransposedOperandTest, MatchesInterpreter) {
                                     "},canonicalize,fuse,dce";
   Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
   ASSERT_TRUE(exe.hasValue()) << exe.error();
-  std::vector<HostTensor> rnd = randomInputs((*exe)->graph(), 5, 0);
-  std::map<std::string, HostTensor> in;
-  for (unsigned i = 0; i < (*exe)->graph().numInputs(); ++i)
-    in[(*exe)->graph().input(i)->name()] = rnd[i];
+  std::map<std::string, HostTensor> in = inputsFor(**exe, 5, 0);
   std::map<std::string, HostTensor> gpu = runOnDevice(**exe, in, nullptr);
   std::map<std::string, HostTensor> cpu = runOnCpu((*exe)->graph(), in);
   for (const std::string &name : (*exe)->outputNames()) {
