@@ -1,0 +1,150 @@
+// Step 4 of the fusion planner (FusionPlanner.cpp): the ops no GEMM kernel took. Scale ops start
+// their first consumer; amax + scale + cast of one tensor form one reduce kernel (with the
+// cast-transpose, dbias and dact of training); pointwise chains are one kernel each; history
+// updates share one trailing kernel.
+#include "passes/FusionPlannerImpl.h"
+
+#include <optional>
+
+namespace fp8c::fusion {
+
+void Planner::planLeftovers() {
+  std::vector<Op *> ops;
+  for (const auto &op : g_.body().ops())
+    if (topLevel(op.get()))
+      ops.push_back(op.get());
+  // Scale ops whose users are all planned start their first consumer.
+  for (Op *op : ops)
+    placeScaleOp(op);
+  // Amax kernels first: one takes the transpose that feeds only it, which comes earlier in
+  // block order than the amax and would otherwise become a kernel of its own.
+  for (Op *op : ops)
+    if (!planned(op) && op->kind() == OpKind::Amax)
+      planAmaxKernel(op);
+  std::optional<size_t> stateKernel;
+  for (Op *op : ops) {
+    if (planned(op) || isScaleOp(op))
+      continue;
+    if (op->kind() == OpKind::HistoryPush) {
+      // One trailing kernel for the history updates (a new one where joining would cycle,
+      // e.g. when a later op reads an updated history).
+      if (!stateKernel || wouldCycle(op, *stateKernel))
+        stateKernel = newKernel(KernelKind::Reduce);
+      add(*stateKernel, op, OpRole::Body);
+    } else if (isPointwise(op)) {
+      planPointwiseChain(op);
+    } else {
+      size_t k = newKernel(KernelKind::Pointwise);
+      add(k, op, OpRole::Body);
+    }
+  }
+  // The remaining scale ops start their first consumer now that it is planned (a cast that
+  // is no GEMM's prologue: scale + cast is one single-pass kernel), else run on their own.
+  for (Op *op : ops) {
+    if (planned(op) || !isScaleOp(op) || placeScaleOp(op))
+      continue;
+    size_t k = newKernel(KernelKind::Reduce);
+    add(k, op, OpRole::Body);
+  }
+}
+
+// Puts an unplanned scale op at the start of its first consumer kernel (by block order) when
+// all its users are planned and that makes no cycle. True when it did.
+bool Planner::placeScaleOp(Op *op) {
+  if (planned(op) || !isScaleOp(op))
+    return false;
+  std::optional<size_t> first;
+  for (Op *u : op->result()->users()) {
+    if (!planned(u))
+      return false;
+    size_t k = plan_.kernelOf[u];
+    if (!first || order_[plan_.kernels[k].ops.front()] < order_[plan_.kernels[*first].ops.front()])
+      first = k;
+  }
+  return first && !dependsOn(op->operand(0), *first) && addIfAcyclic(*first, op, OpRole::Prologue);
+}
+
+// amax + scale + cast of one tensor as one kernel (the cast also when its scale comes from
+// elsewhere, e.g. an amax history), with a transpose feeding only it.
+void Planner::planAmaxKernel(Op *amax) {
+  size_t k = newKernel(KernelKind::Reduce);
+  Value *x = amax->operand(0);
+  add(k, amax, OpRole::Body);
+  for (Op *s : amax->result()->users()) {
+    if (!topLevel(s) || planned(s) || s->kind() != OpKind::Scale ||
+        !addIfAcyclic(k, s, OpRole::Body))
+      continue;
+    for (Op *c : s->result()->users())
+      if (topLevel(c) && !planned(c) && c->kind() == OpKind::Cast && c->operand(0) == x)
+        addIfAcyclic(k, c, OpRole::Body);
+  }
+  for (Op *c : x->users()) {
+    if (!topLevel(c) || planned(c) || c->kind() != OpKind::Cast || c->operand(0) != x ||
+        dependsOn(c->operand(1), k))
+      continue;
+    Op *sdef = c->operand(1)->definingOp();
+    if (!addIfAcyclic(k, c, OpRole::Body))
+      continue;
+    if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef)) {
+      bool othersPlanned = true;
+      for (Op *u : sdef->result()->users())
+        othersPlanned &= planned(u);
+      if (othersPlanned)
+        addIfAcyclic(k, sdef, OpRole::Body);
+    }
+  }
+  // Training: the transposed FP8 copy that wgrad / dgrad read is written by the same kernel
+  // (cast-transpose-amax), and the bias gradient col_sum(dY) is reduced while dY is read.
+  std::vector<Op *> members = plan_.kernels[k].ops;
+  for (Op *c : members)
+    if (c->kind() == OpKind::Cast)
+      for (Op *u : c->result()->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
+          addIfAcyclic(k, u, OpRole::Body);
+  // (Where x is also transposed into an amax of its own, the col_sum waits for that
+  // kernel: its cast-transpose sums the columns while it reads x.)
+  auto castTransposedLater = [&](const Value *v) {
+    for (Op *u : v->users())
+      if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
+        for (Op *a : u->result()->users())
+          if (topLevel(a) && !planned(a) && a->kind() == OpKind::Amax)
+            return true;
+    return false;
+  };
+  if (!castTransposedLater(x))
+    for (Op *u : x->users())
+      if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
+        addIfAcyclic(k, u, OpRole::Body);
+  // The producer of x when the kernel takes all its uses: a transpose, a pointwise op (an
+  // activation no GEMM epilogue took, e.g. because training saves its input) or (training)
+  // the activation derivative that makes dY of the layer below; the kernel computes it
+  // while reading its operands, and x is never written.
+  Op *t = x->definingOp();
+  if (topLevel(t) && !planned(t) && allUsersIn(x, k) &&
+      (t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)) &&
+      addIfAcyclic(k, t, OpRole::Body) && t->kind() == OpKind::Transpose)
+    for (Op *u : t->operand(0)->users())
+      if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
+        addIfAcyclic(k, u, OpRole::Body);
+}
+
+void Planner::planPointwiseChain(Op *op) {
+  size_t k = newKernel(KernelKind::Pointwise);
+  add(k, op, OpRole::Body);
+  Value *tail = op->result();
+  while (tail->numUses() == 1) {
+    Op *u = tail->users()[0];
+    if (!topLevel(u) || planned(u) || !isPointwise(u) || !otherOperandsIndependent(u, tail, k) ||
+        !addIfAcyclic(k, u, OpRole::Body))
+      break;
+    tail = u->result();
+  }
+  if (tail->numUses() > 1)
+    for (Op *u : tail->users())
+      if (topLevel(u) && !planned(u) && isPointwise(u))
+        reject(u, k, "chain",
+               nameOf(tail) + " has " + std::to_string(tail->numUses()) +
+                   " users, so the chain ends there");
+}
+
+} // namespace fp8c::fusion
