@@ -174,14 +174,24 @@ template <Dt D, int E> __device__ __forceinline__ void loadChunk(const void *p, 
   union {
     W w[kWords];
     S s[E];
+    u32 pair[(kBytes + 3) / 4];
   } u;
   const W *src = static_cast<const W *>(p);
 #pragma unroll
   for (int i = 0; i < kWords; ++i)
     u.w[i] = __ldg(src + i);
+  if constexpr (D == Dt::BF16 && E % 2 == 0) {
+    // A bf16 is the high half of its f32: one shift or one mask per element.
 #pragma unroll
-  for (int e = 0; e < E; ++e)
-    v[e] = toF32<D>(u.s[e]);
+    for (int e = 0; e < E; e += 2) {
+      v[e] = __uint_as_float(u.pair[e / 2] << 16);
+      v[e + 1] = __uint_as_float(u.pair[e / 2] & 0xFFFF0000u);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      v[e] = toF32<D>(u.s[e]);
+  }
 }
 
 /// Rounds E f32 values to D and stores them at p (aligned to min(16, E * size)).

@@ -33,10 +33,15 @@ __device__ __forceinline__ float geluErf(float x) {
   return __fmul_rn(__fmul_rn(0.5f, x), __fadd_rn(1.0f, erff(__fdiv_rn(x, kSqrt2))));
 }
 
-/// 1 / (1 + exp(-z)) with the fast exp and reciprocal: 0 for z below about -88 (exp overflows),
-/// NaN for NaN.
+/// 1 / (1 + exp(-z)) with the fast exp2 and reciprocal: 0 for z below about -87 (1 + exp(-z)
+/// past 2^126), NaN for NaN. The flush-to-zero forms are one instruction each and give the
+/// same results as __expf / __fdividef: a subnormal exp2 result (or input) only meets 1 + e,
+/// which is 1 either way, and 1 / d is subnormal only where __fdividef returns 0 too.
 __device__ __forceinline__ float logistic(float z) {
-  return __fdividef(1.0f, __fadd_rn(1.0f, __expf(-z)));
+  float e, r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(__fmul_rn(z, -1.4426950408889634f)));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(__fadd_rn(1.0f, e)));
+  return r;
 }
 
 /// 0.5 x (1 + tanh(u)) = x * logistic(2u), u = sqrt(2/pi) (x + 0.044715 x^3)

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""A/B timing of one generated launch against several versions of the kernel headers.
+
+Takes the CUDA that `fp8c FILE --emit=cuda` prints, keeps the launch named by --kernel, and
+compiles it with NVRTC (through CuPy) once per header directory given with --variant NAME=DIR
+(DIR holds fp8c/*.cuh, e.g. a copy of codegen/kernels under DIR/fp8c). Buffers are sized from the
+launch's `// buffers:` comment: bf16 / f16 / f32 inputs get random normal values, f32 scalars and
+histories 1.0, buffers marked `zeroed` are cleared before every launch. The grid is the
+persistent one the runtime uses (resident blocks per SM x SMs). Variants run interleaved, one
+launch each per round; the medians (CUDA events around the launch alone) are printed with the
+bytes the launch moves at that time. For kernel development; the product is timed by
+fp8c-train-bench and fp8c-bench.
+"""
+import argparse
+import ctypes
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+import cupy as cp
+import numpy as np
+
+DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "i32": 4, "f8E4M3FN": 1, "f8E5M2": 1}
+BUFFER_RE = re.compile(r"(\d+) %(\S+) tensor<([^>]*)>( pitch [^(]*)? \(([^)]*)\)")
+
+
+def launch_source(text, kernel):
+    """The section of --emit=cuda output for one generated launch."""
+    start = text.find(f"launch {kernel} =====")
+    if start < 0:
+        sys.exit(f"kernel_ab: no launch named {kernel}")
+    end = text.find("// =====", start + 1)
+    return text[text.rfind("\n", 0, start) + 1:end if end > 0 else len(text)]
+
+
+def parse_buffers(src):
+    lines = src[src.find("// buffers:"):src.find("#include")]
+    bufs = []
+    for m in BUFFER_RE.finditer(lines):
+        slot, name, ty, pitch, role = m.groups()
+        parts = ty.split("x")
+        dt, dims = parts[-1], [int(p) for p in parts[:-1]]
+        if pitch and "roundup" not in pitch:
+            dims[-1] = max(dims[-1], int(pitch.split()[-1]))
+        count = int(np.prod(dims)) if dims else 1
+        bufs.append(dict(slot=int(slot), name=name, dt=dt, count=count, role=role))
+    return sorted(bufs, key=lambda b: b["slot"])
+
+
+def allocate(bufs, rng):
+    arrays = []
+    for b in bufs:
+        nbytes = b["count"] * DTYPE_BYTES[b["dt"]]
+        a = cp.zeros((nbytes + 15) // 16 * 16, dtype=cp.uint8)
+        if "zeroed" not in b["role"]:
+            if b["dt"] == "f32":
+                a.view(cp.float32)[: b["count"]] = 1.0
+            elif b["dt"] in ("bf16", "f16"):
+                x = cp.asarray(rng.standard_normal(b["count"], dtype=np.float32))
+                bits = (x.view(cp.uint32) >> 16).astype(cp.uint16) if b["dt"] == "bf16" \
+                    else x.astype(cp.float16).view(cp.uint16)
+                a.view(cp.uint16)[: b["count"]] = bits
+        arrays.append(a)
+    return arrays
+
+
+def compile_variant(src, n, include, bounds):
+    entry = re.search(r'extern "C" __global__ void (__launch_bounds__\([^)]*\)) \w+\('
+                      r'fp8c::Args<\d+> args\) \{\n\s*(.*)\n\}', src)
+    if not entry:
+        sys.exit("kernel_ab: no generated entry point in the launch")
+    generated_bounds, body = entry.groups()
+    bounds = f"__launch_bounds__({bounds})" if bounds else generated_bounds
+    # The buffers as separate parameters: like the generated entry's Args, they stay in the
+    # parameter bank (a pointer table in global memory would cost registers).
+    params = ", ".join(f"void *b{i}" for i in range(n))
+    ptrs = ", ".join(f"b{i}" for i in range(n))
+    code = src + f"""
+extern "C" __global__ void {bounds} ab_entry({params}, long long m) {{
+  const fp8c::Args<{n}> args = {{{{{ptrs}}}, m}};
+  {body}
+}}
+"""
+    # An sm_90a CUBIN from NVRTC with the runtime's options (CuPy's own compile path goes
+    # through PTX and the driver's JIT, whose register choices differ).
+    opts = ["--std=c++17", "--gpu-architecture=sm_90a", "-lineinfo", "-I" + include,
+            "-I" + os.path.join(CUDA_HOME, "include")]
+    cubin = nvrtc_cubin(code, opts)
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+    return cp.RawModule(path=f.name).get_function("ab_entry")
+
+
+CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+
+
+def nvrtc_cubin(code, opts):
+    lib = ctypes.CDLL(os.path.join(CUDA_HOME, "lib64", "libnvrtc.so"))
+    prog = ctypes.c_void_p()
+    check = lambda r, what: r == 0 or sys.exit(f"kernel_ab: {what} failed ({r})")
+    check(lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), b"ab.cu", 0, None, None),
+          "nvrtcCreateProgram")
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    r = lib.nvrtcCompileProgram(prog, len(opts), arr)
+    if r != 0:
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        sys.exit(f"kernel_ab: NVRTC failed:\n{log.value.decode()}")
+    size = ctypes.c_size_t()
+    check(lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)), "nvrtcGetCUBINSize")
+    buf = ctypes.create_string_buffer(size.value)
+    check(lib.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return buf.raw
+
+
+def resident_grid(fn):
+    dev = cp.cuda.Device()
+    sms = dev.attributes["MultiProcessorCount"]
+    regs = (fn.num_regs + 7) // 8 * 8
+    by_regs = 65536 // (regs * 256)
+    by_smem = (228 * 1024) // (fn.shared_size_bytes + 1024)
+    return min(8, by_regs, by_smem) * sms, fn.num_regs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cuda", help="output of fp8c --emit=cuda")
+    ap.add_argument("--kernel", action="append", required=True, help="launch name (repeatable)")
+    ap.add_argument("--variant", action="append", required=True,
+                    help="NAME=INCLUDE_DIR[@BOUNDS], BOUNDS replacing the launch bounds, e.g. 256,4")
+    ap.add_argument("--m", type=int, default=0, help="the dynamic M (0: the graph's static size)")
+    ap.add_argument("--reps", type=int, default=30)
+    args = ap.parse_args()
+    text = open(args.cuda).read()
+    rng = np.random.default_rng(0)
+    print(f"kernel_ab on {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
+          f"median of {args.reps} launches per variant, interleaved")
+    for kernel in args.kernel:
+        src = launch_source(text, kernel)
+        bufs = parse_buffers(src)
+        arrays = allocate(bufs, rng)
+        moved = sum(b["count"] * DTYPE_BYTES[b["dt"]] for b in bufs
+                    if b["count"] > 4096)  # the tensors, read or written once
+        variants = []
+        for v in args.variant:
+            name, inc = v.split("=", 1)
+            inc, _, bounds = inc.partition("@")
+            fn = compile_variant(src, len(bufs), inc, bounds)
+            grid, regs = resident_grid(fn)
+            variants.append((name, fn, grid, regs, []))
+        zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        for rep in range(args.reps + 2):
+            for name, fn, grid, regs, times in variants:
+                for a in zeroed:
+                    a.fill(0)
+                start.record()
+                fn((grid,), (256,), (*arrays, np.int64(args.m)))
+                stop.record()
+                stop.synchronize()
+                if rep >= 2:
+                    times.append(cp.cuda.get_elapsed_time(start, stop) * 1000.0)
+        print(f"{kernel}: {moved / 1e6:.1f} MB of tensors")
+        for name, fn, grid, regs, times in variants:
+            med = statistics.median(times)
+            print(f"  {name:<14} median {med:8.1f} us  p10 {np.percentile(times, 10):8.1f}  "
+                  f"{moved / med / 1e3:7.1f} GB/s  ({regs} registers, grid {grid})")
+
+
+if __name__ == "__main__":
+    main()
