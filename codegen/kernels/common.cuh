@@ -143,10 +143,15 @@ template <Dt D> __device__ __forceinline__ typename DtInfo<D>::Storage fromF32(f
 
 /// The "one rounding to the result dtype" of every op (the interpreter's finish()).
 template <Dt D> __device__ __forceinline__ float roundTo(float x) {
-  if constexpr (D == Dt::F32)
+  if constexpr (D == Dt::F32) {
     return isNaN(x) ? canonicalNaN() : x;
-  else
+  } else if constexpr (D == Dt::BF16) {
+    // x rounded into the high half, +0 into the low half: the word is the widened bf16 (the
+    // same bits as toF32(fromF32(x)), in one instruction instead of two).
+    return __uint_as_float(packBf16x2(0.0f, x));
+  } else {
     return toF32<D>(fromF32<D>(x));
+  }
 }
 
 // --- chunks of E consecutive elements: loads and stores ----------------------------------------
