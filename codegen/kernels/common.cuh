@@ -169,34 +169,52 @@ template <> struct Word<1> { using T = u8; };
 /// Bytes moved per memory instruction for a chunk of `chunkBytes` bytes.
 FP8C_HD constexpr int accessBytes(int chunkBytes) { return chunkBytes >= 16 ? 16 : chunkBytes; }
 
-/// Loads E elements at p (which must be aligned to min(16, E * size)) and widens them to f32.
-template <Dt D, int E> __device__ __forceinline__ void loadChunk(const void *p, float (&v)[E]) {
-  using S = typename DtInfo<D>::Storage;
-  constexpr int kBytes = E * DtInfo<D>::kBytes;
-  constexpr int kAccess = accessBytes(kBytes);
+/// The raw words of one chunk of E elements of type D: what loadWords reads and widenWords
+/// turns into f32 (apart, so that a loop can issue the next chunk's loads before it computes).
+template <Dt D, int E> struct ChunkWords {
+  static constexpr int kBytes = E * DtInfo<D>::kBytes;
+  static constexpr int kAccess = accessBytes(kBytes);
   using W = typename Word<kAccess>::T;
-  constexpr int kWords = kBytes / kAccess;
+  static constexpr int kWords = kBytes / kAccess;
   union {
     W w[kWords];
-    S s[E];
+    typename DtInfo<D>::Storage s[E];
     u32 pair[(kBytes + 3) / 4];
   } u;
+};
+
+/// Loads the chunk at p (aligned to min(16, E * size)) into its raw words.
+template <Dt D, int E>
+__device__ __forceinline__ void loadWords(const void *p, ChunkWords<D, E> &c) {
+  using W = typename ChunkWords<D, E>::W;
   const W *src = static_cast<const W *>(p);
 #pragma unroll
-  for (int i = 0; i < kWords; ++i)
-    u.w[i] = __ldg(src + i);
+  for (int i = 0; i < ChunkWords<D, E>::kWords; ++i)
+    c.u.w[i] = __ldg(src + i);
+}
+
+/// Widens a loaded chunk to f32.
+template <Dt D, int E>
+__device__ __forceinline__ void widenWords(const ChunkWords<D, E> &c, float (&v)[E]) {
   if constexpr (D == Dt::BF16 && E % 2 == 0) {
     // A bf16 is the high half of its f32: one shift or one mask per element.
 #pragma unroll
     for (int e = 0; e < E; e += 2) {
-      v[e] = __uint_as_float(u.pair[e / 2] << 16);
-      v[e + 1] = __uint_as_float(u.pair[e / 2] & 0xFFFF0000u);
+      v[e] = __uint_as_float(c.u.pair[e / 2] << 16);
+      v[e + 1] = __uint_as_float(c.u.pair[e / 2] & 0xFFFF0000u);
     }
   } else {
 #pragma unroll
     for (int e = 0; e < E; ++e)
-      v[e] = toF32<D>(u.s[e]);
+      v[e] = toF32<D>(c.u.s[e]);
   }
+}
+
+/// Loads E elements at p (which must be aligned to min(16, E * size)) and widens them to f32.
+template <Dt D, int E> __device__ __forceinline__ void loadChunk(const void *p, float (&v)[E]) {
+  ChunkWords<D, E> c;
+  loadWords<D, E>(p, c);
+  widenWords<D, E>(c, v);
 }
 
 /// Rounds E f32 values to D and stores them at p (aligned to min(16, E * size)).

@@ -28,6 +28,7 @@
 #pragma once
 
 #include "fp8c/rows.cuh"
+#include "fp8c/rows_prefetch.cuh"
 
 namespace fp8c {
 namespace transpose {
@@ -183,9 +184,28 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   const i64 units = kUnits ? i64(Spec::kColChunks) * kTileCols : tileRows * kTileCols;
   const i64 steps = blockIdx.x < units ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const int tr = threadIdx.x / kChunks, tcE = threadIdx.x % kChunks * kE;
+  // The unit this block takes at step `it` (phase 2 walks them in reverse).
+  auto unitAt = [&](i64 it) {
+    return blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
+  };
+  // With column sums (units of several tile rows), this thread's chunk of the next tile is
+  // loaded while the current one is computed: H200, kernel_ab, delayed MLP gelu_grad
+  // 243 -> 211 us. Launches of one tile per unit gained nothing (plain casts) or lost (the GELU
+  // cast-transpose, 164 -> 170 us: the next tile's index arithmetic in an instruction-bound loop).
+  // (Not with per-output-row scales: those launches are bounded to 64 registers, see EmitLaunch.)
+  constexpr bool kPrefetch = kUnits && !kOutRows;
+  rows::ChunkPrefetch<Spec, kE> next;
+  bool pending = false; // `next` holds the current tile's chunk
+  // A tensor-scale cast's scale, read once; without column sums the tile holds the scaled
+  // values, so the transposed side only converts them.
+  constexpr bool kScaled = kWrite && C.buf >= 0 && !kOutRows;
+  constexpr bool kStageScaled = kScaled && !kSums;
+  float castS = 0.0f;
+  if constexpr (kScaled)
+    castS = castScale<Spec>(buf, slots);
   float amax = 0.0f;
   for (i64 it = 0; it < steps; ++it) { // block-uniform
-    const i64 u = blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
+    const i64 u = unitAt(it);
     const i64 tcol = u % kTileCols, chunk = u / kTileCols;
     const i64 trow0 = chunk * per, trowEnd = trow0 + per < tileRows ? trow0 + per : tileRows;
     float csum = 0.0f; // column threadIdx.x % 64 of rows 16 * (threadIdx.x / 64) + [0, 16)
@@ -194,7 +214,32 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
       // Read: row r0 + tr, columns c0 + tcE ... + 16.
       float v[kE];
       const i64 r = r0 + tr;
-      rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
+      if (kPrefetch && pending && next.loaded) {
+        float x[kE][Spec::kNumIn];
+        next.inputs(buf, r, c0 + tcE, x);
+#pragma unroll
+        for (int e = 0; e < kE; ++e)
+          v[e] = Spec::value(x[e], slots);
+      } else {
+        rows::evalAt<Spec, kE>(buf, slots, r, c0 + tcE, r < rowsN, v);
+      }
+      // Issue the loads of the next tile: the next row of this unit, or the first of the next.
+      if constexpr (kPrefetch) {
+        i64 nextTrow = trow + 1, nextTcol = tcol;
+        if (nextTrow >= trowEnd) {
+          nextTrow = tileRows; // none
+          if (it + 1 < steps) {
+            const i64 un = unitAt(it + 1);
+            nextTcol = un % kTileCols;
+            nextTrow = un / kTileCols * per;
+          }
+        }
+        pending = nextTrow < tileRows; // block-uniform
+        if (pending) {
+          const i64 rn = nextTrow * kTile + tr;
+          next.issue(buf, rn, nextTcol * kTile + tcE, rn < rowsN);
+        }
+      }
       if constexpr (kAmax)
         amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
       if constexpr (kColAmax) {
@@ -206,21 +251,21 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
         columnAmaxes<Spec>(buf, r0, c0, tile, colScratch);
       }
       if constexpr (kWrite) {
-        if constexpr (Spec::kRowCastBuf >= 0) {
-          static_assert(C.buf >= 0, "the untransposed copy is of the cast");
-          if (r < rowsN) {
-            const float s = castScale<Spec>(buf, slots);
-            float q[kE];
+        float q[kE]; // v scaled for a tensor-scale cast
+        if constexpr (kScaled) {
 #pragma unroll
-            for (int e = 0; e < kE; ++e)
-              q[e] = op::quantize(v[e], s);
+          for (int e = 0; e < kE; ++e)
+            q[e] = op::quantize(v[e], castS);
+        }
+        if constexpr (Spec::kRowCastBuf >= 0) {
+          static_assert(kScaled, "the untransposed copy is of a tensor-scale cast");
+          if (r < rowsN)
             storeRowDyn<C.dt, kE>(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + tcE, q);
-          }
         }
         __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll
         for (int e = 0; e < kE; ++e)
-          tile[tr][tcE + e] = v[e];
+          tile[tr][tcE + e] = kStageScaled ? q[e] : v[e];
         __syncthreads();
         if constexpr (kSums) {
           const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
@@ -244,10 +289,11 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
               w[e] = op::quantize(w[e], s);
             storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
           } else if constexpr (C.buf >= 0) {
-            const float s = castScale<Spec>(buf, slots);
+            if constexpr (!kStageScaled) {
 #pragma unroll
-            for (int e = 0; e < kE; ++e)
-              w[e] = op::quantize(w[e], s);
+              for (int e = 0; e < kE; ++e)
+                w[e] = op::quantize(w[e], castS);
+            }
             storeRowDyn<C.dt, kE>(buf[C.buf], ld, orow, r0 + tcE, w);
           } else {
             storeRowDyn<Spec::kStore.dt, kE>(buf[Spec::kStore.buf], ld, orow, r0 + tcE, w);
