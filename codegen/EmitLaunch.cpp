@@ -248,8 +248,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
         spec << d.outLd;
       spec << "; }\n";
     }
-    if (d.numSlots > 0) {
+    if (d.numSlots > 0)
       spec << "  static constexpr int kNumSlots = " << d.numSlots << ";\n";
+    if (!d.scalarLines.empty()) {
       spec << "  __device__ static void scalars(void *const *buf, long long m, float *slot, bool "
               "leader) {\n";
       for (const std::string &l : d.scalarLines)

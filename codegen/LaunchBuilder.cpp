@@ -314,9 +314,37 @@ Status LaunchBuilder::run() {
     slotOf_ = saved;
     launches.push_back(std::move(d));
   }
+  for (LaunchDesc &d : launches)
+    if (d.kind != LaunchKind::Small && d.kind != LaunchKind::Inverse) {
+      writeInputInverses(d);
+      break;
+    }
   for (const LaunchDesc &d : launches)
     lw_.addLaunch(d, index_);
   return Status::ok();
+}
+
+// The inverses GEMMs need of tensor scales that are graph inputs (the scales a training
+// step's forward saved for its backward) are written by the leader block of the graph's first
+// generated launch, instead of by a launch of their own before each GEMM.
+void LaunchBuilder::writeInputInverses(LaunchDesc &d) {
+  if (lw_.loadTime())
+    return; // a load-time launch runs once; the inputs change per call
+  const Graph &g = lw_.graph();
+  for (unsigned i = 0; i < g.numInputs(); ++i) {
+    const Value *v = g.input(i);
+    if (v->type().rank() != 0)
+      continue;
+    for (InvLayout l : lw_.pendingInverses(v)) {
+      const int inv = *lw_.inverseBuffer(v, l);
+      d.scalarLines.push_back("if (leader) fp8c::f32p(" + bufRef(inv) +
+                              ")[0] = fp8c::reciprocal(fp8c::f32p(" + bufRef(lw_.bufferOf(v)) +
+                              ")[0]);");
+      d.description += std::string(d.description.empty() ? "" : ", ") + "1 / %" + v->name() +
+                       " for cuBLASLt";
+      lw_.markInverseWritten(v, l);
+    }
+  }
 }
 
 std::string LaunchBuilder::describe(const std::vector<Op *> &ops) {

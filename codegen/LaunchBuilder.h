@@ -65,6 +65,7 @@ private:
   void fuseColSum(const Op &cs, LaunchDesc &d);
   std::vector<const Op *> inlinedOps(const ExprBuilder &eb) const;
   std::vector<std::string> scalarLines(const std::vector<Op *> &jobs, bool write);
+  void writeInputInverses(LaunchDesc &d);
   static std::string describe(const std::vector<Op *> &ops);
   static std::string bufRef(int b);
 

@@ -70,6 +70,7 @@ private:
   // --- 4. leftovers (FusionPlannerLeftovers.cpp) ------------------------------------------------
   void planLeftovers();
   bool placeScaleOp(Op *op);
+  static bool savedTensorScale(const Op *scale, const Op *user);
   void planAmaxKernel(Op *amax);
   void planPointwiseChain(Op *op);
 

@@ -55,6 +55,8 @@ bool Planner::placeScaleOp(Op *op) {
     return false;
   std::optional<size_t> first;
   for (Op *u : op->result()->users()) {
+    if (savedTensorScale(op, u))
+      continue;
     if (!planned(u))
       return false;
     size_t k = plan_.kernelOf[u];
@@ -62,6 +64,14 @@ bool Planner::placeScaleOp(Op *op) {
       first = k;
   }
   return first && !dependsOn(op->operand(0), *first) && addIfAcyclic(*first, op, OpRole::Prologue);
+}
+
+// True when `user` is the graph's return and `scale` a tensor scale: a training step's forward
+// saves it for the backward. The scale counts as planned there: the kernel computing it in its
+// scalars writes it out from its leader block (per-row and per-block scales keep their own
+// kernels).
+bool Planner::savedTensorScale(const Op *scale, const Op *user) {
+  return user->info().has(kTerminator) && scale->result()->type().rank() == 0;
 }
 
 // amax + scale + cast of one tensor as one kernel (the cast also when its scale comes from
@@ -88,7 +98,7 @@ void Planner::planAmaxKernel(Op *amax) {
     if (topLevel(sdef) && !planned(sdef) && isScaleOp(sdef)) {
       bool othersPlanned = true;
       for (Op *u : sdef->result()->users())
-        othersPlanned &= planned(u);
+        othersPlanned &= planned(u) || savedTensorScale(sdef, u);
       if (othersPlanned)
         addIfAcyclic(k, sdef, OpRole::Body);
     }

@@ -85,9 +85,21 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // NONE-NEXT: D[512, 256] = A[64, 512]^T * B[64, 256]
 // NONE-NOT: transposeKernel
 
+// The scales from the amax histories are computed by the cast-transposes that use them (which
+// also write the scales the backward reads, and their inverses for cuBLASLt): no launch of their
+// own. The backward's first launch inverts the saved scales for its GEMMs.
 // DELAYED-LABEL: fp8c CUDA for @mlp_fwd
-// DELAYED-NOT: aux
+// DELAYED-NOT: {{aux|_scales|_inverse}}
+// DELAYED: fp8c_mlp_fwd_k0_cast_transpose: fp8.history_scale %x_scale, fp8.amax %x_amax, fp8.cast
+// DELAYED-NOT: {{aux|_scales|_inverse}}
 // DELAYED: ops: fp8.scaled_matmul %h{{$}}
-// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose
-// DELAYED-NEXT: %g_fp8_t
+// DELAYED-NOT: {{_scales|_inverse}}
+// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %g_scale, fp8.gelu %g, fp8.amax %g_amax,
+// DELAYED-NEXT: fp8.cast %g_fp8, fp8.transpose %g_fp8_t
+// DELAYED-NOT: {{_scales|_inverse}}
 // DELAYED-LABEL: fp8c CUDA for @mlp_bwd
+// DELAYED-NOT: _inverse
+// DELAYED: fp8c_mlp_bwd_k0_cast_transpose: fp8.history_scale %y_grad_scale
+// DELAYED: 1 / %w2_scale for cuBLASLt
+// DELAYED: if (leader) fp8c::f32p(buf[{{[0-9]+}}])[0] = fp8c::reciprocal(fp8c::f32p(buf[{{[0-9]+}}])[0]);
+// DELAYED-NOT: _inverse
