@@ -14,11 +14,16 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   grep -c "^\[       OK" $OUT/unittests.log
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
+  # The SM clock and power while the steps run (every 100 ms).
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 100 > $OUT/clocks.csv 2>&1 &
+  CLOCKS=$!
   timeout ${BENCH_TIMEOUT:-190} $B/fp8c-train-bench --tokens=8192 --reps=20 --interleave --profile \
     --recipes=${RECIPES:-none,tensorwise,delayed} --json=$OUT/train-bench.json \
     examples/linear.mlir examples/mlp.mlir > $OUT/train-bench.txt 2>&1
   echo "train-bench exit status: $?" | tee -a $OUT/train-bench.txt
   grep -E "median|bound|step total" $OUT/train-bench.txt | head -60
+  kill $CLOCKS 2>/dev/null
+  awk -F', ' 'NR>1 && $2+0>0 {n++; s+=$2; if(min==""||$2+0<min)min=$2+0; if($2+0>max)max=$2+0; p+=$4} END {printf "SM clock during the bench: mean %.0f MHz, min %d, max %d over %d samples; mean power %.0f W\n", s/n, min, max, n, p/n}' $OUT/clocks.csv | tee $OUT/clocks-summary.txt
 fi
 if [ -z "${SKIP_TORCH:-}" ]; then
   export PYTHONPATH=$PWD/build-xfer-bench/pyao TORCHAO_FORCE_SKIP_LOADING_SO_FILES=1
