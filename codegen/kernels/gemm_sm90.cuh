@@ -13,8 +13,9 @@
 //     `full` barrier, issues four wgmma m64nWNk32 (K = 128 per stage) from shared memory, and
 //     releases the stage once its wgmmas completed (wgmma.wait_group); with `Overlap`, one
 //     stage's wgmmas stay in flight while the next stage is waited for. Then the epilogue runs
-//     on the accumulators in registers and stores D directly from them, both warpgroups at
-//     once, while the tensor cores idle.
+//     on the accumulators in registers, both warpgroups at once, while the tensor cores idle:
+//     for a 16-bit D (EB > 0) through shared memory and TMA stores that drain while the next
+//     tile's main loop runs (gemm_sm90_store.cuh), otherwise stored from registers.
 //     With `Promote` (blockwise scales, or fast accumulation off), each 128-wide K block goes
 //     to a second register set and is added to the f32 result once its wgmmas completed: the
 //     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
@@ -50,8 +51,8 @@
 // amax = max |y| over the valid elements (atomic, NaN wins; *amax must start at 0); D = y
 // rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
 //
-// Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing), and stores are
-// predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
+// Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
+// at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
 // A, B 16-byte aligned with row pitches a multiple of 16 bytes; D 16-byte aligned.
 //
 // wgmma fencing: the accumulators are touched by nothing between a stage's wgmma.fence and the
@@ -67,6 +68,7 @@
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
+#include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
 namespace fp8c {
@@ -74,19 +76,22 @@ namespace sm90 {
 
 // --- the shared-memory ring ---------------------------------------------------------------------
 
-/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), the bf16-A
-/// prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh), the mbarriers
+/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), the TMA-store
+/// epilogue's chunk buffers (`epiBufs` of 64 x 64 16-bit values per consumer warpgroup,
+/// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh), the mbarriers
 /// (full[Stages], empty[Stages], turn[2], stagingFull[castSlots], stagingEmpty[castSlots]) and,
 /// after them, the consumers' column buffers (EpilogueInputs: BN / 2 float4 per consumer
 /// warpgroup, when the epilogue has per-column inputs; sharedBytes counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, staging, bars, cols;
-  int castSlots;
-  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0) : castSlots(castSlots_) {
+  u32 a, b, epi, staging, bars, cols;
+  int castSlots, epiBufs;
+  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0)
+      : castSlots(castSlots_), epiBufs(epiBufs_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
-    staging = b + Stages * kStageB;
+    epi = b + Stages * kStageB; // stages are multiples of 1024 bytes: aligned for the swizzle
+    staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
     bars = staging + u32(castSlots) * 2u * kStageA;
     // 16-byte aligned: bars is, and the barrier count is even.
     cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
@@ -94,6 +99,10 @@ template <int BM, int BN, int Stages> struct Ring {
   /// Consumer warpgroup cw's column buffer as a generic pointer (`raw` is the shared array).
   __device__ __forceinline__ float4 *colBuffer(u8 *raw, int cw) const {
     return reinterpret_cast<float4 *>(raw + (cols - smemAddr(raw))) + cw * (BN / 2);
+  }
+  /// Consumer warpgroup cw's TMA-store chunk buffers.
+  __device__ __forceinline__ u32 epiBuffer(int cw) const {
+    return epi + u32(cw * epiBufs) * kEpiChunkBytes;
   }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
@@ -262,10 +271,10 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
 /// columns cw * BN / 2.. of every tile.
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, bool Promote, int Cm>
+          Act A, bool Amax, bool Overlap, bool Promote, int Cm, int EB>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                   float4 *colBuf, int cw, float tensorScale,
-                                                   float scaleD) {
+                                                   const TmaDesc &mapD, float4 *colBuf, int cw,
+                                                   float tensorScale, float scaleD) {
   using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
   using In = EpilogueInputs<WN, 1, S, HasBias, TBias>;
@@ -274,6 +283,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
   const TileWalk<Cm> walk(p);
   int s = 0;
   u32 phase = 0;
+  int seq = 0; // TMA-store chunks issued by this warpgroup
   float acc[1][WN / 2];
   for (int u = walk.first; u < walk.units; u += walk.stride) {
     int tm, tn;
@@ -336,9 +346,16 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                           phase, [] {});
     }
     in.stage(colBuf, 1 + cw);
-    epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
-                                                tensorScale, scaleD);
+    if constexpr (EB > 0)
+      epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc[0], p, mapD, ring.epiBuffer(cw),
+                                                         seq, 1 + cw, rowBase, colBase,
+                                                         in.sa[0], colBuf, tensorScale);
+    else
+      epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
+                                                  tensorScale, scaleD);
   }
+  if (EB > 0 && t == 0)
+    bulkWaitAll(); // the chunk buffers live in shared memory: no exit before the stores read them
 }
 
 /// Ping-pong consumer warpgroup cw (0 or 1): the block's tiles are blockIdx.x + i * gridDim.x,
@@ -354,10 +371,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 /// all of its tile's full waits before it handed over the turn. (Without the turns, a warpgroup
 /// quick to finish its epilogue could take a stage still holding the other's tile for its own.)
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, int Cm>
+          Act A, bool Amax, bool Overlap, int Cm, int EB>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                float4 *colBuf, int cw, float tensorScale,
-                                                float scaleD) {
+                                                const TmaDesc &mapD, float4 *colBuf, int cw,
+                                                float tensorScale, float scaleD) {
   constexpr int kSlices = BM / 64;
   using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
   const TileWalk<Cm> walk(p);
@@ -365,6 +382,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
   int s = (cw * p.kBlocks) % Stages;
   u32 phase = u32((cw * p.kBlocks) / Stages) & 1u;
   u32 turnPhase = 0;
+  int seq = 0; // TMA-store chunks issued by this warpgroup
   float acc[kSlices][BN / 2];
   for (int u = walk.first + cw * walk.stride; u < walk.units; u += 2 * walk.stride) {
     int tm, tn;
@@ -385,23 +403,31 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
         });
     in.stage(colBuf, 1 + cw);
 #pragma unroll
-    for (int h = 0; h < kSlices; ++h)
-      epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc[h], p, tm * BM + 64 * h, tn * BN,
-                                                  in.sa[h], colBuf, tensorScale, scaleD);
+    for (int h = 0; h < kSlices; ++h) {
+      if constexpr (EB > 0)
+        epilogueTma<BN, EB, TD, S, HasBias, TBias, A, Amax>(acc[h], p, mapD, ring.epiBuffer(cw),
+                                                           seq, 1 + cw, tm * BM + 64 * h, tn * BN,
+                                                           in.sa[h], colBuf, tensorScale);
+      else
+        epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc[h], p, tm * BM + 64 * h, tn * BN,
+                                                    in.sa[h], colBuf, tensorScale, scaleD);
+    }
     // The other warpgroup's tile.
     const int skip = s + p.kBlocks;
     s = skip % Stages;
     phase ^= u32(skip / Stages) & 1u;
   }
+  if (EB > 0 && threadIdx.x % 128 == 0)
+    bulkWaitAll(); // the chunk buffers live in shared memory: no exit before the stores read them
 }
 
 // --- the kernel body -----------------------------------------------------------------------------
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
           Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
-          int CS = 0, bool AmaxA = false>
+          int CS = 0, bool AmaxA = false, int EB = 0>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
-                                         const GemmParams &p) {
+                                         const TmaDesc &mapD, const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
@@ -414,6 +440,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(CS == 0 || (CS >= 2 && Cm == 1 && S != Scale::Block),
                 "bf16-A prologue: CS >= 2 slots, tensor or row scales, no clusters");
   static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
+  // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): 16-bit D, whole 64-column
+  // chunks per warpgroup.
+  static_assert(EB == 0 || ((TD == Dt::BF16 || TD == Dt::F16) &&
+                            (kPingPong || BM == 128 ? BN : BN / 2) % 64 == 0),
+                "TMA-store epilogue: 16-bit D and a multiple of 64 columns per warpgroup");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -428,7 +459,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw), CS);
+  const R ring(smemAddr(smemRaw), CS, EB);
 
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
@@ -501,12 +532,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     if constexpr (isFp8(TD))
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
-      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm>(
-          p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
+      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB>(
+          p, ring, mapD, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote, Cm>(p, ring, ring.colBuffer(smemRaw, wg - 1), wg - 1,
-                                      tensorScale, scaleD);
+                         Promote, Cm, EB>(p, ring, mapD, ring.colBuffer(smemRaw, wg - 1), wg - 1,
+                                          tensorScale, scaleD);
   }
   // No block may exit while another block of its cluster can still arrive on its barriers.
   if constexpr (Cm > 1)

@@ -37,11 +37,6 @@ __device__ __forceinline__ void stsV4(u32 addr, uint4 v) {
                "r"(v.z), "r"(v.w)
                : "memory");
 }
-/// Orders this thread's generic-proxy shared-memory writes before later async-proxy reads
-/// (wgmma operands) that are ordered after it by an mbarrier.
-__device__ __forceinline__ void fenceProxyAsyncShared() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
 /// Per-halfword unsigned max.
 __device__ __forceinline__ u32 maxU16x2(u32 a, u32 b) {
   u32 r;

@@ -44,14 +44,16 @@ constexpr int kBK = 128;     ///< K (bytes) of one stage
 constexpr int kThreadsSm90 = 384;
 constexpr int kConsumerWarps = 8;
 
-/// Dynamic shared memory of a config: the ring, the bf16-A prologue's staging slots (castSlots
-/// of bm x 128 bf16), the ring's full/empty mbarriers, the two ping-pong turn mbarriers, the
+/// Dynamic shared memory of a config: the ring, the TMA-store epilogue's chunk buffers (epiBufs
+/// of 64 x 64 16-bit values per consumer warpgroup), the bf16-A prologue's staging slots
+/// (castSlots of bm x 128 bf16), the ring's full/empty mbarriers, the two ping-pong turn mbarriers, the
 /// staging slots' full/empty mbarriers, the consumers' column buffers when the epilogue has
 /// per-column inputs (row scales or bias: 16 bytes per pair of columns per consumer warpgroup),
 /// and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the host computes the
 /// same).
-FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs, int castSlots = 0) {
-  return stages * (bm * kBK + bn * kBK) + castSlots * bm * kBK * 2 +
+FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs, int castSlots = 0,
+                                  int epiBufs = 0) {
+  return stages * (bm * kBK + bn * kBK) + 2 * epiBufs * 64 * 128 + castSlots * bm * kBK * 2 +
          (2 * stages + 2 + 2 * castSlots) * 8 + (colInputs ? 16 * bn : 0) + 1024;
 }
 
@@ -97,6 +99,11 @@ __device__ __forceinline__ void tmaLoad2dMulticast(u32 dst, const TmaDesc *map, 
 }
 __device__ __forceinline__ void tmaPrefetchMap(const TmaDesc *map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<u64>(map)) : "memory");
+}
+/// Orders this thread's generic-proxy shared-memory writes before later async-proxy reads
+/// (wgmma operands written by the bf16-A prologue, chunks read by TMA stores).
+__device__ __forceinline__ void fenceProxyAsyncShared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 __device__ __forceinline__ void wgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");

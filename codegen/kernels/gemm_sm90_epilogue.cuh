@@ -106,6 +106,27 @@ template <int WN, int Slices, Scale S, bool HasBias, Dt TBias> struct EpilogueIn
   }
 };
 
+/// The math of the epilogue on the pair (v0, v1) of one of the thread's rows (`sa`: that row's
+/// scale, Scale::Row) at a column pair with inputs `c` = {scaleB[c], scaleB[c + 1], bias[c],
+/// bias[c + 1]}: y = act(v * scales + bias). Both epilogues (registers, TMA store) use it.
+template <Scale S, bool HasBias, Act A>
+__device__ __forceinline__ void finishPair(float &v0, float &v1, float tensorScale, float sa,
+                                           float4 c) {
+  if constexpr (S == Scale::Tensor) {
+    v0 = v0 * tensorScale;
+    v1 = v1 * tensorScale;
+  } else if constexpr (S == Scale::Row) {
+    v0 = v0 * (sa * c.x);
+    v1 = v1 * (sa * c.y);
+  }
+  if constexpr (HasBias) {
+    v0 += c.z;
+    v1 += c.w;
+  }
+  v0 = activate<A>(v0);
+  v1 = activate<A>(v1);
+}
+
 /// Stores two adjacent elements of row `row` at columns col, col + 1 (either may be past N).
 template <Dt TD>
 __device__ __forceinline__ void storePair(const GemmParams &p, bool pairOk, int row, int col,
@@ -242,19 +263,7 @@ __device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams 
       for (int h = 0; h < 2; ++h) {
         const int row = h ? row1 : row0;
         float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-        if constexpr (S == Scale::Tensor) {
-          v0 = v0 * tensorScale;
-          v1 = v1 * tensorScale;
-        } else if constexpr (S == Scale::Row) {
-          v0 = v0 * (sa[h] * c.x);
-          v1 = v1 * (sa[h] * c.y);
-        }
-        if constexpr (HasBias) {
-          v0 += c.z;
-          v1 += c.w;
-        }
-        v0 = activate<A>(v0);
-        v1 = activate<A>(v1);
+        finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], c);
         if constexpr (Amax) {
           if (row < p.m && col < p.n)
             mag = maxMag(mag, magnitude(v0));

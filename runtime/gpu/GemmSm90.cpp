@@ -106,18 +106,43 @@ std::string GemmSm90Kernel::name() const {
     s += "_abf16s" + std::to_string(castSlots);
   if (amaxA)
     s += "_amaxa";
+  if (const int eb = epilogueBuffers(); eb > 0)
+    s += "_tms" + std::to_string(eb);
   return s;
 }
 
-int64_t GemmSm90Kernel::sharedBytes() const {
-  // The ring, its full/empty mbarriers and the two turn mbarriers, the consumers' column
-  // buffers (row scales or bias: a float4 per pair of columns per consumer warpgroup), 1024
-  // bytes of alignment slack: sm90::sharedBytes in gemm_sm90_defs.cuh.
-  const bool colInputs = scaleMode == GemmScaleMode::OuterVector || biasType.has_value();
-  const int64_t slots = castA ? castSlots : 0; // the bf16-A prologue's staging slots
-  return int64_t(stages) * (int64_t(bm) * kBK + int64_t(bn) * kBK) + slots * bm * kBK * 2 +
-         (2 * stages + 2 + 2 * slots) * 8 + (colInputs ? 16 * int64_t(bn) : 0) + 1024;
+namespace {
+
+constexpr int64_t kMaxSharedBytes = 232448; // per block, sm_90 (opt-in)
+constexpr int64_t kEpiChunkBytes = 64 * 128; // one 64 x 64 chunk of a 16-bit D
+
+// The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
+// bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
+// the staging slots' pairs), the consumers' column buffers (row scales or bias: a float4 per
+// pair of columns per consumer warpgroup), 1024 bytes of alignment slack: sm90::sharedBytes in
+// gemm_sm90_defs.cuh.
+int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
+  const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
+  const int64_t slots = k.castA ? k.castSlots : 0;
+  return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
+         2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 + (2 * k.stages + 2 + 2 * slots) * 8 +
+         (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
+
+} // namespace
+
+int GemmSm90Kernel::epilogueBuffers() const {
+  const bool d16 = dType == DType::BF16 || dType == DType::F16;
+  const int wn = schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2;
+  if (!tmaStore || !d16 || wn % 64 != 0)
+    return 0;
+  for (int eb = 2; eb >= 1; --eb)
+    if (sharedBytesWith(*this, eb) <= kMaxSharedBytes)
+      return eb;
+  return 0;
+}
+
+int64_t GemmSm90Kernel::sharedBytes() const { return sharedBytesWith(*this, epilogueBuffers()); }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
   const std::string entry = k.name();
@@ -129,6 +154,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   "\n" + entry +
                   "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
                   "    const fp8c::sm90::GemmParams p) {\n"
                   "  using fp8c::Dt;\n"
                   "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
@@ -142,7 +168,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", fp8c::sm90::Sched::" +
                   (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
                   std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
-                  ", " + (k.amaxA ? "true" : "false") + ">(mapA, mapB, p);\n}\n";
+                  ", " + (k.amaxA ? "true" : "false") + ", " +
+                  std::to_string(k.epilogueBuffers()) + ">(mapA, mapB, mapD, p);\n}\n";
   return s;
 }
 
@@ -191,9 +218,9 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     return fail("clusterM must be 1 or 2 (blocks per cluster along M sharing the B tile)");
   if (k.stages < 2 || k.stages > 8)
     return fail("stages must be between 2 and 8");
-  if (k.sharedBytes() > 232448)
-    return fail("needs " + std::to_string(k.sharedBytes()) +
-                " bytes of shared memory (at most 232448): fewer stages or a narrower tile");
+  if (k.sharedBytes() > kMaxSharedBytes)
+    return fail("needs " + std::to_string(k.sharedBytes()) + " bytes of shared memory (at most " +
+                std::to_string(kMaxSharedBytes) + "): fewer stages or a narrower tile");
   if (k.castA) {
     if (k.scaleMode == GemmScaleMode::Block128)
       return fail("the bf16-A prologue casts with a tensor or row scale, not 1x128 blocks: cast "
@@ -286,9 +313,17 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   if (k.castA) {
     // The staging slots of the bf16-A prologue come out of the ring: as many stages as fit.
     k.castSlots = 2;
-    while (k.stages > 2 && k.sharedBytes() > 232448)
+    while (k.stages > 2 && k.sharedBytes() > kMaxSharedBytes)
       --k.stages;
   }
+  return k;
+}
+
+GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &prob) {
+  // TMA needs a row pitch of whole 16-byte units, and its stores were seen (H200) to write the
+  // whole 16-byte unit that holds column N - 1, past N: both must be multiples of 8 elements.
+  if (k.epilogueBuffers() > 0 && (prob.ldd % 8 != 0 || prob.n % 8 != 0))
+    k.tmaStore = false;
   return k;
 }
 
@@ -391,13 +426,33 @@ Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t ro
   return Status::ok();
 }
 
+// The tensor map of a 16-bit D (rows x cols, row pitch `ld` elements) for the TMA-store
+// epilogue: 64 x 64 boxes, 128-byte swizzle; TMA clips the stores at `rows` and `cols`.
+Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t rows, int64_t cols,
+                      int64_t ld) {
+  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * 2)};
+  cuuint32_t box[2] = {64, 64};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, base, dims, strides, box, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   "D " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                       " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
 } // namespace
 
-Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &prob,
                            const GemmSm90Pointers &p, CUstream stream, int groupM,
                            int maxBlocks) {
-  if (Status st = checkGemmSm90(k, prob, &p); !st)
+  if (Status st = checkGemmSm90(config, prob, &p); !st)
     return st;
+  const GemmSm90Kernel k = launchedGemmSm90Kernel(config, prob);
   Expected<Loaded> l = load(k);
   if (!l)
     return Error(l.error());
@@ -411,6 +466,12 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn / k.clusterM, "B");
       !st)
     return st;
+  // D in 64 x 64 boxes of 16-bit elements (128-byte rows, 128-byte swizzle: the layout the
+  // epilogue's stmatrix writes); unused by the register epilogue.
+  CUtensorMap mapD{};
+  if (k.epilogueBuffers() > 0)
+    if (Status st = encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd); !st)
+      return st;
   DeviceParams dp{};
   dp.d = p.d;
   dp.scaleA = p.invScaleA;
@@ -441,7 +502,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &dp};
+  void *args[] = {&mapA, &mapB, &mapD, &dp};
   return drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()), stream, args,
                      false, k.name());
 }

@@ -93,13 +93,24 @@ struct GemmSm90Kernel {
   /// delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before the call.
   bool amaxA = false;
 
+  /// The epilogue through shared memory and TMA stores (codegen/kernels/gemm_sm90_store.cuh)
+  /// where it applies: a 16-bit D, a multiple of 64 columns per consumer warpgroup, and room for
+  /// at least one 64 x 64 chunk buffer per consumer warpgroup beside the ring. Otherwise, or
+  /// when D's width or row pitch is not a multiple of 16 bytes (GemmSm90Runner::run then
+  /// launches the same config with tmaStore off: launchedGemmSm90Kernel), the epilogue stores
+  /// from registers.
+  bool tmaStore = true;
+
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
+  /// Chunk buffers per consumer warpgroup of the TMA-store epilogue: 2 where they fit in shared
+  /// memory, else 1, or 0 where the epilogue stores from registers (see tmaStore).
+  int epilogueBuffers() const;
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set, and
-  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA).
+  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue).
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -149,6 +160,11 @@ constexpr int64_t kGemmSm90PingPongMaxK = 4096;
 /// (measured on the H200: codegen/kernels/README.md).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev);
+
+/// The kernel GemmSm90Runner::run launches for `k` on `prob`: `k`, with tmaStore off where D's
+/// width N or row pitch is not a multiple of 8 elements (16 bytes): TMA stores whole 16-byte
+/// units, so it would write past N.
+GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &prob);
 
 /// Tile rows per group of the tile order (an L2-friendly raster): about
 /// sqrt(SMs * bn / 128), so the A rows and B columns in use at once stay in L2.

@@ -2,7 +2,8 @@
 // scale modes x epilogues, both consumer schedules) compiles with NVRTC for sm_90a; the PTX holds FP8 wgmma; ptxas
 // reports no spill, no stack frame, and none of the wgmma serialization / setmaxnreg warnings
 // (C7519: ptxas had to insert warpgroup.arrive; C7508: setmaxnreg ignored; C7510/C7515: wgmma
-// serialized). Also the host-side checks and names (runtime/gpu/GemmSm90.h).
+// serialized); a 16-bit D leaves through stmatrix and TMA stores where the chunk buffers fit,
+// any other D from registers. Also the host-side checks and names (runtime/gpu/GemmSm90.h).
 #include "runtime/gpu/GemmSm90.h"
 #include "runtime/jit/Nvrtc.h"
 
@@ -207,6 +208,19 @@ std::vector<GemmSm90Kernel> configs() {
     out.push_back(c);
   for (const GemmSm90Kernel &c : castConfigs())
     out.push_back(c);
+  // The register epilogue of a 16-bit D (TMA stores off, or a D pitch that is not a multiple of
+  // 16 bytes), in both schedules and with the column inputs.
+  k = kernel(256, 4);
+  k.tmaStore = false;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.tmaStore = false;
+  out.push_back(k);
   return out;
 }
 
@@ -244,7 +258,17 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
       EXPECT_NE(r->ptx.find(cvt), std::string::npos) << cvt;
     else if (k.dType != DType::F8E4M3FN && k.dType != DType::F8E5M2)
       EXPECT_EQ(r->ptx.find(cvt), std::string::npos) << cvt;
-    EXPECT_EQ(r->ptx.find("fence.proxy.async.shared::cta") != std::string::npos, k.castA);
+    // The TMA-store epilogue: stmatrix into the chunk buffer, the proxy fence, the bulk store
+    // and the wait for its reads before the buffer is reused.
+    const bool tms = k.epilogueBuffers() > 0;
+    if (tms)
+      EXPECT_TRUE(k.tmaStore && (k.dType == DType::BF16 || k.dType == DType::F16));
+    EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos, tms);
+    EXPECT_EQ(r->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") !=
+                  std::string::npos,
+              tms);
+    EXPECT_EQ(r->ptx.find("cp.async.bulk.wait_group.read") != std::string::npos, tms);
+    EXPECT_EQ(r->ptx.find("fence.proxy.async.shared::cta") != std::string::npos, k.castA || tms);
     EXPECT_EQ(r->ptx.find("max.u16x2") != std::string::npos, k.amaxA);
     EXPECT_FALSE(r->hasSpills()) << r->log;
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
@@ -275,16 +299,33 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   k.biasType = DType::BF16;
   k.activation = GemmActivation::GeluTanh;
   k.amaxD = true;
-  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax");
+  // 128 x 256 x 4 with a column buffer has room for one TMA-store chunk buffer per warpgroup.
+  EXPECT_EQ(k.epilogueBuffers(), 1);
+  EXPECT_EQ(k.name(),
+            "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
-  EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false>"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false>"), std::string::npos);
+  EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2>(mapA, mapB, mapD, p)"),
+            std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
-  EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2");
+  EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2>"), std::string::npos);
+  // Registers only: TMA stores off, an FP8 or f32 D, or no room beside a 7-stage ring.
+  GemmSm90Kernel regs = pp;
+  regs.tmaStore = false;
+  EXPECT_EQ(regs.epilogueBuffers(), 0);
+  EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
+  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0>"), std::string::npos);
+  GemmSm90Kernel fp8d = kernel(256, 4);
+  fp8d.dType = DType::F8E4M3FN;
+  EXPECT_EQ(fp8d.epilogueBuffers(), 0);
+  fp8d.dType = DType::F32;
+  EXPECT_EQ(fp8d.epilogueBuffers(), 0);
+  EXPECT_EQ(pingPong(128, 128, 7).epilogueBuffers(), 0);
+  EXPECT_EQ(pingPong(128, 128, 7).sharedBytes(), 7 * 32768 + 16 * 8 + 1024);
 }
 
 // The ping-pong schedule's own limits, each refusal naming what to do instead.
@@ -404,7 +445,7 @@ TEST(GemmSm90Compile, CastAChecks) {
   ptrs.a = ptrs.b = ptrs.d = buf;
   ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
   EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("quantScaleA"), std::string::npos);
-  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s4_o1_pp_abf16s2");
+  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s4_o1_pp_abf16s2_tms2");
 }
 
 TEST(GemmSm90Compile, TileHeuristic) {

@@ -69,7 +69,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
                " K=" + std::to_string(c.kk) + " blocks=" + std::to_string(c.maxBlocks));
   const int64_t M = c.m, N = c.n, K = c.kk;
   const int64_t lda = (K + 15) / 16 * 16 + 16, ldb = (K + 15) / 16 * 16;
-  const int64_t ldd = N + 3; // even for odd N, odd for even N: both store paths
+  // N % 8 != 0: N + 3, even for odd N, odd for even N (both register store paths). N % 8 == 0:
+  // 8 padding columns, a 16-byte pitch: the TMA-store epilogue for a 16-bit D.
+  const int64_t ldd = N % 8 == 0 ? N + 8 : N + 3;
   const int64_t kBlocks = (K + 127) / 128, nBlocks = (N + 127) / 128;
   std::uniform_real_distribution<float> val(-3.0f, 3.0f), scale(0.25f, 2.0f);
   std::uniform_int_distribution<int> byte(0, 255);
@@ -341,6 +343,50 @@ TEST(GemmSm90Gpu, TensorScalesEveryMAndTile) {
   m64.bn = 256;
   m64.stages = 5;
   runCase(*runner, {m64, 16, 1000, 1000, 5}, rng);
+}
+
+// The TMA-store epilogue (16-bit D, N and the pitch multiples of 8): column tails inside a
+// 64-column chunk (N = 328) and chunks wholly past N, row tails, both schedules, one and two
+// chunk buffers (with and without column inputs), promotion, clusters, several tiles per block;
+// the padding columns past N stay poisoned.
+TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(9);
+  auto run = [&](const GemmSm90Kernel &k, int64_t m, int64_t n, int64_t kk, int blocks = 0) {
+    const GemmSm90Problem prob{m, n, kk, kk, kk, n + 8};
+    ASSERT_GT(launchedGemmSm90Kernel(k, prob).epilogueBuffers(), 0) << k.name();
+    runCase(*runner, {k, m, n, kk, blocks}, rng);
+  };
+  for (int64_t m : {1, 7, 100, 8191, 8192})
+    run(tiles(256, 4), m, 328, 1000);
+  run(tiles(128, 6), 100, 328, 1000);
+  run(tiles(256, 4), 1000, 1000, 1500, 3); // several tiles per block: the buffers rotate
+  for (int64_t m : {1, 100, 8191})
+    run(pingPong(128, 128, 6), m, 328, 1000);
+  run(pingPong(64, 256, 5), 100, 328, 1000);
+  run(pingPong(128, 128, 6), 1000, 1000, 1500, 2);
+  GemmSm90Kernel k = tiles(128, 8);
+  k.bm = 64;
+  run(k, 7, 328, 1000);
+  k = tiles(256, 4);
+  k.dType = DType::F16;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  ASSERT_EQ(k.epilogueBuffers(), 1);
+  run(k, 8191, 328, 1000);
+  k = tiles(128, 6, false);
+  k.fastAccum = false;
+  run(k, 100, 328, 1000);
+  k.scaleMode = GemmScaleMode::Block128;
+  run(k, 7, 328, 1000);
+  k = pingPong(128, 128, 6);
+  k.clusterM = 2;
+  run(k, 300, 328, 1000);
+  // D's pitch not a multiple of 16 bytes, or N not a multiple of 8: the register epilogue.
+  EXPECT_EQ(launchedGemmSm90Kernel(tiles(256, 4), {100, 328, 1000, 1000, 1000, 331}).epilogueBuffers(), 0);
+  EXPECT_EQ(launchedGemmSm90Kernel(tiles(256, 4), {100, 333, 1000, 1000, 1000, 336}).epilogueBuffers(), 0);
 }
 
 TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {

@@ -1,0 +1,116 @@
+// The Hopper FP8 GEMM's epilogue through shared memory and the tensor memory accelerator
+// (gemm_sm90.cuh with EB > 0, a 16-bit D): one consumer warpgroup's 64 x WN results leave in
+// 64 x 64 chunks. Each thread writes its packed pairs into a chunk buffer with stmatrix (the
+// wgmma accumulator layout is stmatrix's fragment layout; 128-byte swizzle, as D's tensor map
+// reads it), one thread stores the chunk with cp.async.bulk.tensor (TMA clips rows >= M and
+// columns >= N, so no store is predicated), and the warpgroup goes on while the store drains.
+// EB buffers per warpgroup rotate; a buffer is rewritten once the store that read it has
+// (cp.async.bulk.wait_group.read). The register epilogue (gemm_sm90_epilogue.cuh) executed
+// about 1,600 instructions per warp and 128 x 256 tile, three quarters of them quad exchanges,
+// bounds checks and branches (ncu SASS counts, H200), while the tensor cores idled: this one
+// does the math, 4 stmatrix per chunk and two named barriers.
+#pragma once
+
+#include "fp8c/gemm_sm90_epilogue.cuh"
+
+namespace fp8c {
+namespace sm90 {
+
+constexpr u32 kEpiChunkBytes = 64u * 128u; ///< one 64 x 64 chunk of a 16-bit D
+
+__device__ __forceinline__ void stmatrix4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+__device__ __forceinline__ void tmaStore2d(const TmaDesc *map, u32 src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<u64>(map)),
+               "r"(src), "r"(c0), "r"(c1)
+               : "memory");
+}
+__device__ __forceinline__ void bulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Waits until at most N of this thread's bulk groups still read shared memory.
+template <int N> __device__ __forceinline__ void bulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+/// Waits until this thread's bulk groups have completed (before the block exits).
+__device__ __forceinline__ void bulkWaitAll() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+/// The epilogue of one consumer warpgroup's 64 x WN accumulators for a 16-bit D through TMA
+/// stores. `bufs` is the shared address of the warpgroup's EB chunk buffers (1024-byte aligned),
+/// `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named barrier;
+/// the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores, and must
+/// call bulkWaitAll() before the block exits.
+template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
+__device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmParams &p,
+                                            const TmaDesc &mapD, u32 bufs, int &seq, int bar,
+                                            int rowBase, int colBase, const float (&sa)[2],
+                                            const float4 *cols, float tensorScale) {
+  static_assert(TD == Dt::BF16 || TD == Dt::F16, "TMA-store epilogue: 16-bit D");
+  static_assert(WN % 64 == 0, "TMA-store epilogue: 64-column chunks");
+  static_assert(EB == 1 || EB == 2, "one or two chunk buffers per warpgroup");
+  constexpr bool kCols = S == Scale::Row || HasBias;
+  const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+  const int row0 = rowBase + warp * 16 + lane / 4;
+  // stmatrix .x4: lanes 8i .. 8i + 7 give the row addresses of matrix i = (column group
+  // jl + i / 2, row half i % 2); a row is 128 bytes, its 16-byte units XOR-swizzled by row % 8.
+  const int mi = lane / 8;
+  const int chunkRow = warp * 16 + 8 * (mi & 1) + lane % 8;
+  const u32 rowOff = u32(chunkRow) * 128u, swz = u32(chunkRow & 7);
+  float mag = 0.0f;
+#pragma unroll
+  for (int c = 0; c < WN / 64; ++c) {
+    u32 packed[8][2];
+#pragma unroll
+    for (int jl = 0; jl < 8; ++jl) {
+      const int j = 8 * c + jl;
+      const int col = colBase + 8 * j + 2 * (t % 4);
+      float4 cv = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
+      if constexpr (kCols)
+        cv = cols[4 * j + t % 4];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], cv);
+        if constexpr (Amax) {
+          const bool rowOk = row0 + 8 * h < p.m;
+          if (rowOk && col < p.n)
+            mag = maxMag(mag, magnitude(v0));
+          if (rowOk && col + 1 < p.n)
+            mag = maxMag(mag, magnitude(v1));
+        }
+        packed[jl][h] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
+      }
+    }
+    const u32 buf = bufs + u32(EB == 1 ? 0 : seq & 1) * kEpiChunkBytes;
+    if (t == 0)
+      bulkWaitRead<EB - 1>(); // the store that last read `buf` is done with it
+    namedBarrier(bar, 128);
+#pragma unroll
+    for (int jl = 0; jl < 8; jl += 2) {
+      const u32 unit = u32(jl + (mi >> 1));
+      stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packed[jl][0], packed[jl][1],
+                packed[jl + 1][0], packed[jl + 1][1]);
+    }
+    fenceProxyAsyncShared();
+    namedBarrier(bar, 128);
+    if (t == 0) {
+      tmaStore2d(&mapD, buf, colBase + 64 * c, rowBase);
+      bulkCommit();
+    }
+    ++seq;
+  }
+  if constexpr (Amax) {
+    mag = groupMaxMag<32>(mag);
+    if (lane == 0)
+      atomicMaxMag(p.amax, mag);
+  }
+}
+
+} // namespace sm90
+} // namespace fp8c
