@@ -80,6 +80,16 @@ const GraphVariant kGraphVariants[] = {
      return o;
    },
    2},
+  {"fp8c.static.gen", true,
+   "fp8c::compile with the recipe, weights=static and backend=generated (the inference form of "
+   "a Linear or MLP on fp8c's own GEMM: only the activations are quantized per run)",
+   asIs,
+   [](const std::string &r) {
+     CompileOptions o = withPasses(quantizePipeline(r, "weights=static"));
+     o.backend = "generated";
+     return o;
+   },
+   1},
 };
 // clang-format on
 

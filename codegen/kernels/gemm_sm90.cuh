@@ -14,8 +14,8 @@
 //     releases the stage once its wgmmas completed (wgmma.wait_group); with `Overlap`, one
 //     stage's wgmmas stay in flight while the next stage is waited for. Then the epilogue runs
 //     on the accumulators in registers, both warpgroups at once, while the tensor cores idle:
-//     for a 16-bit D (EB > 0) through shared memory and TMA stores that drain while the next
-//     tile's main loop runs (gemm_sm90_store.cuh), otherwise stored from registers.
+//     for a 16-bit or FP8 D (EB > 0) through shared memory and TMA stores that drain while the
+//     next tile's main loop runs (gemm_sm90_store.cuh), otherwise stored from registers.
 //     With `Promote` (blockwise scales, or fast accumulation off), each 128-wide K block goes
 //     to a second register set and is added to the f32 result once its wgmmas completed: the
 //     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
@@ -283,7 +283,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
   const TileWalk<Cm> walk(p);
   int s = 0;
   u32 phase = 0;
-  int seq = 0; // TMA-store chunks issued by this warpgroup
+  int seq = 0;            // TMA-store chunks issued by this warpgroup
+  bool staggered = false; // promotion: the warpgroups' K blocks alternate (see below)
   float acc[1][WN / 2];
   for (int u = walk.first; u < walk.units; u += walk.stride) {
     int tm, tn;
@@ -333,13 +334,23 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
             step(tmp1, tmp0, kb + 1);
         }
       } else {
+        // Each block is waited for (wait_group 0) and added into acc while the tensor cores
+        // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
+        // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
+        // completed (named barrier 3, once per kernel); from then on each one's block queues
+        // behind the other's, and each promotes while the other's wgmmas run.
         const Sc ones{};
+        if (cw == 1 && !staggered)
+          namedBarrier(3, 256);
         for (int kb = 0; kb < kBlocks; ++kb) {
           issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
           wgmmaWait<0>();
+          if (cw == 0 && !staggered && kb == 0)
+            namedBarrierArrive(3, 256);
           retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
           promote<WN, S>(acc[0], tmp0[0], ones);
         }
+        staggered = true;
       }
     } else {
       mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap, Cm>(acc, ring, aOff, bOff, p.kBlocks, s,
@@ -349,7 +360,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     if constexpr (EB > 0)
       epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc[0], p, mapD, ring.epiBuffer(cw),
                                                          seq, 1 + cw, rowBase, colBase,
-                                                         in.sa[0], colBuf, tensorScale);
+                                                         in.sa[0], colBuf, tensorScale, scaleD);
     else
       epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
                                                   tensorScale, scaleD);
@@ -407,7 +418,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
       if constexpr (EB > 0)
         epilogueTma<BN, EB, TD, S, HasBias, TBias, A, Amax>(acc[h], p, mapD, ring.epiBuffer(cw),
                                                            seq, 1 + cw, tm * BM + 64 * h, tn * BN,
-                                                           in.sa[h], colBuf, tensorScale);
+                                                           in.sa[h], colBuf, tensorScale, scaleD);
       else
         epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc[h], p, tm * BM + 64 * h, tn * BN,
                                                     in.sa[h], colBuf, tensorScale, scaleD);
@@ -440,11 +451,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(CS == 0 || (CS >= 2 && Cm == 1 && S != Scale::Block),
                 "bf16-A prologue: CS >= 2 slots, tensor or row scales, no clusters");
   static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
-  // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): 16-bit D, whole 64-column
-  // chunks per warpgroup.
-  static_assert(EB == 0 || ((TD == Dt::BF16 || TD == Dt::F16) &&
-                            (kPingPong || BM == 128 ? BN : BN / 2) % 64 == 0),
-                "TMA-store epilogue: 16-bit D and a multiple of 64 columns per warpgroup");
+  // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): a 16-bit or FP8 D, whole
+  // chunks (128 bytes of a row) per warpgroup.
+  static_assert(EB == 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
+                            (kPingPong || BM == 128 ? BN : BN / 2) % epiChunkCols<TD>() == 0),
+                "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -461,7 +472,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   extern __shared__ u8 smemRaw[];
   const R ring(smemAddr(smemRaw), CS, EB);
 
-  const int wg = threadIdx.x / 128;
+  // Broadcast from lane 0, so the compiler knows it is warp-uniform: the ring positions and
+  // descriptors derived from it then live in uniform registers instead of being computed per
+  // thread and moved over (R2UR) before every wgmma.
+  const int wg = __shfl_sync(0xFFFFFFFFu, int(threadIdx.x) / 128, 0);
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < Stages; ++s) {

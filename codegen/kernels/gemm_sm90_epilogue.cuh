@@ -44,6 +44,10 @@ template <Act A> __device__ __forceinline__ float activate(float x) {
 __device__ __forceinline__ void namedBarrier(int id, int count) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
+/// Arrives on named barrier `id` of `count` threads without waiting for it.
+__device__ __forceinline__ void namedBarrierArrive(int id, int count) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
 
 /// The epilogue's inputs besides the accumulators, loaded by one consumer warpgroup before its
 /// tile's main loop: the scales of its rows (Scale::Row; two rows per thread and 64-row slice)

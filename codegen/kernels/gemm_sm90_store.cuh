@@ -1,9 +1,11 @@
 // The Hopper FP8 GEMM's epilogue through shared memory and the tensor memory accelerator
-// (gemm_sm90.cuh with EB > 0, a 16-bit D): one consumer warpgroup's 64 x WN results leave in
-// 64 x 64 chunks. Each thread writes its packed pairs into a chunk buffer with stmatrix (the
-// wgmma accumulator layout is stmatrix's fragment layout; 128-byte swizzle, as D's tensor map
-// reads it), one thread stores the chunk with cp.async.bulk.tensor (TMA clips rows >= M and
-// columns >= N, so no store is predicated), and the warpgroup goes on while the store drains.
+// (gemm_sm90.cuh with EB > 0): one consumer warpgroup's 64 x WN results leave in chunks of 64
+// rows x 128 bytes (64 columns of a 16-bit D, 128 of an FP8 D). Each thread writes its packed
+// pairs into a chunk buffer, with stmatrix for a 16-bit D (the wgmma accumulator layout is
+// stmatrix's fragment layout) or 2-byte shared stores for an FP8 D, at the 128-byte swizzle
+// D's tensor map reads; one thread stores the chunk with cp.async.bulk.tensor (TMA clips rows
+// >= M and columns >= N, so no store is predicated), and the warpgroup goes on while the store
+// drains.
 // EB buffers per warpgroup rotate; a buffer is rewritten once the store that read it has
 // (cp.async.bulk.wait_group.read). The register epilogue (gemm_sm90_epilogue.cuh) executed
 // about 1,600 instructions per warp and 128 x 256 tile, three quarters of them quad exchanges,
@@ -16,11 +18,18 @@
 namespace fp8c {
 namespace sm90 {
 
-constexpr u32 kEpiChunkBytes = 64u * 128u; ///< one 64 x 64 chunk of a 16-bit D
+constexpr u32 kEpiChunkBytes = 64u * 128u; ///< one chunk: 64 rows of 128 bytes
+
+/// Columns of D per chunk: 64 of a 16-bit D, 128 of an FP8 D.
+template <Dt TD> FP8C_HD constexpr int epiChunkCols() { return isFp8(TD) ? 128 : 64; }
 
 __device__ __forceinline__ void stmatrix4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+__device__ __forceinline__ void stsU16(u32 addr, u32 v) {
+  asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(static_cast<unsigned short>(v))
                : "memory");
 }
 __device__ __forceinline__ void tmaStore2d(const TmaDesc *map, u32 src, int c0, int c1) {
@@ -41,20 +50,22 @@ __device__ __forceinline__ void bulkWaitAll() {
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
-/// The epilogue of one consumer warpgroup's 64 x WN accumulators for a 16-bit D through TMA
-/// stores. `bufs` is the shared address of the warpgroup's EB chunk buffers (1024-byte aligned),
-/// `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named barrier;
-/// the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores, and must
-/// call bulkWaitAll() before the block exits.
+/// The epilogue of one consumer warpgroup's 64 x WN accumulators through TMA stores (a 16-bit
+/// or FP8 D). `bufs` is the shared address of the warpgroup's EB chunk buffers (1024-byte
+/// aligned), `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named
+/// barrier; the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores,
+/// and must call bulkWaitAll() before the block exits.
 template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
 __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmParams &p,
                                             const TmaDesc &mapD, u32 bufs, int &seq, int bar,
                                             int rowBase, int colBase, const float (&sa)[2],
-                                            const float4 *cols, float tensorScale) {
-  static_assert(TD == Dt::BF16 || TD == Dt::F16, "TMA-store epilogue: 16-bit D");
-  static_assert(WN % 64 == 0, "TMA-store epilogue: 64-column chunks");
+                                            const float4 *cols, float tensorScale, float scaleD) {
+  constexpr bool k16 = TD == Dt::BF16 || TD == Dt::F16;
+  static_assert(k16 || isFp8(TD), "TMA-store epilogue: a 16-bit or FP8 D");
+  constexpr int kCols = epiChunkCols<TD>(), kGroups = kCols / 8; // n8 groups per chunk
+  static_assert(WN % kCols == 0, "TMA-store epilogue: whole chunks per warpgroup");
   static_assert(EB == 1 || EB == 2, "one or two chunk buffers per warpgroup");
-  constexpr bool kCols = S == Scale::Row || HasBias;
+  constexpr bool kColInputs = S == Scale::Row || HasBias;
   const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
   const int row0 = rowBase + warp * 16 + lane / 4;
   // stmatrix .x4: lanes 8i .. 8i + 7 give the row addresses of matrix i = (column group
@@ -64,14 +75,14 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
   const u32 rowOff = u32(chunkRow) * 128u, swz = u32(chunkRow & 7);
   float mag = 0.0f;
 #pragma unroll
-  for (int c = 0; c < WN / 64; ++c) {
-    u32 packed[8][2];
+  for (int c = 0; c < WN / kCols; ++c) {
+    u32 packed[kGroups][2];
 #pragma unroll
-    for (int jl = 0; jl < 8; ++jl) {
-      const int j = 8 * c + jl;
+    for (int jl = 0; jl < kGroups; ++jl) {
+      const int j = kGroups * c + jl;
       const int col = colBase + 8 * j + 2 * (t % 4);
       float4 cv = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
-      if constexpr (kCols)
+      if constexpr (kColInputs)
         cv = cols[4 * j + t % 4];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -84,23 +95,40 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
           if (rowOk && col + 1 < p.n)
             mag = maxMag(mag, magnitude(v1));
         }
-        packed[jl][h] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
+        if constexpr (k16)
+          packed[jl][h] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
+        else
+          packed[jl][h] = packFp8x2<TD>(__fmul_rn(v0, scaleD), __fmul_rn(v1, scaleD));
       }
     }
     const u32 buf = bufs + u32(EB == 1 ? 0 : seq & 1) * kEpiChunkBytes;
     if (t == 0)
       bulkWaitRead<EB - 1>(); // the store that last read `buf` is done with it
     namedBarrier(bar, 128);
+    if constexpr (k16) {
 #pragma unroll
-    for (int jl = 0; jl < 8; jl += 2) {
-      const u32 unit = u32(jl + (mi >> 1));
-      stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packed[jl][0], packed[jl][1],
-                packed[jl + 1][0], packed[jl + 1][1]);
+      for (int jl = 0; jl < 8; jl += 2) {
+        const u32 unit = u32(jl + (mi >> 1));
+        stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packed[jl][0], packed[jl][1],
+                  packed[jl + 1][0], packed[jl + 1][1]);
+      }
+    } else {
+      // Rows warp * 16 + lane / 4 (+ 8), bytes 8 jl + 2 (lane % 4): a quad writes 8 adjacent
+      // bytes, the 8 rows of a warp land in 8 different 16-byte units (conflict-free).
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const u32 r = u32(warp * 16 + 8 * h + lane / 4);
+#pragma unroll
+        for (int jl = 0; jl < kGroups; ++jl) {
+          const u32 byte = u32(8 * jl + 2 * (t % 4));
+          stsU16(buf + r * 128u + (((byte >> 4) ^ (r & 7u)) << 4) + (byte & 15u), packed[jl][h]);
+        }
+      }
     }
     fenceProxyAsyncShared();
     namedBarrier(bar, 128);
     if (t == 0) {
-      tmaStore2d(&mapD, buf, colBase + 64 * c, rowBase);
+      tmaStore2d(&mapD, buf, colBase + kCols * c, rowBase);
       bulkCommit();
     }
     ++seq;

@@ -114,7 +114,7 @@ std::string GemmSm90Kernel::name() const {
 namespace {
 
 constexpr int64_t kMaxSharedBytes = 232448; // per block, sm_90 (opt-in)
-constexpr int64_t kEpiChunkBytes = 64 * 128; // one 64 x 64 chunk of a 16-bit D
+constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 
 // The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
 // bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
@@ -133,8 +133,9 @@ int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
 
 int GemmSm90Kernel::epilogueBuffers() const {
   const bool d16 = dType == DType::BF16 || dType == DType::F16;
+  const int chunkCols = d16 ? 64 : isFp8(dType) ? 128 : 0; // 128 bytes of a row
   const int wn = schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2;
-  if (!tmaStore || !d16 || wn % 64 != 0)
+  if (!tmaStore || chunkCols == 0 || wn % chunkCols != 0)
     return 0;
   for (int eb = 2; eb >= 1; --eb)
     if (sharedBytesWith(*this, eb) <= kMaxSharedBytes)
@@ -321,8 +322,9 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
 
 GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &prob) {
   // TMA needs a row pitch of whole 16-byte units, and its stores were seen (H200) to write the
-  // whole 16-byte unit that holds column N - 1, past N: both must be multiples of 8 elements.
-  if (k.epilogueBuffers() > 0 && (prob.ldd % 8 != 0 || prob.n % 8 != 0))
+  // whole 16-byte unit that holds column N - 1, past N: both must be multiples of 16 bytes.
+  const int64_t perUnit = isFp8(k.dType) ? 16 : 8; // elements of D per 16 bytes
+  if (k.epilogueBuffers() > 0 && (prob.ldd % perUnit != 0 || prob.n % perUnit != 0))
     k.tmaStore = false;
   return k;
 }
@@ -426,16 +428,18 @@ Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t ro
   return Status::ok();
 }
 
-// The tensor map of a 16-bit D (rows x cols, row pitch `ld` elements) for the TMA-store
-// epilogue: 64 x 64 boxes, 128-byte swizzle; TMA clips the stores at `rows` and `cols`.
+// The tensor map of D (rows x cols of `elemBytes`-byte elements, 2 or 1, row pitch `ld`
+// elements) for the TMA-store epilogue: boxes of 64 rows x 128 bytes, 128-byte swizzle; TMA
+// clips the stores at `rows` and `cols`.
 Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t rows, int64_t cols,
-                      int64_t ld) {
+                      int64_t ld, int elemBytes) {
   cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  cuuint64_t strides[1] = {cuuint64_t(ld * 2)};
-  cuuint32_t box[2] = {64, 64};
+  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
+  cuuint32_t box[2] = {cuuint32_t(128 / elemBytes), 64};
   cuuint32_t elementStrides[2] = {1, 1};
   CUresult r = drv->cuTensorMapEncodeTiled(
-      map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, base, dims, strides, box, elementStrides,
+      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+      base, dims, strides, box, elementStrides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -466,11 +470,13 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn / k.clusterM, "B");
       !st)
     return st;
-  // D in 64 x 64 boxes of 16-bit elements (128-byte rows, 128-byte swizzle: the layout the
-  // epilogue's stmatrix writes); unused by the register epilogue.
+  // D in boxes of 64 rows x 128 bytes, 128-byte swizzle: the layout the epilogue writes its
+  // chunks in; unused by the register epilogue.
   CUtensorMap mapD{};
   if (k.epilogueBuffers() > 0)
-    if (Status st = encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd); !st)
+    if (Status st =
+            encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd, isFp8(k.dType) ? 1 : 2);
+        !st)
       return st;
   DeviceParams dp{};
   dp.d = p.d;

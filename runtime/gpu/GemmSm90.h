@@ -94,9 +94,10 @@ struct GemmSm90Kernel {
   bool amaxA = false;
 
   /// The epilogue through shared memory and TMA stores (codegen/kernels/gemm_sm90_store.cuh)
-  /// where it applies: a 16-bit D, a multiple of 64 columns per consumer warpgroup, and room for
-  /// at least one 64 x 64 chunk buffer per consumer warpgroup beside the ring. Otherwise, or
-  /// when D's width or row pitch is not a multiple of 16 bytes (GemmSm90Runner::run then
+  /// where it applies: a 16-bit or FP8 D, whole chunks of 128 bytes of a row per consumer
+  /// warpgroup (64 or 128 columns), and room for at least one 64-row chunk buffer per consumer
+  /// warpgroup beside the ring. Otherwise (an f32 D), or when D's width or row pitch is not a
+  /// multiple of 16 bytes (GemmSm90Runner::run then
   /// launches the same config with tmaStore off: launchedGemmSm90Kernel), the epilogue stores
   /// from registers.
   bool tmaStore = true;
@@ -162,8 +163,8 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
                                    const Device &dev);
 
 /// The kernel GemmSm90Runner::run launches for `k` on `prob`: `k`, with tmaStore off where D's
-/// width N or row pitch is not a multiple of 8 elements (16 bytes): TMA stores whole 16-byte
-/// units, so it would write past N.
+/// width N or row pitch is not a multiple of 16 bytes: TMA stores whole 16-byte units, so it
+/// would write past N.
 GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &prob);
 
 /// Tile rows per group of the tile order (an L2-friendly raster): about

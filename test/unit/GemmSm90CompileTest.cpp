@@ -221,6 +221,9 @@ std::vector<GemmSm90Kernel> configs() {
   k = pingPong(128, 128, 6);
   k.tmaStore = false;
   out.push_back(k);
+  k.dType = DType::F8E4M3FN; // the register epilogue of an FP8 D
+  k.amaxD = true;
+  out.push_back(k);
   return out;
 }
 
@@ -261,9 +264,11 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     // The TMA-store epilogue: stmatrix into the chunk buffer, the proxy fence, the bulk store
     // and the wait for its reads before the buffer is reused.
     const bool tms = k.epilogueBuffers() > 0;
+    const bool d16 = k.dType == DType::BF16 || k.dType == DType::F16;
     if (tms)
-      EXPECT_TRUE(k.tmaStore && (k.dType == DType::BF16 || k.dType == DType::F16));
-    EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos, tms);
+      EXPECT_TRUE(k.tmaStore && k.dType != DType::F32);
+    EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
+              tms && d16);
     EXPECT_EQ(r->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") !=
                   std::string::npos,
               tms);
@@ -313,7 +318,8 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
   EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2>"), std::string::npos);
-  // Registers only: TMA stores off, an FP8 or f32 D, or no room beside a 7-stage ring.
+  // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
+  // no room beside a 7-stage ring.
   GemmSm90Kernel regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
@@ -321,7 +327,11 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0>"), std::string::npos);
   GemmSm90Kernel fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
-  EXPECT_EQ(fp8d.epilogueBuffers(), 0);
+  EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
+  GemmSm90Kernel fp8m64 = fp8d;
+  fp8m64.bm = 64;
+  fp8m64.bn = 128; // 64 columns per warpgroup: less than a 128-byte FP8 chunk
+  EXPECT_EQ(fp8m64.epilogueBuffers(), 0);
   fp8d.dType = DType::F32;
   EXPECT_EQ(fp8d.epilogueBuffers(), 0);
   EXPECT_EQ(pingPong(128, 128, 7).epilogueBuffers(), 0);
