@@ -325,6 +325,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     add(GemmSchedule::Cooperative, 256, 4, 2);
     add(GemmSchedule::PingPong, 128, 6, 2);
     add(GemmSchedule::Cooperative, 128, 6, 2); // the promoting modes' tile
+    add(GemmSchedule::Cooperative, 192, 5);    // promotion with tensor / row scales fits 192
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
     std::vector<uint8_t> first;
     for (const GemmSm90Kernel &k : ks) {

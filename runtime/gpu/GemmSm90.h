@@ -75,7 +75,8 @@ struct GemmSm90Kernel {
   bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
   /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
-  /// Promotion holds two accumulator sets, so it needs bn <= 128.
+  /// Promotion holds two accumulator sets (three for Block128), so it needs bn <= 192 (Block128:
+  /// bn <= 128).
   bool fastAccum = true;
   /// Blocks per cluster along M: 1, or 2 for pairs of blocks on vertically adjacent tiles that
   /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:
@@ -155,8 +156,9 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
 constexpr int64_t kGemmSm90PingPongMaxK = 4096;
 
 /// `k` with the tile shape and schedule (bm, bn, stages, overlap, schedule) that this problem
-/// should use on `dev`: 64 x 128 cooperative for M <= 64 (decode); 128 x 128 cooperative where
-/// 128 x 256 tiles would leave SMs idle or the kernel promotes (Block128 scales, fastAccum off);
+/// should use on `dev`: 64 x 128 cooperative for M <= 64 (decode); 128 x 192 x 5 cooperative
+/// for promotion with tensor or row scales (fastAccum off) where those tiles fill the SMs;
+/// 128 x 128 cooperative where 128 x 256 tiles would leave SMs idle or the kernel promotes;
 /// otherwise 128 x 128 ping-pong for K <= kGemmSm90PingPongMaxK and 128 x 256 cooperative above
 /// (measured on the H200: codegen/kernels/README.md).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,

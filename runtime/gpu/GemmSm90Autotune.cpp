@@ -92,6 +92,7 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     all.push_back(withTile(heuristic, 128, 128, 6, pp));
     all.push_back(withTile(heuristic, 128, 128, 6, coop));
     all.push_back(withTile(heuristic, 128, 128, 7, pp));
+    all.push_back(withTile(heuristic, 128, 192, 5, coop)); // promotion's widest tile
   }
   if (prob.m <= 256) {
     all.push_back(withTile(heuristic, 64, 128, 8, coop));

@@ -224,6 +224,10 @@ std::vector<GemmSm90Kernel> configs() {
   k.dType = DType::F8E4M3FN; // the register epilogue of an FP8 D
   k.amaxD = true;
   out.push_back(k);
+  // Promotion with tensor scales on 128 x 192 tiles (96 + 96 accumulators per thread).
+  k = kernel(192, 5, false);
+  k.fastAccum = false;
+  out.push_back(k);
   return out;
 }
 
@@ -385,9 +389,12 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   blk.scaleMode = GemmScaleMode::Block128;
   blk.bn = 192;
   EXPECT_NE(checkGemmSm90(blk, p).message().find("bn = 128"), std::string::npos);
-  GemmSm90Kernel precise = k;
+  GemmSm90Kernel precise = k; // 128 x 256: two sets of 128 accumulators do not fit
   precise.fastAccum = false;
-  EXPECT_NE(checkGemmSm90(precise, p).message().find("64 or 128"), std::string::npos);
+  EXPECT_NE(checkGemmSm90(precise, p).message().find("at most 192"), std::string::npos);
+  precise.bn = 192;
+  precise.stages = 5;
+  EXPECT_TRUE(checkGemmSm90(precise, p).isOk()) << checkGemmSm90(precise, p).message();
   blk.bn = 128;
   EXPECT_NE(checkGemmSm90(blk, p).message().find("ldsa"), std::string::npos);
   GemmSm90Kernel tooDeep = k;

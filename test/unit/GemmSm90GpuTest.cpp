@@ -451,6 +451,11 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   precise.dType = DType::BF16;
   for (int64_t m : {1, 7, 8191})
     runCase(*runner, {precise, m, 333, 1000}, rng);
+  // 128 x 192 tiles: 96 + 96 accumulators per thread (register and TMA-store epilogues).
+  GemmSm90Kernel wide = tiles(192, 5, false);
+  wide.fastAccum = false;
+  runCase(*runner, {wide, 8191, 333, 1000}, rng);
+  runCase(*runner, {wide, 100, 328, 4000}, rng);
   precise.bn = 64;
   precise.stages = 8;
   precise.scaleMode = GemmScaleMode::OuterVector;
