@@ -1,6 +1,7 @@
 // Autotuning of the generated Hopper FP8 GEMM (GemmSm90.h) at compile time: a small set of
 // candidate tile configs for one problem, each timed on the GPU with CUDA events (warm-up
-// batches, then the median of several batches), the fastest kept. Winners are cached in memory
+// batches, then the median of several batches), the fastest kept (the heuristic's config unless
+// another is at least 1 % faster). Winners are cached in memory
 // and on disk next to the kernels (a small text file per key in the KernelCache directory), so
 // a later compile of the same GEMM reads the winner instead of timing again. The file also
 // keeps, where Executable's `auto` backend measured one, the generated-vs-cuBLASLt comparison.

@@ -156,7 +156,11 @@ TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKerne
     best = std::min(best, r->entry.candidates[i].us);
     std::cout << "[ autotune ] " << cands[i].name() << ": " << r->entry.candidates[i].us << " us\n";
   }
-  EXPECT_EQ(r->entry.winnerUs, best);
+  // The fastest, or the heuristic's config (first) where none is 1 % faster than it.
+  if (best < 0.99 * r->entry.candidates[0].us)
+    EXPECT_EQ(r->entry.winnerUs, best);
+  else
+    EXPECT_EQ(r->entry.winner.name(), cands[0].name());
   EXPECT_EQ(r->entry.heuristicUs, r->entry.candidates[0].us);
   EXPECT_EQ(r->winner.name(), r->entry.winner.name());
   std::cout << "[ autotune ] winner " << r->winner.name() << "\n";
