@@ -149,23 +149,18 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
     times = *e.backends;
     cached = true;
   } else {
-    // Each backend twice, alternating (clocks drift), the faster median of the two kept.
-    GemmSm90TimingOptions o;
-    o.callsPerBatch = gemmSm90CallsPerBatch(prob);
+    // Both backends under a sustained load, batches alternating (as the candidates were
+    // tuned): the clock a training step's GEMMs run at, not a short burst's.
     times.cublasLtVersion = ltVersion;
-    times.generatedUs = times.cublasLtUs = 1e300;
-    for (int round = 0; round < 2; ++round) {
-      Expected<double> lt = timeGpuCallsUs(
-          [&] { return runCublas(g, *call, scratch->ptrs, maxM, nullptr); }, nullptr, o);
-      if (!lt)
-        return Error(what + "timing cuBLASLt: " + lt.error() + hint);
-      Expected<double> gen = timeGpuCallsUs(
-          [&] { return sm90->run(r->winner, prob, p, nullptr); }, nullptr, o);
-      if (!gen)
-        return Error(what + "timing " + r->winner.name() + ": " + gen.error() + hint);
-      times.cublasLtUs = std::min(times.cublasLtUs, *lt);
-      times.generatedUs = std::min(times.generatedUs, *gen);
-    }
+    Expected<std::vector<double>> both = timeGpuCallsSustainedUs(
+        {[&] { return runCublas(g, *call, scratch->ptrs, maxM, nullptr); },
+         [&] { return sm90->run(r->winner, prob, p, nullptr); }},
+        nullptr);
+    if (!both)
+      return Error(what + "timing cuBLASLt against " + r->winner.name() + ": " + both.error() +
+                   hint);
+    times.cublasLtUs = (*both)[0];
+    times.generatedUs = (*both)[1];
     GemmSm90TuneEntry updated = e;
     updated.backends = times;
     if (Status st = cache.store(updated); !st)

@@ -1,7 +1,7 @@
 // Autotuning of the generated Hopper FP8 GEMM (GemmSm90.h) at compile time: a small set of
-// candidate tile configs for one problem, each timed on the GPU with CUDA events (warm-up
-// batches, then the median of several batches), the fastest kept (the heuristic's config unless
-// another is at least 1 % faster). Winners are cached in memory
+// candidate tile configs for one problem, timed against each other on the GPU under a sustained
+// load (timeGpuCallsSustainedUs: a soak, then rounds of batches of each in turn), the fastest
+// kept (the heuristic's config unless another is at least 1 % faster). Winners are cached in memory
 // and on disk next to the kernels (a small text file per key in the KernelCache directory), so
 // a later compile of the same GEMM reads the winner instead of timing again. The file also
 // keeps, where Executable's `auto` backend measured one, the generated-vs-cuBLASLt comparison.
@@ -45,7 +45,7 @@ int64_t gemmSm90TuneBucket(int64_t m);
 std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
                                                const GemmSm90Problem &prob, const Device &dev);
 
-/// The cache key: "gemm-sm90-tune v1|<base kernel name, tile fields normalized>|<device name>|
+/// The cache key: "gemm-sm90-tune v2|<base kernel name, tile fields normalized>|<device name>|
 /// sms=<SM count>|m<bucket>|n=<N>|k=<K>|code=<hash of fp8c's version and the embedded kernel
 /// headers>" (the code hash makes an edited kernel template re-tune).
 std::string gemmSm90TuneKey(const GemmSm90Kernel &base, const Device &dev,
@@ -134,6 +134,25 @@ int gemmSm90CallsPerBatch(const GemmSm90Problem &prob);
 Expected<double> timeGpuCallsUs(const std::function<Status()> &call, CUstream stream,
                                 const GemmSm90TimingOptions &opts);
 
+/// How autotuning times its candidates against each other: at the clock a sustained load runs
+/// at, not at the boost clock of a short burst. After one untimed call each, the first call
+/// runs back to back for `soakMs`; then `rounds` rounds time a batch of about `batchUs` of
+/// each call in turn, with no host synchronization in between, and each call's time is its
+/// median per-call time over the rounds. (On an H200 at its 700 W cap, a training step ran its
+/// GEMMs 12-20 % slower than alone, and the tile config that won short bursts by 1 % took 13 %
+/// longer in the step.)
+struct GemmSm90SustainedTiming {
+  double soakMs = 150;
+  double batchUs = 1500;
+  int rounds = 7;
+};
+
+/// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming). The same
+/// errors as timeGpuCallsUs.
+Expected<std::vector<double>>
+timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstream stream,
+                        const GemmSm90SustainedTiming &opts = {});
+
 /// The outcome of autotuneGemmSm90.
 struct GemmSm90TuneResult {
   GemmSm90Kernel winner;       ///< a copy of `base` with the winning tile fields
@@ -145,7 +164,9 @@ struct GemmSm90TuneResult {
 };
 
 /// Tunes `base` (dtypes and epilogue, e.g. from gemmSm90KernelOf; its tile fields are
-/// ignored) for `prob`, or reads the winner of gemmSm90TuneKey from `cache`. `p` points at
+/// ignored) for `prob`, or reads the winner of gemmSm90TuneKey from `cache`. The candidates are
+/// timed against each other with timeGpuCallsSustainedUs; `opts.batches` 0 refuses to time
+/// (a cache hit must answer). `p` points at
 /// operands the candidates may read and write (scratch: D and amaxD are overwritten, scales
 /// should hold finite values). Every candidate is compiled (runner.prepare) before it is timed;
 /// a candidate that fails to compile or run is an error naming it. Not while `stream` is being

@@ -177,7 +177,7 @@ TEST(GemmSm90AutotuneKey, NamesWhatTheTimesDependOn) {
   GemmSm90Kernel base;
   const Device dev = h200();
   const std::string key = gemmSm90TuneKey(base, dev, problem(8192, 14336, 4096));
-  EXPECT_EQ(key.rfind("gemm-sm90-tune v1|fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_", 0), 0u) << key;
+  EXPECT_EQ(key.rfind("gemm-sm90-tune v2|fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_", 0), 0u) << key;
   EXPECT_NE(key.find("|NVIDIA H200|sms=132|m8192|n=14336|k=4096|code="), std::string::npos) << key;
   // Same bucket, same key; the base's own tile fields do not enter it.
   EXPECT_EQ(gemmSm90TuneKey(base, dev, problem(5000, 14336, 4096)), key);
