@@ -325,54 +325,6 @@ GemmSm90TuneCacheStats GemmSm90TuneCache::stats() const {
   return stats_;
 }
 
-int gemmSm90CallsPerBatch(const GemmSm90Problem &prob) {
-  // About 100 us per batch at ~1 PFLOP/s, so launch gaps and event resolution stay small.
-  const double flop = 2.0 * double(prob.m) * double(prob.n) * double(prob.k);
-  return std::clamp(int(1e11 / std::max(flop, 1.0)), 1, 50);
-}
-
-Expected<double> timeGpuCallsUs(const std::function<Status()> &call, CUstream stream,
-                                const GemmSm90TimingOptions &opts) {
-  Expected<CudaDriver *> drvOr = CudaDriver::get();
-  if (!drvOr)
-    return Error(drvOr.error());
-  CudaDriver *drv = *drvOr;
-  if (opts.batches < 1 || opts.callsPerBatch < 1 || opts.warmupBatches < 0)
-    return Error("GEMM timing: batches and calls per batch must be at least 1");
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  FP8C_CU_TRY(drv, cuStreamIsCapturing, stream, &capture);
-  if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
-    return Error("GEMM timing (autotune) cannot run while the stream is being captured into a "
-                 "CUDA graph: tune in compile(), outside the capture");
-  struct Events {
-    CudaDriver *drv;
-    CUevent a = nullptr, b = nullptr;
-    ~Events() {
-      if (a)
-        drv->cuEventDestroy(a);
-      if (b)
-        drv->cuEventDestroy(b);
-    }
-  } ev{drv};
-  FP8C_CU_TRY(drv, cuEventCreate, &ev.a, CU_EVENT_DEFAULT);
-  FP8C_CU_TRY(drv, cuEventCreate, &ev.b, CU_EVENT_DEFAULT);
-  std::vector<double> perCall;
-  for (int batch = 0; batch < opts.warmupBatches + opts.batches; ++batch) {
-    FP8C_CU_TRY(drv, cuEventRecord, ev.a, stream);
-    for (int r = 0; r < opts.callsPerBatch; ++r)
-      if (Status st = call(); !st)
-        return Error(st.message());
-    FP8C_CU_TRY(drv, cuEventRecord, ev.b, stream);
-    FP8C_CU_TRY(drv, cuEventSynchronize, ev.b);
-    float ms = 0;
-    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev.a, ev.b);
-    if (batch >= opts.warmupBatches)
-      perCall.push_back(double(ms) * 1e3 / opts.callsPerBatch);
-  }
-  std::sort(perCall.begin(), perCall.end());
-  return perCall[perCall.size() / 2];
-}
-
 Expected<std::vector<double>>
 timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstream stream,
                         const GemmSm90SustainedTiming &opts) {
@@ -458,7 +410,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
                                               const GemmSm90Problem &prob,
                                               const GemmSm90Pointers &p, CUstream stream,
                                               GemmSm90TuneCache &cache,
-                                              const GemmSm90TimingOptions &opts) {
+                                              const GemmSm90SustainedTiming &timing) {
   const std::string where =
       fmt::format("autotune of the generated sm90 GEMM (M={} N={} K={})", prob.m, prob.n, prob.k);
   GemmSm90TuneResult res;
@@ -488,11 +440,6 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
     return Error(where + ": no candidate config takes this problem" +
                  (why ? std::string() : ": " + why.message()));
   }
-  GemmSm90TimingOptions o = opts;
-  if (o.callsPerBatch <= 0)
-    o.callsPerBatch = gemmSm90CallsPerBatch(prob);
-  if (o.batches < 1)
-    return Error(where + ": no cached winner, and timing is off (batches = 0)");
   GemmSm90TuneEntry e;
   e.key = key;
   std::vector<std::function<Status()>> calls;
@@ -503,7 +450,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
       return Error(st.message());
     calls.push_back([&runner, k, &prob, &p, stream] { return runner.run(k, prob, p, stream); });
   }
-  Expected<std::vector<double>> times = timeGpuCallsSustainedUs(calls, stream);
+  Expected<std::vector<double>> times = timeGpuCallsSustainedUs(calls, stream, timing);
   if (!times)
     return Error(where + ": timing the candidates: " + times.error());
   double best = 0;

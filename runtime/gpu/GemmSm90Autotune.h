@@ -117,23 +117,6 @@ private:
   GemmSm90TuneCacheStats stats_;
 };
 
-/// How candidates are timed: `warmupBatches` untimed batches, then the median over `batches`
-/// of (batch time / calls per batch), CUDA events around each batch. `callsPerBatch` 0 picks
-/// about 100 us of work per batch from the FLOP count (1 to 50 calls).
-struct GemmSm90TimingOptions {
-  int warmupBatches = 2;
-  int batches = 9;
-  int callsPerBatch = 0;
-};
-
-/// Calls per batch for a problem (GemmSm90TimingOptions::callsPerBatch = 0).
-int gemmSm90CallsPerBatch(const GemmSm90Problem &prob);
-
-/// Median microseconds per call of `call` on `stream` (see GemmSm90TimingOptions). An error
-/// when a call fails, a CUDA call fails, or `stream` is being captured into a CUDA graph.
-Expected<double> timeGpuCallsUs(const std::function<Status()> &call, CUstream stream,
-                                const GemmSm90TimingOptions &opts);
-
 /// How autotuning times its candidates against each other: at the clock a sustained load runs
 /// at, not at the boost clock of a short burst. After one untimed call each, the first call
 /// runs back to back for `soakMs`; then `rounds` rounds time a batch of about `batchUs` of
@@ -147,8 +130,9 @@ struct GemmSm90SustainedTiming {
   int rounds = 7;
 };
 
-/// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming). The same
-/// errors as timeGpuCallsUs.
+/// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming). An error when
+/// a call fails, a CUDA call fails, `rounds` is below 1, or `stream` is being captured into a
+/// CUDA graph.
 Expected<std::vector<double>>
 timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstream stream,
                         const GemmSm90SustainedTiming &opts = {});
@@ -165,8 +149,7 @@ struct GemmSm90TuneResult {
 
 /// Tunes `base` (dtypes and epilogue, e.g. from gemmSm90KernelOf; its tile fields are
 /// ignored) for `prob`, or reads the winner of gemmSm90TuneKey from `cache`. The candidates are
-/// timed against each other with timeGpuCallsSustainedUs; `opts.batches` 0 refuses to time
-/// (a cache hit must answer). `p` points at
+/// timed against each other with timeGpuCallsSustainedUs(`timing`). `p` points at
 /// operands the candidates may read and write (scratch: D and amaxD are overwritten, scales
 /// should hold finite values). Every candidate is compiled (runner.prepare) before it is timed;
 /// a candidate that fails to compile or run is an error naming it. Not while `stream` is being
@@ -175,6 +158,6 @@ Expected<GemmSm90TuneResult>
 autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Kernel &base, const GemmSm90Problem &prob,
                  const GemmSm90Pointers &p, CUstream stream,
                  GemmSm90TuneCache &cache = GemmSm90TuneCache::global(),
-                 const GemmSm90TimingOptions &opts = {});
+                 const GemmSm90SustainedTiming &timing = {});
 
 } // namespace fp8c

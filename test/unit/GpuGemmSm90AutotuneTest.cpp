@@ -201,8 +201,8 @@ TEST(GpuGemmSm90Autotune, SecondTuneReadsTheWinnerFromDisk) {
     first = r->entry;
   }
   GemmSm90TuneCache fresh(dir); // nothing in memory
-  GemmSm90TimingOptions noTiming;
-  noTiming.batches = 0; // timeGpuCallsUs refuses this: any timing would fail the call
+  GemmSm90SustainedTiming noTiming;
+  noTiming.rounds = 0; // timeGpuCallsSustainedUs refuses this: any timing would fail the call
   Expected<GemmSm90TuneResult> again =
       autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, fresh, noTiming);
   ASSERT_TRUE(again.hasValue()) << again.error();
