@@ -1,0 +1,342 @@
+// The generated Hopper FP8 GEMM (runtime/gpu/GemmSm90.h) on the GPU against an f64 reference
+// of the dequantized operands: random FP8 operands (never all zero) with garbage in the row
+// padding, D poisoned with 0xFF (NaN in every float format) and one spare row and padded
+// columns that must stay poisoned; M in {1, 7, 100, 8191, 8192}, N and K not multiples of the
+// tile; every scale mode, epilogue and tile shape, in both consumer schedules (cooperative and
+// ping-pong, the latter also with few persistent blocks so that each warpgroup runs many tiles,
+// and K < 128 so that a tile is one ring stage). Error: relative Frobenius norm of D - ref
+// (in D's stored units, i.e. times scaleD for an FP8 D). An f32 D must be within 1e-3; a
+// narrower D within 1e-3 plus the error of rounding the exact result to D's dtype
+// (||round(ref) - ref|| / ||ref||, about 1.1e-3 for bf16), which no kernel can avoid. Fast
+// accumulation (the tensor cores' own FP8 accumulation, bit-identical to cuBLASLt's fast
+// accumulation) was measured at about 4e-4 for K = 1000 (f32 D); promotion per K block adds
+// in f32 (the test prints every case's error).
+#include "GemmSm90GpuCase.h"
+
+#include "runtime/cuda/DeviceBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace fp8c::sm90test {
+namespace {
+
+double act(double x, GemmActivation a) {
+  switch (a) {
+  case GemmActivation::None: return x;
+  case GemmActivation::Relu: return x > 0 ? x : 0;
+  case GemmActivation::GeluTanh:
+    return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  case GemmActivation::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case GemmActivation::Silu: return x / (1 + std::exp(-x));
+  }
+  return x;
+}
+
+std::vector<uint8_t> bytesOf(const std::vector<float> &v, DType t) {
+  std::vector<uint8_t> out(v.size() * dtypeBytes(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t bits = encodeBits(v[i], t);
+    std::memcpy(out.data() + i * dtypeBytes(t), &bits, dtypeBytes(t));
+  }
+  return out;
+}
+
+DeviceBuffer upload(const void *data, size_t bytes) {
+  Expected<DeviceBuffer> b = DeviceBuffer::allocate(std::max<size_t>(bytes, 16));
+  EXPECT_TRUE(b.hasValue()) << (b ? "" : b.error());
+  if (!b)
+    return {};
+  EXPECT_TRUE(b->upload(data, bytes).isOk());
+  return b.take();
+}
+
+} // namespace
+
+int64_t lddFor(int64_t n) { return n % 16 == 0 ? n + 16 : n % 8 == 0 ? n + 8 : n + 3; }
+
+void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
+  const GemmSm90Kernel &k = c.k;
+  SCOPED_TRACE(k.name() + " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
+               " K=" + std::to_string(c.kk) + " blocks=" + std::to_string(c.maxBlocks));
+  const int64_t M = c.m, N = c.n, K = c.kk;
+  const int64_t lda = (K + 15) / 16 * 16 + 16, ldb = (K + 15) / 16 * 16;
+  const int64_t ldd = lddFor(N);
+  const int64_t kBlocks = (K + 127) / 128, nBlocks = (N + 127) / 128;
+  std::uniform_real_distribution<float> val(-3.0f, 3.0f), scale(0.25f, 2.0f);
+  std::uniform_int_distribution<int> byte(0, 255);
+
+  // FP8 operands with random garbage (never NaN) in the padding columns past K.
+  auto operand = [&](int64_t rows, int64_t ld, DType t, std::vector<uint8_t> &bytes,
+                     std::vector<double> &deq) {
+    bytes.assign(size_t(rows * ld), 0);
+    deq.assign(size_t(rows * K), 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < ld; ++j) {
+        uint8_t q = floatToFp8(val(rng), t);
+        if (j >= K)
+          q = uint8_t(byte(rng) & 0x3F); // finite garbage the kernel must not read
+        else
+          deq[size_t(r * K + j)] = fp8ToFloat(q, t);
+        bytes[size_t(r * ld + j)] = q;
+      }
+  };
+  std::vector<uint8_t> aBytes, bBytes;
+  std::vector<double> a, b;
+  operand(M, lda, k.aType, aBytes, a);
+  operand(N, ldb, k.bType, bBytes, b);
+  // The bf16-A prologue (castA): A is bf16 (padding garbage past K, about 1 % of the elements
+  // large enough to saturate), quantized by the kernel with quantA (tensor or per row); the
+  // reference quantizes it on the host the same way (f32 product, RNE, saturating) into
+  // aBytes / a, and the kernel's D must equal, bit for bit, the same config's D on those FP8
+  // bytes (castA off), besides the f64 reference's tolerance.
+  std::vector<uint16_t> a16;
+  std::vector<float> quantA;
+  float amaxA = 0;
+  if (k.castA) {
+    const int64_t ld16 = lda; // elements; a multiple of 8
+    a16.assign(size_t(M * ld16), 0);
+    std::uniform_real_distribution<float> q(0.5f, 40.0f);
+    std::uniform_int_distribution<int> pct(0, 99);
+    quantA.assign(k.scaleMode == GemmScaleMode::OuterVector ? size_t(M) : 1, 0.0f);
+    for (float &x : quantA)
+      x = q(rng);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t j = 0; j < ld16; ++j) {
+        float v = val(rng) * 4.0f;
+        if (pct(rng) == 0)
+          v *= 100.0f;
+        const uint16_t h = floatToBf16(v);
+        a16[size_t(r * ld16 + j)] = j < K ? h : uint16_t(0x7F80 | (byte(rng) & 0x3F)); // NaN pad
+        if (j >= K)
+          continue;
+        const float x = bf16ToFloat(h);
+        amaxA = std::max(amaxA, std::fabs(x));
+        const float s = quantA[quantA.size() == 1 ? 0 : size_t(r)];
+        const uint8_t q8 = floatToFp8(x * s, k.aType);
+        aBytes[size_t(r * lda + j)] = q8;
+        a[size_t(r * K + j)] = fp8ToFloat(q8, k.aType);
+      }
+  }
+
+  GemmSm90Problem prob{M, N, K, lda, ldb, ldd};
+  std::vector<float> sa, sb;
+  if (k.scaleMode == GemmScaleMode::Tensor) {
+    sa = {scale(rng)};
+    sb = {scale(rng)};
+  } else if (k.scaleMode == GemmScaleMode::OuterVector) {
+    for (int64_t i = 0; i < M; ++i)
+      sa.push_back(scale(rng));
+    for (int64_t i = 0; i < N; ++i)
+      sb.push_back(scale(rng));
+  } else {
+    prob.ldsa = (M + 3) / 4 * 4;
+    prob.ldsb = (kBlocks + 3) / 4 * 4;
+    sa.resize(size_t(kBlocks * prob.ldsa));
+    sb.resize(size_t(nBlocks * prob.ldsb));
+    for (float &x : sa)
+      x = scale(rng);
+    for (float &x : sb)
+      x = scale(rng);
+  }
+  std::vector<float> bias;
+  if (k.biasType)
+    for (int64_t i = 0; i < N; ++i)
+      bias.push_back(roundToDType(val(rng), *k.biasType));
+  const float scaleD = 0.75f;
+
+  // f64 reference (threads over rows).
+  std::vector<double> ref(size_t(M * N));
+  auto rows = [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t kb = 0; kb < kBlocks; ++kb) {
+          double part = 0;
+          for (int64_t x = kb * 128; x < std::min(K, kb * 128 + 128); ++x)
+            part += a[size_t(i * K + x)] * b[size_t(j * K + x)];
+          if (k.scaleMode == GemmScaleMode::Block128)
+            part *= double(sa[size_t(kb * prob.ldsa + i)]) *
+                    double(sb[size_t((j / 128) * prob.ldsb + kb)]);
+          acc += part;
+        }
+        if (k.scaleMode == GemmScaleMode::Tensor)
+          acc *= double(sa[0]) * double(sb[0]);
+        else if (k.scaleMode == GemmScaleMode::OuterVector)
+          acc *= double(sa[size_t(i)]) * double(sb[size_t(j)]);
+        if (k.biasType)
+          acc += bias[size_t(j)];
+        ref[size_t(i * N + j)] = act(acc, k.activation);
+      }
+  };
+  {
+    const int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 32);
+    std::vector<std::thread> pool;
+    for (int64_t t = 0; t < threads; ++t)
+      pool.emplace_back(rows, M * t / threads, M * (t + 1) / threads);
+    for (std::thread &t : pool)
+      t.join();
+  }
+
+  DeviceBuffer dA = upload(aBytes.data(), aBytes.size()), dB = upload(bBytes.data(), bBytes.size());
+  DeviceBuffer dA16 = upload(a16.data(), a16.size() * 2);
+  DeviceBuffer dQuantA = upload(quantA.data(), quantA.size() * 4);
+  const float zeroA = 0;
+  DeviceBuffer dAmaxA = upload(&zeroA, 4);
+  DeviceBuffer dSa = upload(sa.data(), sa.size() * 4), dSb = upload(sb.data(), sb.size() * 4);
+  std::vector<uint8_t> biasBytes = k.biasType ? bytesOf(bias, *k.biasType) : std::vector<uint8_t>{};
+  DeviceBuffer dBias = upload(biasBytes.data(), biasBytes.size());
+  const float zero = 0;
+  DeviceBuffer dAmax = upload(&zero, 4), dScaleD = upload(&scaleD, 4);
+  const int eb = dtypeBytes(k.dType);
+  const size_t dBytes = size_t((M + 1) * ldd * eb);
+  Expected<DeviceBuffer> dD = DeviceBuffer::allocate(dBytes);
+  ASSERT_TRUE(dD.hasValue());
+  ASSERT_TRUE(dD->fill(0xFF).isOk());
+
+  GemmSm90Pointers p;
+  p.a = k.castA ? dA16.data() : dA.data();
+  p.quantScaleA = k.castA ? static_cast<const float *>(dQuantA.data()) : nullptr;
+  p.amaxA = k.amaxA ? static_cast<float *>(dAmaxA.data()) : nullptr;
+  p.b = dB.data();
+  p.d = dD->data();
+  p.invScaleA = static_cast<const float *>(dSa.data());
+  p.invScaleB = static_cast<const float *>(dSb.data());
+  p.bias = k.biasType ? dBias.data() : nullptr;
+  p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;
+  p.scaleD = static_cast<const float *>(dScaleD.data());
+  Status st = runner.run(k, prob, p, nullptr, 0, c.maxBlocks);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  CudaDriver *drv = *CudaDriver::get();
+  ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+
+  std::vector<uint8_t> out(dBytes);
+  ASSERT_TRUE(dD->download(out.data(), dBytes).isOk());
+  double err = 0, norm = 0, roundErr = 0, refAmax = 0;
+  int64_t nans = 0, clobbered = 0;
+  for (int64_t i = 0; i <= M; ++i)
+    for (int64_t j = 0; j < ldd; ++j) {
+      const uint8_t *e = out.data() + size_t((i * ldd + j) * eb);
+      bool poisoned = true;
+      for (int x = 0; x < eb; ++x)
+        poisoned &= e[x] == 0xFF;
+      if (i == M || j >= N) {
+        clobbered += !poisoned;
+        continue;
+      }
+      uint32_t bits = 0;
+      std::memcpy(&bits, e, size_t(eb));
+      const float got = decodeBits(bits, k.dType);
+      const double r = ref[size_t(i * N + j)];
+      refAmax = std::max(refAmax, std::fabs(r));
+      const double want = isFloat8(k.dType) ? r * scaleD : r;
+      const double rounded = double(roundToDType(float(want), k.dType));
+      if (std::isnan(got)) {
+        ++nans;
+        continue;
+      }
+      err += (got - want) * (got - want);
+      roundErr += (rounded - want) * (rounded - want);
+      norm += want * want;
+    }
+  EXPECT_EQ(nans, 0) << "unwritten or NaN elements";
+  EXPECT_EQ(clobbered, 0) << "writes outside [M, N]";
+  const double rel = std::sqrt(err / std::max(norm, 1e-300));
+  const double relRound = std::sqrt(roundErr / std::max(norm, 1e-300));
+  EXPECT_LT(rel, relRound + c.tol) << "relative Frobenius error beyond the output rounding";
+  EXPECT_GT(norm, 0);
+  float amax = 0;
+  if (k.amaxD) {
+    ASSERT_TRUE(dAmax.download(&amax, 4).isOk());
+    // The largest element carries the tensor cores' accumulation error: with fast accumulation
+    // (FP8 wgmma's own sums over all of K) it was seen at 1.3e-3 of the f64 value at K = 1000
+    // (bias + GELU, FP8 D); promoted sums stay within 1e-3.
+    EXPECT_NEAR(amax, refAmax, (k.promotes() ? 1e-3 : 2e-3) * refAmax);
+  }
+  if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0) {
+    // The TMA-store epilogue against the register epilogue of the same config: D (padding
+    // included) and amax bit for bit.
+    GemmSm90Kernel regs = k;
+    regs.tmaStore = false;
+    Expected<DeviceBuffer> dr = DeviceBuffer::allocate(dBytes);
+    ASSERT_TRUE(dr.hasValue());
+    ASSERT_TRUE(dr->fill(0xFF).isOk());
+    ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
+    GemmSm90Pointers pr = p;
+    pr.d = dr->data();
+    Status str = runner.run(regs, prob, pr, nullptr, 0, c.maxBlocks);
+    ASSERT_TRUE(str.isOk()) << str.message();
+    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+    std::vector<uint8_t> outR(dBytes);
+    ASSERT_TRUE(dr->download(outR.data(), dBytes).isOk());
+    int64_t differ = 0;
+    for (size_t i = 0; i < dBytes; ++i)
+      differ += out[i] != outR[i];
+    EXPECT_EQ(differ, 0) << "bytes of D that differ from the register epilogue's";
+    if (k.amaxD) {
+      float amaxR = -1;
+      ASSERT_TRUE(dAmax.download(&amaxR, 4).isOk());
+      EXPECT_EQ(amax, amaxR) << "amax of the TMA-store and register epilogues";
+    }
+  }
+  if (k.amaxA) {
+    float got = -1;
+    ASSERT_TRUE(dAmaxA.download(&got, 4).isOk());
+    EXPECT_EQ(got, amaxA) << "amax of the bf16 A";
+  }
+  if (k.castA) {
+    // The same config on the host-quantized FP8 A: D bit for bit (amaxD starts again at 0).
+    GemmSm90Kernel fp8 = k;
+    fp8.castA = false;
+    fp8.amaxA = false;
+    Expected<DeviceBuffer> d8 = DeviceBuffer::allocate(dBytes);
+    ASSERT_TRUE(d8.hasValue());
+    ASSERT_TRUE(d8->fill(0xFF).isOk());
+    ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
+    GemmSm90Pointers p8 = p;
+    p8.a = dA.data();
+    p8.d = d8->data();
+    p8.quantScaleA = nullptr;
+    p8.amaxA = nullptr;
+    Status st8 = runner.run(fp8, prob, p8, nullptr, 0, c.maxBlocks);
+    ASSERT_TRUE(st8.isOk()) << st8.message();
+    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+    std::vector<uint8_t> out8(dBytes);
+    ASSERT_TRUE(d8->download(out8.data(), dBytes).isOk());
+    int64_t differ = 0;
+    for (size_t i = 0; i < dBytes; ++i)
+      differ += out[i] != out8[i];
+    EXPECT_EQ(differ, 0) << "bytes of D that differ from the FP8-A kernel " << fp8.name();
+  }
+  std::printf("[ gemm sm90 ] %-62s M=%-5lld N=%-4lld K=%-4lld rel err %.2e (rounding to D "
+              "alone %.2e)\n",
+              k.name().c_str(), (long long)M, (long long)N, (long long)K, rel, relRound);
+}
+
+GemmSm90Kernel tiles(int bn, int stages, bool overlap) {
+  GemmSm90Kernel k;
+  k.bn = bn;
+  k.stages = stages;
+  k.overlap = overlap;
+  return k;
+}
+
+GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap) {
+  GemmSm90Kernel k = tiles(bn, stages, overlap);
+  k.bm = bm;
+  k.schedule = GemmSchedule::PingPong;
+  return k;
+}
+
+std::unique_ptr<GemmSm90Runner> makeRunner() {
+  Expected<CudaDriver *> drv = CudaDriver::get();
+  if (!drv || !(*drv)->makeCurrent(0))
+    return nullptr;
+  Expected<std::unique_ptr<GemmSm90Runner>> r = GemmSm90Runner::create();
+  return r ? r.take() : nullptr;
+}
+
+} // namespace fp8c::sm90test
