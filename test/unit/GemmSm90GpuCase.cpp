@@ -54,6 +54,28 @@ DeviceBuffer upload(const void *data, size_t bytes) {
   return b.take();
 }
 
+/// Runs `k` into a fresh D poisoned with 0xFF (amaxD zeroed first) and expects D, padding
+/// included, byte for byte equal to `expect`.
+void sameBytes(GemmSm90Runner &runner, const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+               GemmSm90Pointers p, int maxBlocks, size_t dBytes, DeviceBuffer &dAmax,
+               const std::vector<uint8_t> &expect, const std::string &what) {
+  Expected<DeviceBuffer> d = DeviceBuffer::allocate(dBytes);
+  ASSERT_TRUE(d.hasValue());
+  ASSERT_TRUE(d->fill(0xFF).isOk());
+  const float zero = 0;
+  ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
+  p.d = d->data();
+  Status st = runner.run(k, prob, p, nullptr, 0, maxBlocks);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  ASSERT_EQ((*CudaDriver::get())->cuCtxSynchronize(), CUDA_SUCCESS);
+  std::vector<uint8_t> got(dBytes);
+  ASSERT_TRUE(d->download(got.data(), dBytes).isOk());
+  int64_t differ = 0;
+  for (size_t i = 0; i < dBytes; ++i)
+    differ += got[i] != expect[i];
+  EXPECT_EQ(differ, 0) << what;
+}
+
 } // namespace
 
 int64_t lddFor(int64_t n) { return n % 16 == 0 ? n + 16 : n % 8 == 0 ? n + 8 : n + 3; }
@@ -261,21 +283,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // included) and amax bit for bit.
     GemmSm90Kernel regs = k;
     regs.tmaStore = false;
-    Expected<DeviceBuffer> dr = DeviceBuffer::allocate(dBytes);
-    ASSERT_TRUE(dr.hasValue());
-    ASSERT_TRUE(dr->fill(0xFF).isOk());
-    ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
-    GemmSm90Pointers pr = p;
-    pr.d = dr->data();
-    Status str = runner.run(regs, prob, pr, nullptr, 0, c.maxBlocks);
-    ASSERT_TRUE(str.isOk()) << str.message();
-    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
-    std::vector<uint8_t> outR(dBytes);
-    ASSERT_TRUE(dr->download(outR.data(), dBytes).isOk());
-    int64_t differ = 0;
-    for (size_t i = 0; i < dBytes; ++i)
-      differ += out[i] != outR[i];
-    EXPECT_EQ(differ, 0) << "bytes of D that differ from the register epilogue's";
+    sameBytes(runner, regs, prob, p, c.maxBlocks, dBytes, dAmax, out,
+              "bytes of D that differ from the register epilogue's");
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
     if (k.amaxD) {
       float amaxR = -1;
       ASSERT_TRUE(dAmax.download(&amaxR, 4).isOk());
@@ -292,24 +302,12 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     GemmSm90Kernel fp8 = k;
     fp8.castA = false;
     fp8.amaxA = false;
-    Expected<DeviceBuffer> d8 = DeviceBuffer::allocate(dBytes);
-    ASSERT_TRUE(d8.hasValue());
-    ASSERT_TRUE(d8->fill(0xFF).isOk());
-    ASSERT_TRUE(dAmax.upload(&zero, 4).isOk());
     GemmSm90Pointers p8 = p;
     p8.a = dA.data();
-    p8.d = d8->data();
     p8.quantScaleA = nullptr;
     p8.amaxA = nullptr;
-    Status st8 = runner.run(fp8, prob, p8, nullptr, 0, c.maxBlocks);
-    ASSERT_TRUE(st8.isOk()) << st8.message();
-    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
-    std::vector<uint8_t> out8(dBytes);
-    ASSERT_TRUE(d8->download(out8.data(), dBytes).isOk());
-    int64_t differ = 0;
-    for (size_t i = 0; i < dBytes; ++i)
-      differ += out[i] != out8[i];
-    EXPECT_EQ(differ, 0) << "bytes of D that differ from the FP8-A kernel " << fp8.name();
+    sameBytes(runner, fp8, prob, p8, c.maxBlocks, dBytes, dAmax, out,
+              "bytes of D that differ from the FP8-A kernel " + fp8.name());
   }
   std::printf("[ gemm sm90 ] %-62s M=%-5lld N=%-4lld K=%-4lld rel err %.2e (rounding to D "
               "alone %.2e)\n",
