@@ -51,6 +51,9 @@
 // amax = max |y| over the valid elements (atomic, NaN wins; *amax must start at 0); D = y
 // rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
 //
+// With XO != 0 (gemm_sm90_store_aux.cuh), the TMA-store epilogue of an FP8 D also writes the
+// pre-activation in bf16 (mapAux) and D transposed (mapDT); the maps are unused otherwise.
+//
 // Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
 // at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
 // A, B 16-byte aligned with row pitches a multiple of 16 bytes; D 16-byte aligned.
@@ -69,6 +72,7 @@
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
+#include "fp8c/gemm_sm90_store_aux.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
 namespace fp8c {
@@ -271,9 +275,10 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
 /// columns cw * BN / 2.. of every tile.
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, bool Promote, int Cm, int EB>
+          Act A, bool Amax, bool Overlap, bool Promote, int Cm, int EB, int XO>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                   const TmaDesc &mapD, float4 *colBuf, int cw,
+                                                   const TmaDesc &mapD, const TmaDesc &mapAux,
+                                                   const TmaDesc &mapDT, float4 *colBuf, int cw,
                                                    float tensorScale, float scaleD) {
   using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
@@ -357,7 +362,11 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                           phase, [] {});
     }
     in.stage(colBuf, 1 + cw);
-    if constexpr (EB > 0)
+    if constexpr (XO != 0)
+      epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO>(
+          acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), seq, 1 + cw, rowBase, colBase,
+          in.sa[0], colBuf, tensorScale, scaleD);
+    else if constexpr (EB > 0)
       epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc[0], p, mapD, ring.epiBuffer(cw),
                                                          seq, 1 + cw, rowBase, colBase,
                                                          in.sa[0], colBuf, tensorScale, scaleD);
@@ -382,9 +391,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 /// all of its tile's full waits before it handed over the turn. (Without the turns, a warpgroup
 /// quick to finish its epilogue could take a stage still holding the other's tile for its own.)
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, int Cm, int EB>
+          Act A, bool Amax, bool Overlap, int Cm, int EB, int XO>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
-                                                const TmaDesc &mapD, float4 *colBuf, int cw,
+                                                const TmaDesc &mapD, const TmaDesc &mapAux,
+                                                const TmaDesc &mapDT, float4 *colBuf, int cw,
                                                 float tensorScale, float scaleD) {
   constexpr int kSlices = BM / 64;
   using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
@@ -415,7 +425,11 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
     in.stage(colBuf, 1 + cw);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h) {
-      if constexpr (EB > 0)
+      if constexpr (XO != 0)
+        epilogueTmaAux<BN, EB, TD, S, HasBias, TBias, A, Amax, XO>(
+            acc[h], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), seq, 1 + cw, tm * BM + 64 * h,
+            tn * BN, in.sa[h], colBuf, tensorScale, scaleD);
+      else if constexpr (EB > 0)
         epilogueTma<BN, EB, TD, S, HasBias, TBias, A, Amax>(acc[h], p, mapD, ring.epiBuffer(cw),
                                                            seq, 1 + cw, tm * BM + 64 * h, tn * BN,
                                                            in.sa[h], colBuf, tensorScale, scaleD);
@@ -436,9 +450,10 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
           Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
-          int CS = 0, bool AmaxA = false, int EB = 0>
+          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
-                                         const TmaDesc &mapD, const GemmParams &p) {
+                                         const TmaDesc &mapD, const TmaDesc &mapAux,
+                                         const TmaDesc &mapDT, const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
@@ -453,9 +468,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
   // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): a 16-bit or FP8 D, whole
   // chunks (128 bytes of a row) per warpgroup.
-  static_assert(EB == 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
+  static_assert(EB == 0 || XO != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
                             (kPingPong || BM == 128 ? BN : BN / 2) % epiChunkCols<TD>() == 0),
                 "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
+  // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in 16 KB units.
+  static_assert(XO == 0 || (isFp8(TD) && (EB == 2 || EB == 4)),
+                "extra epilogue outputs: an FP8 D and one or two 16 KB units per warpgroup");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -546,11 +564,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     if constexpr (isFp8(TD))
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
-      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB>(
-          p, ring, mapD, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
+      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB, XO>(
+          p, ring, mapD, mapAux, mapDT, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote, Cm, EB>(p, ring, mapD, ring.colBuffer(smemRaw, wg - 1), wg - 1,
+                         Promote, Cm, EB, XO>(p, ring, mapD, mapAux, mapDT, ring.colBuffer(smemRaw, wg - 1), wg - 1,
                                           tensorScale, scaleD);
   }
   // No block may exit while another block of its cluster can still arrive on its barriers.

@@ -108,6 +108,10 @@ std::string GemmSm90Kernel::name() const {
     s += "_amaxa";
   if (const int eb = epilogueBuffers(); eb > 0)
     s += "_tms" + std::to_string(eb);
+  if (auxOut)
+    s += "_aux";
+  if (transD)
+    s += "_dt";
   return s;
 }
 
@@ -135,6 +139,13 @@ int GemmSm90Kernel::epilogueBuffers() const {
   const bool d16 = dType == DType::BF16 || dType == DType::F16;
   const int chunkCols = d16 ? 64 : isFp8(dType) ? 128 : 0; // 128 bytes of a row
   const int wn = schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2;
+  if (extraOutputs()) {
+    // One unit of 16 KB (two chunk buffers): y, D and D^T of 64 x 64 (gemm_sm90_store_aux.cuh).
+    // (Two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel.)
+    if (!tmaStore || !isFp8(dType) || wn % 64 != 0)
+      return 0;
+    return sharedBytesWith(*this, 2) <= kMaxSharedBytes ? 2 : 0;
+  }
   if (!tmaStore || chunkCols == 0 || wn % chunkCols != 0)
     return 0;
   for (int eb = 2; eb >= 1; --eb)
@@ -156,6 +167,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapAux,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
                   "    const fp8c::sm90::GemmParams p) {\n"
                   "  using fp8c::Dt;\n"
                   "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
@@ -170,7 +183,9 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
                   std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
                   ", " + (k.amaxA ? "true" : "false") + ", " +
-                  std::to_string(k.epilogueBuffers()) + ">(mapA, mapB, mapD, p);\n}\n";
+                  std::to_string(k.epilogueBuffers()) + ", " +
+                  std::to_string((k.auxOut ? 1 : 0) | (k.transD ? 2 : 0)) +
+                  ">(mapA, mapB, mapD, mapAux, mapDT, p);\n}\n";
   return s;
 }
 
@@ -233,6 +248,14 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   } else if (k.amaxA) {
     return fail("amaxA is taken by the bf16-A prologue: set castA");
   }
+  if (k.extraOutputs() && k.epilogueBuffers() == 0)
+    return fail(!isFp8(k.dType)
+                    ? "the pre-activation and transposed outputs need an FP8 D"
+                    : !k.tmaStore ? "the pre-activation and transposed outputs are written by "
+                                    "the TMA-store epilogue only: set tmaStore"
+                                  : "the pre-activation and transposed outputs need whole "
+                                    "64-column units per warpgroup and 32 KB of shared memory "
+                                    "beside the ring: fewer stages");
   // Promotion holds the result and one K block's accumulators (Block128: two, pipelined).
   if (k.promotes() && wn > (k.scaleMode == GemmScaleMode::Block128 ? 128 : 192))
     return fail(k.scaleMode == GemmScaleMode::Block128
@@ -260,6 +283,18 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                 (k.castA ? "bf16 A " : "") + std::to_string(prob.lda) + ", " +
                 std::to_string(prob.ldb) +
                 " elements); pad the operands (the producing cast writes a padded layout)");
+  if (k.extraOutputs()) {
+    // TMA writes whole 16-byte units (see launchedGemmSm90Kernel): no partial unit may cross N
+    // or a pitch.
+    if (prob.n % 16 != 0 || prob.ldd % 16 != 0 || (k.auxOut && prob.ldAux % 8 != 0) ||
+        (k.transD && prob.ldDT % 16 != 0))
+      return fail("the pre-activation and transposed outputs need N and every pitch in whole "
+                  "16-byte units (N " + std::to_string(prob.n) + ", pitches D " +
+                  std::to_string(prob.ldd) + ", aux " + std::to_string(prob.ldAux) + ", D^T " +
+                  std::to_string(prob.ldDT) + " elements)");
+    if ((k.auxOut && prob.ldAux < prob.n) || (k.transD && prob.ldDT < prob.m))
+      return fail("the aux pitch must be at least N and the D^T pitch at least M");
+  }
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
       return fail("Block128: ldsa must be at least M");
@@ -282,6 +317,8 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the bf16-A prologue needs A's quantization scale (quantScaleA)");
   if (k.amaxA && !p->amaxA)
     return fail("the kernel writes the amax of A but no amaxA pointer was given");
+  if ((k.auxOut && (!p->aux || !aligned(p->aux, 16))) || (k.transD && (!p->dT || !aligned(p->dT, 16))))
+    return fail("the aux and D^T outputs need 16-byte aligned pointers");
   return Status::ok();
 }
 
@@ -323,6 +360,11 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     k.stages = 4;
   }
   k.overlap = !k.promotes();
+  if (k.extraOutputs()) {
+    // At least one 16 KB unit per consumer warpgroup beside the ring.
+    while (k.stages > 2 && sharedBytesWith(k, 2) > kMaxSharedBytes)
+      --k.stages;
+  }
   if (k.castA) {
     // The staging slots of the bf16-A prologue come out of the ring: as many stages as fit.
     k.castSlots = 2;
@@ -336,7 +378,9 @@ GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &p
   // TMA needs a row pitch of whole 16-byte units, and its stores were seen (H200) to write the
   // whole 16-byte unit that holds column N - 1, past N: both must be multiples of 16 bytes.
   const int64_t perUnit = isFp8(k.dType) ? 16 : 8; // elements of D per 16 bytes
-  if (k.epilogueBuffers() > 0 && (prob.ldd % perUnit != 0 || prob.n % perUnit != 0))
+  // (The extra outputs have no register form: checkGemmSm90 refuses such shapes for them.)
+  if (k.epilogueBuffers() > 0 && !k.extraOutputs() &&
+      (prob.ldd % perUnit != 0 || prob.n % perUnit != 0))
     k.tmaStore = false;
   return k;
 }
@@ -444,19 +488,20 @@ Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t ro
 // elements) for the TMA-store epilogue: boxes of 64 rows x 128 bytes, 128-byte swizzle; TMA
 // clips the stores at `rows` and `cols`.
 Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t rows, int64_t cols,
-                      int64_t ld, int elemBytes) {
+                      int64_t ld, int elemBytes, int boxBytes = 128, const char *what = "D") {
   cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
   cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
-  cuuint32_t box[2] = {cuuint32_t(128 / elemBytes), 64};
+  cuuint32_t box[2] = {cuuint32_t(boxBytes / elemBytes), 64};
   cuuint32_t elementStrides[2] = {1, 1};
   CUresult r = drv->cuTensorMapEncodeTiled(
       map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
       base, dims, strides, box, elementStrides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      CU_TENSOR_MAP_INTERLEAVE_NONE,
+      boxBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
-                                   "D " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                   std::string(what) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
                                        " pitch " + std::to_string(ld)));
   return Status::ok();
 }
@@ -484,10 +529,20 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     return st;
   // D in boxes of 64 rows x 128 bytes, 128-byte swizzle: the layout the epilogue writes its
   // chunks in; unused by the register epilogue.
-  CUtensorMap mapD{};
+  // With extra outputs, units of 64 x 64: D and D^T in boxes of 64 rows x 64 bytes at the
+  // 64-byte swizzle, the bf16 pre-activation in 64 x 128 bytes at the 128-byte swizzle.
+  CUtensorMap mapD{}, mapAux{}, mapDT{};
   if (k.epilogueBuffers() > 0)
-    if (Status st =
-            encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd, isFp8(k.dType) ? 1 : 2);
+    if (Status st = encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd,
+                                   isFp8(k.dType) ? 1 : 2, k.extraOutputs() ? 64 : 128);
+        !st)
+      return st;
+  if (k.auxOut)
+    if (Status st = encodeStoreMap(drv, &mapAux, p.aux, prob.m, prob.n, prob.ldAux, 2, 128, "aux");
+        !st)
+      return st;
+  if (k.transD)
+    if (Status st = encodeStoreMap(drv, &mapDT, p.dT, prob.n, prob.m, prob.ldDT, 1, 64, "D^T");
         !st)
       return st;
   DeviceParams dp{};
@@ -520,7 +575,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &mapD, &dp};
+  void *args[] = {&mapA, &mapB, &mapD, &mapAux, &mapDT, &dp};
   return drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()), stream, args,
                      false, k.name());
 }

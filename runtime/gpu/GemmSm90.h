@@ -103,6 +103,16 @@ struct GemmSm90Kernel {
   /// from registers.
   bool tmaStore = true;
 
+  /// Extra outputs of the TMA-store epilogue of an FP8 D (codegen/kernels/
+  /// gemm_sm90_store_aux.cuh): auxOut writes the pre-activation act's input, acc * scales +
+  /// bias rounded to bf16, to GemmSm90Pointers::aux (the activation then takes that rounded
+  /// value); transD writes D transposed ([N, M], pitch ldDT) to GemmSm90Pointers::dT. Either
+  /// needs tmaStore, N a multiple of 16 and every pitch a whole number of 16-byte units (there
+  /// is no register-epilogue form of them).
+  bool auxOut = false;
+  bool transD = false;
+  bool extraOutputs() const { return auxOut || transD; }
+
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
   /// Chunk buffers per consumer warpgroup of the TMA-store epilogue: 2 where they fit in shared
@@ -112,7 +122,8 @@ struct GemmSm90Kernel {
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set, and
-  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue).
+  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
+  /// "_aux" (auxOut) and "_dt" (transD).
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -123,6 +134,7 @@ struct GemmSm90Problem {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldd = 0;
   int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
+  int64_t ldAux = 0, ldDT = 0; ///< auxOut, transD: pitches of aux ([M, N]) and dT ([N, M])
 };
 
 /// Device pointers of one call (inverse scales: dequantization factors, multiplied).
@@ -137,6 +149,8 @@ struct GemmSm90Pointers {
   const float *scaleD = nullptr;
   const float *quantScaleA = nullptr; ///< castA: A's quantization scale, [1] or [M]
   float *amaxA = nullptr;             ///< castA with amaxA: max |A|
+  void *aux = nullptr;                ///< auxOut: the bf16 pre-activation [M, N]
+  void *dT = nullptr;                 ///< transD: D transposed [N, M]
 };
 
 /// The CUDA source of a kernel: #include "fp8c/gemm_sm90.cuh" and one instantiation.

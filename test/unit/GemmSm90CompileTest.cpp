@@ -140,6 +140,43 @@ std::vector<GemmSm90Kernel> castConfigs() {
   return out;
 }
 
+/// The extra epilogue outputs (the bf16 pre-activation, D transposed) of an FP8 D: the
+/// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
+/// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
+/// promotion on 128 x 192 tiles.
+std::vector<GemmSm90Kernel> auxConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = pingPong(128, 128, 5);
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  k.auxOut = true;
+  k.transD = true;
+  out.push_back(k);
+  k.schedule = GemmSchedule::Cooperative;
+  out.push_back(k);
+  k = kernel(256, 3);
+  k.dType = DType::F8E5M2;
+  k.transD = true;
+  out.push_back(k);
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.dType = DType::F8E4M3FN;
+  k.activation = GemmActivation::Relu;
+  k.auxOut = true;
+  out.push_back(k);
+  k = kernel(192, 4, false);
+  k.fastAccum = false;
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::F32;
+  k.activation = GemmActivation::GeluTanh;
+  k.auxOut = true;
+  k.transD = true;
+  out.push_back(k);
+  return out;
+}
+
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs() {
   std::vector<GemmSm90Kernel> out;
@@ -228,6 +265,8 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(192, 5, false);
   k.fastAccum = false;
   out.push_back(k);
+  for (const GemmSm90Kernel &c : auxConfigs())
+    out.push_back(c);
   return out;
 }
 
@@ -236,7 +275,8 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
   int compiled = 0;
   for (const GemmSm90Kernel &k : configs()) {
     SCOPED_TRACE(k.name());
-    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 2}).isOk());
+    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 2, 256, 256})
+                    .isOk());
     NvrtcRequest req = gemmSm90Request(k);
     req.wantPtx = true;
     Expected<NvrtcResult> r = compileWithNvrtc(req);
@@ -272,13 +312,17 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     if (tms)
       EXPECT_TRUE(k.tmaStore && k.dType != DType::F32);
     EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
-              tms && d16);
+              tms && (d16 || k.auxOut));
     EXPECT_EQ(r->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") !=
                   std::string::npos,
               tms);
     EXPECT_EQ(r->ptx.find("cp.async.bulk.wait_group.read") != std::string::npos, tms);
     EXPECT_EQ(r->ptx.find("fence.proxy.async.shared::cta") != std::string::npos, k.castA || tms);
     EXPECT_EQ(r->ptx.find("max.u16x2") != std::string::npos, k.amaxA);
+    // Extra outputs: D^T staged by byte stores; the pre-activation through stmatrix.
+    EXPECT_EQ(r->ptx.find("st.shared.u8") != std::string::npos, k.transD);
+    if (k.auxOut)
+      EXPECT_NE(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
     EXPECT_FALSE(r->hasSpills()) << r->log;
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
       EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
@@ -314,21 +358,21 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2>(mapA, mapB, mapD, p)"),
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0>(mapA, mapB, mapD, mapAux, mapDT, p)"),
             std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0>"), std::string::npos);
   // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
   // no room beside a 7-stage ring.
   GemmSm90Kernel regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
   EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0>"), std::string::npos);
   GemmSm90Kernel fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
   EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
@@ -338,6 +382,43 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(fp8m64.epilogueBuffers(), 0);
   fp8d.dType = DType::F32;
   EXPECT_EQ(fp8d.epilogueBuffers(), 0);
+  // Extra outputs: one 16 KB unit per warpgroup (two chunk buffers), named and instantiated;
+  // refused without an FP8 D, without TMA stores, beside a 6-stage 128 x 128 ring, and at an N
+  // or pitch that is not in whole 16-byte units.
+  GemmSm90Kernel xo = auxConfigs().front();
+  EXPECT_EQ(xo.epilogueBuffers(), 2);
+  EXPECT_EQ(xo.name(),
+            "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
+  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3>(mapA, mapB, mapD, mapAux, mapDT, p)"),
+            std::string::npos);
+  GemmSm90Problem xp{256, 256, 256, 256, 256, 256, 0, 0, 256, 256};
+  EXPECT_TRUE(checkGemmSm90(xo, xp).isOk());
+  GemmSm90Kernel bad = xo;
+  bad.dType = DType::BF16;
+  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("need an FP8 D"), std::string::npos);
+  bad = xo;
+  bad.tmaStore = false;
+  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("set tmaStore"), std::string::npos);
+  bad = xo;
+  bad.stages = 6;
+  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("fewer stages"), std::string::npos);
+  GemmSm90Problem odd = xp;
+  odd.n = 250;
+  EXPECT_NE(checkGemmSm90(xo, odd).message().find("whole 16-byte units"), std::string::npos);
+  odd = xp;
+  odd.ldDT = 272;
+  odd.m = 300;
+  EXPECT_NE(checkGemmSm90(xo, odd).message().find("D^T pitch at least M"), std::string::npos);
+  // The heuristic cuts the ping-pong ring to 5 stages to make room for the unit.
+  Device h200;
+  h200.smCount = 132;
+  GemmSm90Kernel chosen = xo;
+  chosen = chooseGemmSm90Tiles(chosen, GemmSm90Problem{8192, 14336, 4096, 4096, 4096, 14336, 0, 0,
+                                                        14336, 8192},
+                               h200);
+  EXPECT_EQ(chosen.schedule, GemmSchedule::PingPong);
+  EXPECT_EQ(chosen.stages, 5);
+  EXPECT_EQ(chosen.epilogueBuffers(), 2);
   EXPECT_EQ(pingPong(128, 128, 7).epilogueBuffers(), 0);
   EXPECT_EQ(pingPong(128, 128, 7).sharedBytes(), 7 * 32768 + 16 * 8 + 1024);
 }
