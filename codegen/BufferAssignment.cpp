@@ -228,11 +228,13 @@ void Lowerer::planLoadTime() {
 void Lowerer::planPadding() {
   g_.walk([&](const Op *op) {
     if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm") {
-      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend != GemmBackend::Generated);
+      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend == GemmBackend::Generated);
       for (const Value *w : a.written)
         requirePitch(w);
       if (a.aux)
         requirePitch(a.aux);
+      if (a.transD)
+        requirePitch(a.transD->result());
     }
     if (!isGemmMain(op) || !op->parentOp())
       return;

@@ -67,7 +67,8 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
       out.push_back(g);
     else
       for (const auto *fallbacks : {&std::get<CublasLtGemm>(s).biasFallback,
-                                    &std::get<CublasLtGemm>(s).auxFallback})
+                                    &std::get<CublasLtGemm>(s).auxFallback,
+                                    &std::get<CublasLtGemm>(s).transFallback})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);
   }

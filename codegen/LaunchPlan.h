@@ -142,8 +142,12 @@ struct CublasLtGemm {
   int scaleD = -1;                    ///< f32 scalar for FP8 D, or -1
   /// With a GELU epilogue: the buffer receiving the GELU's input (the GEMM result plus bias,
   /// bf16 [M, N]; cuBLASLt's GELU_AUX): a pre-activation the training step saves, written by
-  /// the GEMM instead of read back by a launch. -1 if none. cuBLASLt only.
+  /// the GEMM instead of read back by a launch. -1 if none.
   int aux = -1;
+  /// The FP8 D transposed ([N, M], an operand of the weight-gradient GEMM), or -1. The
+  /// generated GEMM writes it in its epilogue (GemmSm90Kernel::transD); on cuBLASLt the
+  /// `transFallback` launch transposes D after the GEMM.
+  int transD = -1;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
@@ -177,7 +181,8 @@ struct CublasLtGemm {
   //     amax), and `auxFallback` computes the epilogue's GELU, amax and FP8 cast from it.
   int aPadded = -1, dPadded = -1;
   std::vector<GeneratedLaunch> biasFallback; ///< empty or one launch
-  std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0
+  std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0 (with transD: D^T too)
+  std::vector<GeneratedLaunch> transFallback; ///< transD >= 0: D^T from D, after cuBLASLt
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

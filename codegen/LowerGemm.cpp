@@ -124,7 +124,7 @@ Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int ke
 
 } // namespace
 
-GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
+GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
   GemmAnalysis a;
   const Block &body = *kernel.body();
   for (const auto &op : body.ops())
@@ -163,6 +163,8 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
   auto castDOf = [&](const Value *v) -> std::pair<Op *, Op *> {
     Op *castD = nullptr, *amaxD = nullptr;
     int others = 0;
+    if (!fp8)
+      return {nullptr, nullptr};
     for (Op *u : v->users()) {
       if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
         amaxD = u;
@@ -177,11 +179,13 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
       return {nullptr, nullptr};
     return {castD, amaxD};
   };
+  // The generated GEMM writes its extra outputs through TMA in whole 16-byte units of N.
+  const bool extraOk = !generatedOnly || Lowerer::colsOf(main->result()->type()) % 16 == 0;
   // Activation on the GEMM result (not with rowwise / block scales). A tanh GELU whose input is
   // also an output (a pre-activation the training step saves) is fused with that input written
-  // as cuBLASLt's aux matrix (GELU_AUX), when that writes no more than the launch it replaces
-  // would: an unquantized GEMM (the launch writes the bf16 GELU), or an FP8 GEMM whose GELU is
-  // cast to FP8 in the epilogue too.
+  // as an aux matrix (cuBLASLt's GELU_AUX), when that writes no more than the launch it
+  // replaces would: an unquantized GEMM (the launch writes the bf16 GELU), or an FP8 GEMM whose
+  // GELU is cast to FP8 in the epilogue too.
   if (tensorScales && !tail->users().empty()) {
     Op *u = nullptr; // the one user that is not the yield
     int nonYield = 0;
@@ -192,9 +196,9 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
       u = nullptr;
     bool gelu = u && u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
     bool fuse = u && tail->numUses() == 1 && !yielded(tail) && (gelu || u->kind() == OpKind::Relu);
-    // FP8: the planner keeps the GELU out (measured slower, FusionPlanner's auxGelu); a graph
-    // fused by hand with it in the kernel still gets the aux output when the cast follows.
-    if (!fuse && gelu && auxOutput && tail->numUses() == 2 && yielded(tail) &&
+    // FP8: the planner fuses it where the generated GEMM may run the kernel (FusionPlanner's
+    // auxGelu).
+    if (!fuse && gelu && extraOk && tail->numUses() == 2 && yielded(tail) &&
         (!fp8 || castDOf(u->result()).first)) {
       a.aux = tail;
       fuse = true;
@@ -219,6 +223,13 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput) {
       fused.insert(castD);
       a.fused.push_back(castD);
       tail = castD->result();
+      // Its transpose in the kernel (the weight-gradient GEMM's operand): a third output.
+      for (Op *u : tail->users())
+        if (u->kind() == OpKind::Transpose && extraOk && !a.transD && u->parentOp() == &kernel) {
+          a.transD = u;
+          fused.insert(u);
+          a.fused.push_back(u);
+        }
     }
   }
   a.written[0] = tail;
@@ -243,7 +254,7 @@ const Op *inPlaceTranspose(const Op *main, int i) {
 }
 
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
-  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend != GemmBackend::Generated);
+  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend == GemmBackend::Generated);
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));
@@ -342,11 +353,22 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       g.scaleD = lw.bufferOf(a.castD->operand(1));
     if (a.aux && i == 0) {
       g.aux = lw.bufferOf(a.aux);
-      // Where cuBLASLt has no GELU_AUX algorithm: the epilogue's ops as launches reading aux.
+      // Where cuBLASLt has no GELU_AUX algorithm: the epilogue's ops as launches reading aux
+      // (with the transpose: one cast-transpose).
       const size_t mark = lw.stepCount();
       if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "aux_fallback"); !s)
         return s;
       g.auxFallback = lw.takeLaunchesSince(mark);
+    }
+    if (a.transD && i == 0) {
+      // Its pad columns (an operand's K tail) are written as zeros by either path.
+      g.transD = lw.bufferOf(a.transD->result());
+      // After cuBLASLt (or a generated GEMM that cannot take it at this M): D transposed by
+      // a launch.
+      const size_t mark = lw.stepCount();
+      if (Status s = buildLaunches(lw, kernel, kernelIndex, {a.transD}, "transpose_fallback"); !s)
+        return s;
+      g.transFallback = lw.takeLaunchesSince(mark);
     }
     g.d = biasLaunchIn >= 0 ? biasLaunchIn : lw.bufferOf(a.written[i]);
     const BufferDesc &dd = lw.desc(g.d);

@@ -197,12 +197,16 @@ struct GemmAnalysis {
   GemmEpilogue epilogue = GemmEpilogue::Default;
   Op *amaxD = nullptr;                ///< the tensor amax cuBLASLt computes (AMAX_D)
   Op *castD = nullptr;                ///< the FP8 cast cuBLASLt performs (scaleD)
-  const Value *aux = nullptr;         ///< the GELU input cuBLASLt writes as aux (GELU_AUX)
+  const Value *aux = nullptr;         ///< the GELU input written as aux (GELU_AUX)
+  Op *transD = nullptr;               ///< the transpose of the FP8 D written beside it
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
-/// `auxOutput`: cuBLASLt runs the GEMM (not --backend=generated), so a GELU whose input is
-/// also an output may be fused with that input as GELU_AUX's aux matrix.
-GemmAnalysis analyzeGemm(const Op &kernel, bool auxOutput);
+/// A GELU whose input is also an output is fused with that input written as a second output
+/// (cuBLASLt's GELU_AUX, the generated GEMM's auxOut), and the transpose of an FP8 D as a third
+/// (the generated GEMM's transD, a launch after cuBLASLt). With `generatedOnly`
+/// (--backend=generated) they need N in whole 16-byte units, which the generated GEMM's
+/// TMA-store epilogue writes them in; otherwise they are launches after the GEMM.
+GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
 /// reads in place, in the other layout; null when there is none.
 const Op *inPlaceTranspose(const Op *main, int i);

@@ -92,6 +92,8 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", FP8 D scale " << bufStr(p, c.scaleD);
   if (c.aux >= 0)
     os << ", GELU input to aux " << bufStr(p, c.aux);
+  if (c.transD >= 0)
+    os << ", D transposed to " << bufStr(p, c.transD);
   os << "\n";
   // Auto (the default) prints nothing here: cuBLASLt, and at run time the generated sm90 GEMM
   // where cuBLASLt refuses the configuration.
@@ -107,6 +109,12 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     GeneratedLaunch copy = f;
     printStep(os, p, Step(std::move(copy)),
               label + " fallback (where cuBLASLt has no GELU_AUX algorithm)");
+  }
+  for (const GeneratedLaunch &f : c.transFallback) {
+    if (c.backend == GemmBackend::Generated)
+      break; // the generated GEMM writes D^T itself
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)), label + " after cuBLASLt (D transposed)");
   }
   for (const GeneratedLaunch &f : c.biasFallback) {
     if (c.backend == GemmBackend::Generated)

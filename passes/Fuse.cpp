@@ -92,7 +92,7 @@ public:
   explicit FusePass(std::string gemmBackend) : gemmBackend_(std::move(gemmBackend)) {}
   std::string_view name() const override { return "fuse"; }
   bool run(Graph &g, PassContext &ctx) override {
-    FusionPlan plan = planFusion(g);
+    FusionPlan plan = planFusion(g, gemmBackend_);
     if (!plan.error.empty()) {
       ctx.diag.error(g.loc(), "fuse: " + plan.error);
       return false;

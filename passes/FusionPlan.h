@@ -50,7 +50,10 @@ struct FusionPlan {
 };
 
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
-FusionPlan planFusion(const Graph &g);
+/// `gemmBackend` ("auto", "cublaslt", "generated"; "" is auto) is who may run the FP8 GEMMs:
+/// epilogues only the generated GEMM writes (the transposed FP8 D) are planned unless it is
+/// "cublaslt".
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "auto");
 
 /// Human-readable plan, pinned by the lit tests.
 void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os);

@@ -29,7 +29,7 @@
 namespace fp8c {
 namespace fusion {
 
-Planner::Planner(const Graph &g) : g_(g) {
+Planner::Planner(const Graph &g, bool generatedGemm) : g_(g), generatedGemm_(generatedGemm) {
   for (const auto &op : g.body().ops())
     if (!op->info().has(kTerminator))
       order_[op.get()] = order_.size();
@@ -172,6 +172,8 @@ size_t Planner::anchorGemm(Op *op) {
 
 } // namespace fusion
 
-FusionPlan planFusion(const Graph &g) { return fusion::Planner(g).run(); }
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend) {
+  return fusion::Planner(g, gemmBackend != "cublaslt").run();
+}
 
 } // namespace fp8c

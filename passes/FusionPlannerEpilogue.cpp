@@ -1,11 +1,13 @@
 // Step 2 of the fusion planner (FusionPlanner.cpp): growing a GEMM kernel's epilogue from its
-// result: amax observers, FP8 casts whose scale is known when the tile is written, the tanh GELU
-// written beside a saved pre-activation (GELU_AUX), and the chain of single pointwise users.
+// result: amax observers, FP8 casts whose scale is known when the tile is written (and the
+// transpose of such a cast, for the generated GEMM), the tanh GELU written beside a saved
+// pre-activation (GELU_AUX), and the chain of single pointwise users.
 #include "passes/FusionPlannerImpl.h"
 
 #include "ir/TypeRules.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace fp8c::fusion {
 
@@ -47,6 +49,43 @@ bool Planner::tryEpilogueCast(size_t k, Op *cast, Value *tail) {
   return false;
 }
 
+namespace {
+
+// A tensor-scale FP8 cast of `v` (a GELU of the GEMM result) whose scale the kernel does not
+// compute (delayed scaling's history scale): the cast the epilogue can write.
+bool castKnownBefore(const Value *v, const std::function<bool(const Value *)> &fromKernel) {
+  for (Op *u : v->users())
+    if (u->kind() == OpKind::Cast && u->operand(0) == v &&
+        u->strAttr("granularity") == "tensor" && !fromKernel(u->operand(1)))
+      return true;
+  return false;
+}
+
+} // namespace
+
+// The transpose of an FP8 cast the epilogue writes (the weight-gradient GEMM's operand, as
+// Hopper's FP8 GEMMs read K-major only) joins the epilogue as a third output of the generated
+// GEMM (D^T staged in shared memory and stored by TMA): no launch reads the FP8 D back.
+void Planner::epilogueTranspose(size_t k, Op *cast) {
+  if (cast->strAttr("granularity") != "tensor")
+    return;
+  for (Op *u : cast->result()->users()) {
+    if (!topLevel(u) || planned(u) || u->kind() != OpKind::Transpose)
+      continue;
+    if (!generatedGemm_)
+      reject(u, k, "epilogue",
+             "cuBLASLt writes no transposed output (--backend=cublaslt): a cast-transpose "
+             "launch reads " + nameOf(cast->result()) + " back");
+    else if (const int64_t n = cast->result()->type().dim(cast->result()->type().rank() - 1);
+             n % 16 != 0)
+      reject(u, k, "epilogue",
+             "the generated GEMM writes D transposed in whole 16-byte units of N; " +
+                 nameOf(cast->result()) + " has " + std::to_string(n) + " columns");
+    else if (!addIfAcyclic(k, u, OpRole::Epilogue))
+      reject(u, k, "epilogue", "another op the kernel needs is computed from it");
+  }
+}
+
 // The GEMM result `tail` is returned (a pre-activation the training step saves) and a tanh
 // GELU of it is its one other user: cuBLASLt writes the GELU input as an aux matrix beside
 // its output (GELU_AUX), so for an unquantized GEMM the GELU joins the epilogue (no launch
@@ -63,18 +102,30 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, boo
   if (!main || !inKernel(main, k) || plan_.kernels[k].roles[main] != OpRole::Main)
     return nullptr;
   if (main->kind() == OpKind::ScaledMatmul) {
-    // Measured on an H200 (bench/NOTES.md, eighth session), the delayed MLP's first GEMM:
-    // with GELU_AUX and the FP8 cast in its epilogue 919.5 us, plus 136.8 us for the FP8
-    // transpose of its output, against 790.3 + 249.9 us for the plain GEMM and the GELU
-    // cast-transpose reading h back. The FP8 path therefore keeps the cast-transpose.
-    reject(gelu, k, "epilogue",
-           nameOf(tail) +
-               " is also an output: an FP8 GEMM writing it as GELU_AUX beside the "
-               "FP8 GELU, plus the transpose of that, was measured slower than the "
-               "GELU cast-transpose reading " +
-               nameOf(tail) + " back");
-    *refused = true;
-    return nullptr;
+    // The generated GEMM writes the pre-activation, the FP8 GELU and its transpose from one
+    // epilogue (gemm_sm90_store_aux.cuh). cuBLASLt alone was measured slower so (H200, eighth
+    // session, the delayed MLP's first GEMM: GELU_AUX with the FP8 cast 919.5 us plus 136.8 us
+    // for the transpose, against 790.3 + 249.9 us for the plain GEMM and the GELU
+    // cast-transpose reading the pre-activation back).
+    std::string why;
+    auto fromKernel = [&](const Value *v) { return dependsOn(v, k); };
+    if (!generatedGemm_)
+      why = nameOf(tail) +
+            " is also an output: cuBLASLt writing it as GELU_AUX beside the FP8 GELU, plus the "
+            "transpose of that, was measured slower than the GELU cast-transpose reading " +
+            nameOf(tail) + " back (--backend=cublaslt)";
+    else if (main->operand(2)->type().rank() != 0)
+      why = "the GEMM has row or block scales; the pre-activation output takes tensor scales";
+    else if (!castKnownBefore(gelu->result(), fromKernel))
+      why = "its FP8 cast needs a scale computed after the kernel (current scaling), so the "
+            "GELU cast-transpose reads " + nameOf(tail) + " back";
+    else if (tail->type().dim(tail->type().rank() - 1) % 16 != 0)
+      why = "the generated GEMM writes the pre-activation in whole 16-byte units of N";
+    if (!why.empty()) {
+      reject(gelu, k, "epilogue", why);
+      *refused = true;
+      return nullptr;
+    }
   }
   return gelu;
 }
@@ -86,8 +137,9 @@ void Planner::growEpilogue(size_t k) {
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::Amax)
         addIfAcyclic(k, u, OpRole::Epilogue);
     for (Op *u : tail->users())
-      if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail)
-        tryEpilogueCast(k, u, tail);
+      if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail &&
+          tryEpilogueCast(k, u, tail))
+        epilogueTranspose(k, u);
     std::vector<Op *> others;
     for (Op *u : tail->users())
       if (!inKernel(u, k) && std::find(others.begin(), others.end(), u) == others.end())

@@ -23,7 +23,8 @@ inline std::string nameOf(const Value *v) {
 /// Plans the fusion of one graph's top-level ops; FusionPlanner.cpp's comment gives the steps.
 class Planner {
 public:
-  explicit Planner(const Graph &g);
+  /// `generatedGemm`: the generated GEMM may run the FP8 GEMMs (backend auto or generated).
+  Planner(const Graph &g, bool generatedGemm);
   /// Plans every op; call once.
   FusionPlan run();
 
@@ -61,6 +62,7 @@ private:
   // --- 2. epilogue (FusionPlannerEpilogue.cpp) --------------------------------------------------
   bool tryEpilogueCast(size_t k, Op *cast, Value *tail);
   Op *auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused);
+  void epilogueTranspose(size_t k, Op *cast);
   void growEpilogue(size_t k);
 
   // --- 3. prologue (FusionPlannerPrologue.cpp) --------------------------------------------------
@@ -80,6 +82,7 @@ private:
   void chooseBackends();
 
   const Graph &g_;
+  const bool generatedGemm_;
   FusionPlan plan_;
   std::map<Op *, size_t> order_;
   std::map<size_t, Value *> tails_;

@@ -321,8 +321,12 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
   }
   if (call.addBiasAfter)
     return launch(g.biasFallback.front(), ptrs, m, stream);
-  if (call.epilogueAfter)
+  if (call.epilogueAfter) // the launches from aux (D^T included)
     for (const GeneratedLaunch &l : g.auxFallback)
+      if (Status st = launch(l, ptrs, m, stream); !st)
+        return st;
+  if (!call.epilogueAfter) // D^T of the D cuBLASLt wrote
+    for (const GeneratedLaunch &l : g.transFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
         return st;
   return Status::ok();

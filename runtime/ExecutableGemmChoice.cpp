@@ -57,11 +57,12 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   add(g.invScaleA, Fill::One);
   add(g.invScaleB, Fill::One);
   add(g.scaleD, Fill::One);
-  for (int i : {g.d, g.dPadded, g.bias, g.amaxD})
+  for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD})
     add(i, Fill::Zero);
-  for (const GeneratedLaunch &l : g.biasFallback)
-    for (int i : l.buffers)
-      add(i, Fill::Zero);
+  for (const auto *fallbacks : {&g.biasFallback, &g.auxFallback, &g.transFallback})
+    for (const GeneratedLaunch &l : *fallbacks)
+      for (int i : l.buffers)
+        add(i, Fill::Zero);
   constexpr size_t kPatternBytes = size_t(4) << 20; // a multiple of every element size
   for (auto [i, fill] : want) {
     const BufferDesc &d = plan.buffers[static_cast<size_t>(i)];

@@ -13,9 +13,9 @@
 //   [12, 16 KB)   D^T, 64 rows (the unit's columns) x 64 bytes (its rows; byte stores, 64-byte
 //                 swizzle: a warp's 32 stores land on 8 different 16-byte units, conflict-free).
 // One thread stores the three boxes with cp.async.bulk.tensor. TMA clips rows >= M of y and D
-// and rows >= N of D^T; D^T's columns >= M share a 16-byte unit with column M - 1, which TMA
-// writes whole (GemmSm90Runner requires N and every pitch in whole 16-byte units), so rows >= M
-// are staged as zeros: the pad columns of the transposed operand stay zero.
+// and rows >= N of D^T. D^T's map is M rounded up to 16 columns wide (GemmSm90Runner; N and
+// every pitch are whole 16-byte units), and rows >= M are staged as zeros: the pad columns of
+// the transposed operand are written as zeros.
 #pragma once
 
 #include "fp8c/gemm_sm90_store.cuh"

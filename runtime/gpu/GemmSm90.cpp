@@ -292,8 +292,9 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                   "16-byte units (N " + std::to_string(prob.n) + ", pitches D " +
                   std::to_string(prob.ldd) + ", aux " + std::to_string(prob.ldAux) + ", D^T " +
                   std::to_string(prob.ldDT) + " elements)");
-    if ((k.auxOut && prob.ldAux < prob.n) || (k.transD && prob.ldDT < prob.m))
-      return fail("the aux pitch must be at least N and the D^T pitch at least M");
+    if ((k.auxOut && prob.ldAux < prob.n) || (k.transD && prob.ldDT < ceilDiv(prob.m, 16) * 16))
+      return fail("the aux pitch must be at least N and the D^T pitch at least M rounded up to "
+                  "16 (its pad columns are written as zeros)");
   }
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
@@ -541,8 +542,11 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     if (Status st = encodeStoreMap(drv, &mapAux, p.aux, prob.m, prob.n, prob.ldAux, 2, 128, "aux");
         !st)
       return st;
+  // D^T's columns run to M rounded up to 16 (within its pitch): the epilogue stages zeros for
+  // rows >= M, so the pad columns of the transposed operand are written as zeros.
   if (k.transD)
-    if (Status st = encodeStoreMap(drv, &mapDT, p.dT, prob.n, prob.m, prob.ldDT, 1, 64, "D^T");
+    if (Status st = encodeStoreMap(drv, &mapDT, p.dT, prob.n, ceilDiv(prob.m, 16) * 16, prob.ldDT,
+                                   1, 64, "D^T");
         !st)
       return st;
   DeviceParams dp{};

@@ -106,7 +106,8 @@ struct GemmSm90Kernel {
   /// Extra outputs of the TMA-store epilogue of an FP8 D (codegen/kernels/
   /// gemm_sm90_store_aux.cuh): auxOut writes the pre-activation act's input, acc * scales +
   /// bias rounded to bf16, to GemmSm90Pointers::aux (the activation then takes that rounded
-  /// value); transD writes D transposed ([N, M], pitch ldDT) to GemmSm90Pointers::dT. Either
+  /// value); transD writes D transposed ([N, M], pitch ldDT >= M rounded up to 16, the pad
+  /// columns up to there written as zeros) to GemmSm90Pointers::dT. Either
   /// needs tmaStore, N a multiple of 16 and every pitch a whole number of 16-byte units (there
   /// is no register-epilogue form of them).
   bool auxOut = false;

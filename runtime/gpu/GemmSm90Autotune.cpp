@@ -93,6 +93,12 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     all.push_back(withTile(heuristic, 128, 128, 6, coop));
     all.push_back(withTile(heuristic, 128, 128, 7, pp));
     all.push_back(withTile(heuristic, 128, 192, 5, coop)); // promotion's widest tile
+    if (base.extraOutputs()) { // rings short enough to leave room for the 16 KB units
+      all.push_back(withTile(heuristic, 128, 128, 4, pp));
+      all.push_back(withTile(heuristic, 128, 128, 5, coop));
+      all.push_back(withTile(heuristic, 128, 256, 3, coop));
+      all.push_back(withTile(heuristic, 128, 192, 4, coop));
+    }
   }
   if (prob.m <= 256) {
     all.push_back(withTile(heuristic, 64, 128, 8, coop));

@@ -23,9 +23,18 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
                 "; it takes FP8 operands only (use --backend=cublaslt or auto)");
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
-  if (g.aux >= 0)
-    return fail("it writes the GELU input as a second output (cuBLASLt's GELU_AUX), which the "
-                "generated GEMM does not");
+  if (g.aux >= 0 || g.transD >= 0) {
+    if (!isFloat8(k.dType))
+      return fail("it writes the GELU input or D transposed beside a " +
+                  std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
+    if ((g.aux >= 0 && !valid(g.aux)) || (g.transD >= 0 && !valid(g.transD)))
+      return fail("internal error: the aux or D^T buffer index is out of range");
+    if (g.aux >= 0 && plan.buffers[g.aux].type.dtype() != DType::BF16)
+      return fail("its GELU input is " + std::string(dtypeName(plan.buffers[g.aux].type.dtype())) +
+                  "; the generated GEMM writes it in bf16");
+    k.auxOut = g.aux >= 0;
+    k.transD = g.transD >= 0;
+  }
   if (!g.bKMajor || !g.aKMajor)
     return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
   if (!valid(g.invScaleA) || !valid(g.invScaleB))
@@ -61,7 +70,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   // overlap is one that every scale mode and accumulation takes).
   GemmSm90Kernel probe = k;
   probe.bn = 128;
-  probe.stages = 6;
+  probe.stages = k.extraOutputs() ? 4 : 6;
   probe.overlap = false;
   if (Status st = checkGemmSm90Kernel(probe); !st)
     return fail(st.message());
@@ -76,6 +85,10 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
   p.lda = plan.buffers[g.a].pitch(m);
   p.ldb = plan.buffers[g.b].pitch(m);
   p.ldd = plan.buffers[g.d].pitch(m);
+  if (g.aux >= 0)
+    p.ldAux = plan.buffers[g.aux].pitch(m);
+  if (g.transD >= 0)
+    p.ldDT = plan.buffers[g.transD].pitch(m);
   if (g.scaleMode == GemmScaleMode::Block128) {
     p.ldsa = plan.buffers[g.invScaleA].pitch(m); // roundup(M, 4): BufferDesc::ldAlignM
     p.ldsb = plan.buffers[g.invScaleB].pitch(m); // roundup(ceil(K/128), 4)
@@ -96,6 +109,8 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.bias = addr(g.bias);
   p.amaxD = static_cast<float *>(addr(g.amaxD));
   p.scaleD = static_cast<const float *>(addr(g.scaleD));
+  p.aux = addr(g.aux);
+  p.dT = addr(g.transD);
   return p;
 }
 

@@ -406,8 +406,8 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   odd.n = 250;
   EXPECT_NE(checkGemmSm90(xo, odd).message().find("whole 16-byte units"), std::string::npos);
   odd = xp;
-  odd.ldDT = 272;
-  odd.m = 300;
+  odd.ldDT = 288;
+  odd.m = 290; // D^T's pitch must reach 304
   EXPECT_NE(checkGemmSm90(xo, odd).message().find("D^T pitch at least M"), std::string::npos);
   // The heuristic cuts the ping-pong ring to 5 stages to make room for the unit.
   Device h200;

@@ -170,8 +170,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
       bias.push_back(roundToDType(val(rng), *k.biasType));
   const float scaleD = 0.75f;
 
-  // f64 reference (threads over rows).
-  std::vector<double> ref(size_t(M * N));
+  // f64 reference (threads over rows); `pre` before the activation.
+  std::vector<double> ref(size_t(M * N)), pre(size_t(M * N));
   auto rows = [&](int64_t r0, int64_t r1) {
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t j = 0; j < N; ++j) {
@@ -191,6 +191,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           acc *= double(sa[size_t(i)]) * double(sb[size_t(j)]);
         if (k.biasType)
           acc += bias[size_t(j)];
+        pre[size_t(i * N + j)] = acc;
         ref[size_t(i * N + j)] = act(acc, k.activation);
       }
   };
@@ -230,10 +231,47 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   p.bias = k.biasType ? dBias.data() : nullptr;
   p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;
   p.scaleD = static_cast<const float *>(dScaleD.data());
+  // Extra outputs: the bf16 pre-activation [M, N] (pitch N + 8) and D^T [N, M] (pitch of whole
+  // 16-byte units with 16 to 31 spare columns), each with a spare row, poisoned.
+  prob.ldAux = N + 8;
+  prob.ldDT = (M + 15) / 16 * 16 + 16;
+  const size_t auxBytes = size_t((M + 1) * prob.ldAux * 2), dtBytes = size_t((N + 1) * prob.ldDT);
+  Expected<DeviceBuffer> dAux = DeviceBuffer::allocate(k.auxOut ? auxBytes : 16);
+  Expected<DeviceBuffer> dDT = DeviceBuffer::allocate(k.transD ? dtBytes : 16);
+  ASSERT_TRUE(dAux.hasValue() && dDT.hasValue());
+  ASSERT_TRUE(dAux->fill(0xFF).isOk() && dDT->fill(0xFF).isOk());
+  p.aux = k.auxOut ? dAux->data() : nullptr;
+  p.dT = k.transD ? dDT->data() : nullptr;
   Status st = runner.run(k, prob, p, nullptr, 0, c.maxBlocks);
   ASSERT_TRUE(st.isOk()) << st.message();
   CudaDriver *drv = *CudaDriver::get();
   ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+  if (k.auxOut) {
+    // The pre-activation against the f64 one within bf16 rounding plus the tolerance, its
+    // padding and spare row untouched; D's reference is then the activation of the stored
+    // bf16 values (the kernel activates the rounded pre-activation, as the graph does).
+    std::vector<uint16_t> aux(size_t((M + 1) * prob.ldAux));
+    ASSERT_TRUE(dAux->download(aux.data(), auxBytes).isOk());
+    double e2 = 0, r2 = 0, n2 = 0;
+    int64_t clobbered = 0;
+    for (int64_t i = 0; i <= M; ++i)
+      for (int64_t j = 0; j < prob.ldAux; ++j) {
+        const uint16_t h = aux[size_t(i * prob.ldAux + j)];
+        if (i == M || j >= N) {
+          clobbered += h != 0xFFFF;
+          continue;
+        }
+        const double want = pre[size_t(i * N + j)], got = bf16ToFloat(h);
+        e2 += (got - want) * (got - want);
+        const double rounded = bf16ToFloat(floatToBf16(float(want)));
+        r2 += (rounded - want) * (rounded - want);
+        n2 += want * want;
+        ref[size_t(i * N + j)] = act(got, k.activation);
+      }
+    EXPECT_EQ(clobbered, 0) << "aux writes outside [M, N]";
+    EXPECT_LT(std::sqrt(e2 / std::max(n2, 1e-300)), std::sqrt(r2 / std::max(n2, 1e-300)) + c.tol)
+        << "pre-activation error beyond the bf16 rounding";
+  }
 
   std::vector<uint8_t> out(dBytes);
   ASSERT_TRUE(dD->download(out.data(), dBytes).isOk());
@@ -278,7 +316,27 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // (bias + GELU, FP8 D); promoted sums stay within 1e-3.
     EXPECT_NEAR(amax, refAmax, (k.promotes() ? 1e-3 : 2e-3) * refAmax);
   }
-  if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0) {
+  if (k.transD) {
+    // D^T: bit for bit D transposed; its columns from M to M rounded up to 16 are written as
+    // zeros; the rest of the padding and the spare row are untouched.
+    std::vector<uint8_t> dt(dtBytes);
+    ASSERT_TRUE(dDT->download(dt.data(), dtBytes).isOk());
+    int64_t differ = 0, badPad = 0;
+    const int64_t unitEnd = (M + 15) / 16 * 16;
+    for (int64_t j = 0; j <= N; ++j)
+      for (int64_t i = 0; i < prob.ldDT; ++i) {
+        const uint8_t v = dt[size_t(j * prob.ldDT + i)];
+        if (j < N && i < M)
+          differ += v != out[size_t(i * ldd + j)];
+        else if (j < N && i < unitEnd)
+          badPad += v != 0;
+        else
+          badPad += v != 0xFF;
+      }
+    EXPECT_EQ(differ, 0) << "bytes of D^T that differ from D transposed";
+    EXPECT_EQ(badPad, 0) << "D^T pad columns not zero, or writes past them";
+  }
+  if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0 && !k.extraOutputs()) {
     // The TMA-store epilogue against the register epilogue of the same config: D (padding
     // included) and amax bit for bit.
     GemmSm90Kernel regs = k;

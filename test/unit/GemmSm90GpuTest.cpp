@@ -90,6 +90,46 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
   EXPECT_EQ(launchedGemmSm90Kernel(tiles(256, 4), {100, 333, 1000, 1000, 1000, 336}).epilogueBuffers(), 0);
 }
 
+// The extra outputs of an FP8 D (the bf16 pre-activation, D transposed): the training MLP's
+// first GEMM (ping-pong 128 x 128 x 5, bias + tanh GELU + amax), cooperative tiles, D^T alone,
+// the pre-activation alone with ReLU on 64-row tiles, promotion on 128 x 192; row tails (M not
+// a multiple of 16: D^T's pad columns), N a multiple of 16 but not of 64, several tiles per
+// block.
+TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(17);
+  GemmSm90Kernel mlp = pingPong(128, 128, 5);
+  mlp.dType = DType::F8E4M3FN;
+  mlp.biasType = DType::BF16;
+  mlp.activation = GemmActivation::GeluTanh;
+  mlp.amaxD = true;
+  mlp.auxOut = mlp.transD = true;
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {mlp, m, 336, 1000}, rng);
+  runCase(*runner, {mlp, 1000, 1024, 1000, 3}, rng); // several tiles per warpgroup
+  GemmSm90Kernel coop = mlp;
+  coop.schedule = GemmSchedule::Cooperative;
+  runCase(*runner, {coop, 300, 400, 520}, rng);
+  GemmSm90Kernel t = tiles(256, 3);
+  t.dType = DType::F8E5M2;
+  t.transD = true;
+  runCase(*runner, {t, 333, 512, 700}, rng);
+  GemmSm90Kernel a = tiles(128, 8);
+  a.bm = 64;
+  a.dType = DType::F8E4M3FN;
+  a.activation = GemmActivation::Relu;
+  a.auxOut = true;
+  runCase(*runner, {a, 50, 208, 300}, rng);
+  GemmSm90Kernel pr = tiles(192, 4, false);
+  pr.fastAccum = false;
+  pr.dType = DType::F8E4M3FN;
+  pr.biasType = DType::F32;
+  pr.activation = GemmActivation::GeluTanh;
+  pr.amaxD = true;
+  pr.auxOut = pr.transD = true;
+  runCase(*runner, {pr, 257, 400, 1000}, rng);
+}
+
 TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(5);

@@ -11,10 +11,13 @@
 // Unquantized (recipe none), cuBLASLt reads each transposed bf16 operand in place (TRANSA /
 // TRANSB): the backward writes no transposed copy.
 // RUN: fp8c %s --train --recipe=none --tokens=64 --emit=cuda | FileCheck %s --check-prefix=NONE
-// Delayed scaling: the first GEMM writes %h and the GELU cast-transpose reads it back (an FP8
-// GEMM with GELU_AUX plus an FP8 transpose was measured slower on an H200), for either backend.
+// Delayed scaling: the first GEMM's epilogue writes %h as a second output, the FP8 GELU as D and
+// its transpose as a third (the generated GEMM; after cuBLASLt a transpose launch): no launch
+// reads %h back. With --backend=cublaslt the GELU cast-transpose reads %h back (cuBLASLt's
+// GELU_AUX plus a transpose was measured slower on an H200).
 // RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefix=DELAYED
-// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefix=DELAYED
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-GEN
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=cublaslt --emit=cuda | FileCheck %s --check-prefix=DELAYED-LT
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -91,12 +94,18 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // DELAYED-LABEL: fp8c CUDA for @mlp_fwd
 // DELAYED-NOT: {{aux|_scales|_inverse}}
 // DELAYED: fp8c_mlp_fwd_k0_cast_transpose: fp8.history_scale %x_scale, fp8.amax %x_amax, fp8.cast
-// DELAYED-NOT: {{aux|_scales|_inverse}}
-// DELAYED: ops: fp8.scaled_matmul %h{{$}}
-// DELAYED-NOT: {{_scales|_inverse}}
-// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %g_scale, fp8.gelu %g, fp8.amax %g_amax,
-// DELAYED-NEXT: fp8.cast %g_fp8, fp8.transpose %g_fp8_t
-// DELAYED-NOT: {{_scales|_inverse}}
+// DELAYED-NOT: {{aux|_inverse}}
+// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_scales: fp8.history_scale %g_scale
+// DELAYED: ops: fp8.scaled_matmul %h, fp8.gelu %g (its input %h written as the aux output), fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose %g_fp8_t
+// DELAYED: epilogue GELU_BIAS, bias #{{[0-9]+}} %b1, AMAX_D #{{[0-9]+}} %g_amax, FP8 D scale #{{[0-9]+}} %g_scale, GELU input to aux #{{[0-9]+}} %h, D transposed to #{{[0-9]+}} %g_fp8_t
+// DELAYED-GEN-NOT: transpose_fallback
+// DELAYED-NOT: {{_cast_transpose|_inverse}}
+// DELAYED: ops: fp8.scaled_matmul %y{{$}}
+// DELAYED-NOT: {{_cast_transpose|_inverse}}
+// DELAYED-LT-LABEL: fp8c CUDA for @mlp_fwd
+// DELAYED-LT: ops: fp8.scaled_matmul %h{{$}}
+// DELAYED-LT: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %g_scale, fp8.gelu %g, fp8.amax %g_amax,
+// DELAYED-LT-NEXT: fp8.cast %g_fp8, fp8.transpose %g_fp8_t
 // DELAYED-LABEL: fp8c CUDA for @mlp_bwd
 // DELAYED-NOT: _inverse
 // DELAYED: fp8c_mlp_bwd_k0_cast_transpose: fp8.history_scale %y_grad_scale
