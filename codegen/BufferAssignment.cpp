@@ -228,7 +228,9 @@ void Lowerer::planLoadTime() {
 void Lowerer::planPadding() {
   g_.walk([&](const Op *op) {
     if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm") {
-      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend == GemmBackend::Generated);
+      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend == GemmBackend::Generated,
+                                   options().gemmBackend != GemmBackend::CublasLt &&
+                                       options().arch == "sm_90a");
       for (const Value *w : a.written)
         requirePitch(w);
       if (a.aux)

@@ -139,6 +139,7 @@ struct CublasLtGemm {
   int invScaleA = -1, invScaleB = -1; ///< f32 buffers: scalar, [M]/[N], or 128-block grids
   int bias = -1;                      ///< [N], bf16/f16/f32, or -1
   int amaxD = -1;                     ///< f32 scalar receiving max |D|, or -1 (zeroInit)
+  bool amaxRows = false;              ///< amaxD is [M]: max |D| per row (generated GEMM only)
   int scaleD = -1;                    ///< f32 scalar for FP8 D, or -1
   /// With a GELU epilogue: the buffer receiving the GELU's input (the GEMM result plus bias,
   /// bf16 [M, N]; cuBLASLt's GELU_AUX): a pre-activation the training step saves, written by

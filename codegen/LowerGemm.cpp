@@ -1,4 +1,5 @@
-// Lowering of a gemm kernel (every FP8 GEMM goes to cuBLASLt in this issue):
+// Lowering of a gemm kernel (an FP8 GEMM step runs on cuBLASLt or the generated Hopper GEMM,
+// CublasLtGemm::backend):
 //   1. a generated prologue launch for the ops before the GEMM: the FP8 cast of A with its
 //      scale (written with a padded pitch when K % 16 != 0), the amax of A taken while it is
 //      read, scales of the epilogue's cast, and the inverse scales cuBLASLt multiplies by;
@@ -8,7 +9,11 @@
 //   3. a generated epilogue launch for the rest (GELU erf, SiLU, the swiglu of a dual GEMM,
 //      residual adds, row and 1x128 amaxes, 1x128 casts, ...).
 // cuBLASLt's outer-vector (rowwise) and 128-block scale modes take no epilogue but a bias and
-// no FP8 output, so with those scales everything after the bias is the epilogue launch's.
+// no FP8 output, so with those scales everything after the bias is the epilogue launch's, unless
+// the generated GEMM may run the step (backend auto or generated on sm_90a): then with row
+// scales the activation and the amax of D (per row or tensor) join its epilogue, and the step
+// runs on it. The generated GEMM also writes, beside an FP8 D, the GELU's saved input (aux) and
+// D transposed (transD; a transpose launch after cuBLASLt).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -124,7 +129,7 @@ Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int ke
 
 } // namespace
 
-GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
+GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable) {
   GemmAnalysis a;
   const Block &body = *kernel.body();
   for (const auto &op : body.ops())
@@ -149,6 +154,10 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
   Op *main = a.mains[0];
   const bool fp8 = main->kind() == OpKind::ScaledMatmul;
   const bool tensorScales = scaleModeOf(main) == GemmScaleMode::Tensor;
+  // Row scales (a rowwise recipe): cuBLASLt's outer-vector mode allows no epilogue but bias;
+  // the generated GEMM applies the activation and takes the amax (per row or tensor) too.
+  const bool rowEpilogue =
+      fp8 && generatedCapable && scaleModeOf(main) == GemmScaleMode::OuterVector;
   const bool bias = biasOf(main) != nullptr;
   if (!biasFusable(main)) { // the bias is added by a launch: nothing after it is fused
     a.post = epi;
@@ -186,7 +195,7 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
   // as an aux matrix (cuBLASLt's GELU_AUX), when that writes no more than the launch it
   // replaces would: an unquantized GEMM (the launch writes the bf16 GELU), or an FP8 GEMM whose
   // GELU is cast to FP8 in the epilogue too.
-  if (tensorScales && !tail->users().empty()) {
+  if ((tensorScales || rowEpilogue) && !tail->users().empty()) {
     Op *u = nullptr; // the one user that is not the yield
     int nonYield = 0;
     for (Op *user : tail->users())
@@ -198,7 +207,7 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
     bool fuse = u && tail->numUses() == 1 && !yielded(tail) && (gelu || u->kind() == OpKind::Relu);
     // FP8: the planner fuses it where the generated GEMM may run the kernel (FusionPlanner's
     // auxGelu).
-    if (!fuse && gelu && extraOk && tail->numUses() == 2 && yielded(tail) &&
+    if (!fuse && gelu && extraOk && tensorScales && tail->numUses() == 2 && yielded(tail) &&
         (!fp8 || castDOf(u->result()).first)) {
       a.aux = tail;
       fuse = true;
@@ -232,6 +241,21 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly) {
         }
     }
   }
+  if (rowEpilogue) {
+    // The amax of D (per row, or of the tensor), D not cast: the rowwise cast that follows
+    // takes its scale from it.
+    for (Op *u : tail->users()) {
+      const std::string gran = u->kind() == OpKind::Amax ? u->strAttr("granularity") : "";
+      if ((gran == "row" || gran == "tensor") && !a.amaxD && u->operand(0) == tail &&
+          u->parentOp() == &kernel) {
+        a.amaxD = u;
+        a.amaxRows = gran == "row";
+        fused.insert(u);
+        a.fused.push_back(u);
+      }
+    }
+    a.needsGenerated = !a.fused.empty();
+  }
   a.written[0] = tail;
   for (Op *op : epi)
     if (!fused.count(op))
@@ -254,7 +278,9 @@ const Op *inPlaceTranspose(const Op *main, int i) {
 }
 
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
-  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend == GemmBackend::Generated);
+  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend == GemmBackend::Generated,
+                               lw.options().gemmBackend != GemmBackend::CublasLt &&
+                                   lw.options().arch == "sm_90a");
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));
@@ -344,7 +370,10 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       if (a.aux && f->operand(0) == a.aux)
         ops += " (its input %" + a.aux->name() + " written as the aux output)";
     }
+    if (a.needsGenerated) // only the generated GEMM computes this epilogue
+      g.backend = GemmBackend::Generated;
     if (a.amaxD && i == 0) {
+      g.amaxRows = a.amaxRows;
       g.amaxD = lw.bufferOf(a.amaxD->result());
       lw.desc(g.amaxD).zeroInit = true;
       lw.setAmaxRound(g.amaxD, a.amaxD->operand(0)->type().dtype());

@@ -199,6 +199,10 @@ struct GemmAnalysis {
   Op *castD = nullptr;                ///< the FP8 cast cuBLASLt performs (scaleD)
   const Value *aux = nullptr;         ///< the GELU input written as aux (GELU_AUX)
   Op *transD = nullptr;               ///< the transpose of the FP8 D written beside it
+  bool amaxRows = false;              ///< amaxD is per row of D (the generated GEMM only)
+  /// The epilogue holds what only the generated GEMM computes (row scales with an activation
+  /// or an amax, a per-row amax): the step runs on it (CublasLtGemm::backend Generated).
+  bool needsGenerated = false;
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
 /// A GELU whose input is also an output is fused with that input written as a second output
@@ -206,7 +210,9 @@ struct GemmAnalysis {
 /// (the generated GEMM's transD, a launch after cuBLASLt). With `generatedOnly`
 /// (--backend=generated) they need N in whole 16-byte units, which the generated GEMM's
 /// TMA-store epilogue writes them in; otherwise they are launches after the GEMM.
-GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly);
+/// `generatedCapable` (backend auto or generated, arch sm_90a): epilogues only the generated
+/// GEMM computes are fused (GemmAnalysis::needsGenerated).
+GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
 /// reads in place, in the other layout; null when there is none.
 const Op *inPlaceTranspose(const Op *main, int i);

@@ -87,7 +87,7 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   if (c.bias >= 0)
     os << ", bias " << bufStr(p, c.bias);
   if (c.amaxD >= 0)
-    os << ", AMAX_D " << bufStr(p, c.amaxD);
+    os << (c.amaxRows ? ", AMAX_D per row " : ", AMAX_D ") << bufStr(p, c.amaxD);
   if (c.scaleD >= 0)
     os << ", FP8 D scale " << bufStr(p, c.scaleD);
   if (c.aux >= 0)

@@ -48,7 +48,8 @@
 //                  Each 128-wide K block is accumulated apart (wgmma with scale-d 0) and added
 //                  to the f32 result times scaleA * scaleB of that block (needs Promote).
 // Epilogue (gemm_sm90_epilogue.cuh), in this order: y = acc * scales; y += bias[n]; y = act(y);
-// amax = max |y| over the valid elements (atomic, NaN wins; *amax must start at 0); D = y
+// amax = max |y| over the valid elements (Amax 1: of the tensor, into amax[0]; 2: of each row,
+// into amax[row]; atomic, NaN wins; the amax must start at 0); D = y
 // rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
 //
 // With XO != 0 (gemm_sm90_store_aux.cuh), the TMA-store epilogue of an FP8 D also writes the
@@ -275,7 +276,7 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
 /// columns cw * BN / 2.. of every tile.
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, bool Promote, int Cm, int EB, int XO>
+          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                    const TmaDesc &mapD, const TmaDesc &mapAux,
                                                    const TmaDesc &mapDT, float4 *colBuf, int cw,
@@ -391,7 +392,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 /// all of its tile's full waits before it handed over the turn. (Without the turns, a warpgroup
 /// quick to finish its epilogue could take a stage still holding the other's tile for its own.)
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, bool Amax, bool Overlap, int Cm, int EB, int XO>
+          Act A, int Amax, bool Overlap, int Cm, int EB, int XO>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                 const TmaDesc &mapD, const TmaDesc &mapAux,
                                                 const TmaDesc &mapDT, float4 *colBuf, int cw,
@@ -449,7 +450,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 // --- the kernel body -----------------------------------------------------------------------------
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
-          Dt TBias, Act A, bool Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
+          Dt TBias, Act A, int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
           int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const TmaDesc &mapD, const TmaDesc &mapAux,

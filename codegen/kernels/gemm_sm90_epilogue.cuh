@@ -131,6 +131,40 @@ __device__ __forceinline__ void finishPair(float &v0, float &v1, float tensorSca
   v1 = activate<A>(v1);
 }
 
+/// The epilogue's amax modes (the Amax template argument).
+constexpr int kAmaxNone = 0, kAmaxTensor = 1, kAmaxRows = 2;
+
+/// Adds max |v0|, |v1| of the valid elements of the pair at (row, col) to `mag`.
+__device__ __forceinline__ void pairMag(float &mag, const GemmParams &p, int row, int col,
+                                        float v0, float v1) {
+  if (row < p.m && col < p.n)
+    mag = maxMag(mag, magnitude(v0));
+  if (row < p.m && col + 1 < p.n)
+    mag = maxMag(mag, magnitude(v1));
+}
+
+/// Folds a consumer warp's magnitudes into the amax: kAmaxTensor, one atomic per warp into
+/// p.amax[0]; kAmaxRows, mags[h] of the thread's rows row0 and row0 + 8 reduced over the quad
+/// that shares them, one atomic per row and warp into p.amax[row] (the [M] buffer starts at
+/// 0; NaN wins).
+template <int Amax>
+__device__ __forceinline__ void finishAmax(const GemmParams &p, const float (&mags)[2], int row0) {
+  const int lane = threadIdx.x % 32;
+  if constexpr (Amax == kAmaxTensor) {
+    const float mag = groupMaxMag<32>(maxMag(mags[0], mags[1]));
+    if (lane == 0)
+      atomicMaxMag(p.amax, mag);
+  } else if constexpr (Amax == kAmaxRows) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float mag = groupMaxMag<4>(mags[h]);
+      const int row = row0 + 8 * h;
+      if (lane % 4 == 0 && row < p.m)
+        atomicMaxMag(p.amax + row, mag);
+    }
+  }
+}
+
 /// Stores two adjacent elements of row `row` at columns col, col + 1 (either may be past N).
 template <Dt TD>
 __device__ __forceinline__ void storePair(const GemmParams &p, bool pairOk, int row, int col,
@@ -239,7 +273,7 @@ __device__ __forceinline__ void storeQuad8(const GemmParams &p, const u32 (&u)[4
 /// S == Scale::Block). `rowBase` is the first row of the warpgroup's 64, `colBase` the tile's
 /// first column; `sa` the scales of the thread's two rows (Scale::Row), `cols` the tile's
 /// column pairs staged by EpilogueInputs::stage (when it has per-column inputs).
-template <int WN, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
+template <int WN, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax>
 __device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams &p, int rowBase,
                                          int colBase, const float (&sa)[2], const float4 *cols,
                                          float tensorScale, float scaleD) {
@@ -252,7 +286,7 @@ __device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams 
   const bool pairOk = (p.ldd & 1) == 0;
   // 16-byte stores need 16-byte aligned rows (D itself is, checked on the host).
   const bool quadOk = (k16 && (p.ldd & 7) == 0) || (isFp8(TD) && (p.ldd & 15) == 0);
-  float mag = 0.0f;
+  float mags[2] = {0.0f, 0.0f}; // per row half (kAmaxRows) or together (kAmaxTensor)
 #pragma unroll
   for (int j4 = 0; j4 < WN / 8; j4 += 4) {
     u32 packed[4] = {0u, 0u, 0u, 0u};
@@ -268,12 +302,8 @@ __device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams 
         const int row = h ? row1 : row0;
         float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
         finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], c);
-        if constexpr (Amax) {
-          if (row < p.m && col < p.n)
-            mag = maxMag(mag, magnitude(v0));
-          if (row < p.m && col + 1 < p.n)
-            mag = maxMag(mag, magnitude(v1));
-        }
+        if constexpr (Amax != kAmaxNone)
+          pairMag(mags[h], p, row, col, v0, v1);
         if constexpr (k16) {
           // Words for storeQuad16: (h, group j4 + (jj & 1)), stored per two groups.
           packed[2 * h + (jj & 1)] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
@@ -293,11 +323,7 @@ __device__ __forceinline__ void epilogue(float (&acc)[WN / 2], const GemmParams 
       if (quadOk)
         storeQuad8(p, packed, row0, colBase, j4);
   }
-  if constexpr (Amax) {
-    mag = groupMaxMag<32>(mag);
-    if (t % 32 == 0)
-      atomicMaxMag(p.amax, mag);
-  }
+  finishAmax<Amax>(p, mags, row0);
 }
 
 } // namespace sm90

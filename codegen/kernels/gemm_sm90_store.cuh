@@ -55,7 +55,7 @@ __device__ __forceinline__ void bulkWaitAll() {
 /// aligned), `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named
 /// barrier; the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores,
 /// and must call bulkWaitAll() before the block exits.
-template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax>
+template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax>
 __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmParams &p,
                                             const TmaDesc &mapD, u32 bufs, int &seq, int bar,
                                             int rowBase, int colBase, const float (&sa)[2],
@@ -73,7 +73,7 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
   const int mi = lane / 8;
   const int chunkRow = warp * 16 + 8 * (mi & 1) + lane % 8;
   const u32 rowOff = u32(chunkRow) * 128u, swz = u32(chunkRow & 7);
-  float mag = 0.0f;
+  float mags[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int c = 0; c < WN / kCols; ++c) {
     u32 packed[kGroups][2];
@@ -88,13 +88,8 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
       for (int h = 0; h < 2; ++h) {
         float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
         finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], cv);
-        if constexpr (Amax) {
-          const bool rowOk = row0 + 8 * h < p.m;
-          if (rowOk && col < p.n)
-            mag = maxMag(mag, magnitude(v0));
-          if (rowOk && col + 1 < p.n)
-            mag = maxMag(mag, magnitude(v1));
-        }
+        if constexpr (Amax != kAmaxNone)
+          pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);
         if constexpr (k16)
           packed[jl][h] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
         else
@@ -133,11 +128,7 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
     }
     ++seq;
   }
-  if constexpr (Amax) {
-    mag = groupMaxMag<32>(mag);
-    if (lane == 0)
-      atomicMaxMag(p.amax, mag);
-  }
+  finishAmax<Amax>(p, mags, row0);
 }
 
 } // namespace sm90

@@ -40,7 +40,7 @@ __device__ __forceinline__ u32 swz64(u32 r, u32 b) {
 
 /// The epilogue of one consumer warpgroup's 64 x WN accumulators with the extra outputs of
 /// `XO`; EB counts 8 KB chunk buffers (EB / 2 units of 16 KB rotate). The rest as epilogueTma.
-template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, bool Amax, int XO>
+template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax, int XO>
 __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmParams &p,
                                                const TmaDesc &mapD, const TmaDesc &mapAux,
                                                const TmaDesc &mapDT, u32 bufs, int &seq, int bar,
@@ -59,7 +59,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
   const int mi = lane / 8;
   const int chunkRow = warp * 16 + 8 * (mi & 1) + lane % 8;
   const u32 rowOff = u32(chunkRow) * 128u, swz = u32(chunkRow & 7);
-  float mag = 0.0f;
+  float mags[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int c = 0; c < WN / 64; ++c) {
     u32 packedY[8][2]; // bf16 pairs of y
@@ -80,12 +80,8 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
         v0 = activate<A>(__uint_as_float(y << 16));
         v1 = activate<A>(__uint_as_float(y & 0xFFFF0000u));
         const bool rowOk = row0 + 8 * h < p.m;
-        if constexpr (Amax) {
-          if (rowOk && col < p.n)
-            mag = maxMag(mag, magnitude(v0));
-          if (rowOk && col + 1 < p.n)
-            mag = maxMag(mag, magnitude(v1));
-        }
+        if constexpr (Amax != kAmaxNone)
+          pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);
         const u32 d = packFp8x2<TD>(__fmul_rn(v0, scaleD), __fmul_rn(v1, scaleD));
         packedD[jl][h] = rowOk ? d : 0u;
       }
@@ -129,11 +125,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
     }
     ++seq;
   }
-  if constexpr (Amax) {
-    mag = groupMaxMag<32>(mag);
-    if (lane == 0)
-      atomicMaxMag(p.amax, mag);
-  }
+  finishAmax<Amax>(p, mags, row0);
 }
 
 } // namespace sm90

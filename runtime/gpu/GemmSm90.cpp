@@ -101,7 +101,7 @@ std::string GemmSm90Kernel::name() const {
     s += "_" + a;
   }
   if (amaxD)
-    s += "_amax";
+    s += amaxRows ? "_amaxrow" : "_amax";
   if (castA)
     s += "_abf16s" + std::to_string(castSlots);
   if (amaxA)
@@ -177,7 +177,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
                   (k.biasType ? "true" : "false") + ", Dt::" +
                   dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
-                  actName(k.activation) + ", " + (k.amaxD ? "true" : "false") + ", " +
+                  actName(k.activation) + ", " + (k.amaxD ? (k.amaxRows ? "2" : "1") : "0") + ", " +
                   (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
                   ", fp8c::sm90::Sched::" +
                   (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
@@ -237,6 +237,8 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.sharedBytes() > kMaxSharedBytes)
     return fail("needs " + std::to_string(k.sharedBytes()) + " bytes of shared memory (at most " +
                 std::to_string(kMaxSharedBytes) + "): fewer stages or a narrower tile");
+  if (k.amaxRows && !k.amaxD)
+    return fail("amaxRows is the per-row form of amaxD: set amaxD");
   if (k.castA) {
     if (k.scaleMode == GemmScaleMode::Block128)
       return fail("the bf16-A prologue casts with a tensor or row scale, not 1x128 blocks: cast "

@@ -66,6 +66,9 @@ struct GemmSm90Kernel {
   std::optional<DType> biasType; ///< set iff the epilogue adds bias[n] (bf16, f16 or f32)
   GemmActivation activation = GemmActivation::None;
   bool amaxD = false;
+  /// With amaxD: max |D| per row of D into amaxD[M] (a rowwise recipe's current amax of the
+  /// GEMM output) instead of one per tensor.
+  bool amaxRows = false;
   GemmSchedule schedule = GemmSchedule::Cooperative;
   /// Tile rows: 128 or 64. Cooperative: bm = 128, the consumers split the rows; bm = 64, they
   /// split the columns. PingPong: one consumer's whole tile (bm / 64 wgmmas per k step).
@@ -122,7 +125,7 @@ struct GemmSm90Kernel {
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
-  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" when set, and
+  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
   /// "_aux" (auxOut) and "_dt" (transD).
   std::string name() const;

@@ -64,6 +64,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   if (epilogueBias != (g.bias >= 0))
     return fail("internal error: the epilogue and the bias buffer disagree");
   k.amaxD = g.amaxD >= 0;
+  k.amaxRows = k.amaxD && g.amaxRows;
   if (isFloat8(k.dType) && g.scaleD < 0)
     return fail("an FP8 D needs a scaleD buffer");
   // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without

@@ -174,14 +174,30 @@ TEST(CodegenLowering, RowwiseOuterVectorScales) {
   ASSERT_EQ(gs.size(), 2u);
   for (const CublasLtGemm *g : gs) {
     EXPECT_EQ(g->scaleMode, GemmScaleMode::OuterVector);
-    EXPECT_EQ(g->epilogue, GemmEpilogue::Bias); // rowwise scales take nothing but a bias
-    EXPECT_EQ(g->amaxD, -1);
     EXPECT_EQ(p.buffers[g->invScaleA].type.shape(), (std::vector<int64_t>{kDynamic}));
     EXPECT_EQ(p.buffers[g->invScaleB].type.rank(), 1);
   }
-  // GELU and the row amax of g are the generated epilogue of GEMM 1.
-  bool found = false;
+  // GEMM 1 takes GELU and the row amax of g in its epilogue, which only the generated GEMM
+  // computes (cuBLASLt's outer-vector scales take nothing but a bias): that step runs on it.
+  EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::GeluBias);
+  EXPECT_EQ(gs[0]->amaxD, find(p, "g_amax"));
+  EXPECT_TRUE(gs[0]->amaxRows);
+  EXPECT_TRUE(p.buffers[gs[0]->amaxD].zeroInit);
+  EXPECT_EQ(gs[0]->backend, GemmBackend::Generated);
+  EXPECT_EQ(gs[1]->epilogue, GemmEpilogue::Bias);
+  EXPECT_EQ(gs[1]->amaxD, -1);
+  EXPECT_EQ(gs[1]->backend, GemmBackend::Auto);
   for (const GeneratedLaunch *gl : launches(p.steps))
+    EXPECT_NE(gl->entry, "fp8c_mlp_k3_epilogue");
+  // Lowered for Ada (no generated GEMM), GELU and the row amax of g are the generated epilogue
+  // launch after cuBLASLt's GEMM 1.
+  Lowered ada = lower(readExample("mlp"), pipeline("rowwise"), "sm_89");
+  auto ga = gemms(ada.plan.steps);
+  ASSERT_EQ(ga.size(), 2u);
+  EXPECT_EQ(ga[0]->epilogue, GemmEpilogue::Bias);
+  EXPECT_EQ(ga[0]->amaxD, -1);
+  bool found = false;
+  for (const GeneratedLaunch *gl : launches(ada.plan.steps))
     if (gl->entry == "fp8c_mlp_k3_epilogue") {
       found = true;
       EXPECT_NE(gl->source.find("fp8c::op::geluTanh"), std::string::npos);

@@ -130,6 +130,33 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   runCase(*runner, {pr, 257, 400, 1000}, rng);
 }
 
+// Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
+// the rowwise MLP's first GEMM (row scales, bias, tanh GELU, bf16 D) in both schedules, both
+// store paths (N = 336: TMA stores; N = 333: registers), an FP8 D, row tails, promotion.
+TEST(GemmSm90Gpu, RowAmaxOfD) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(23);
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = k.amaxRows = true;
+  for (int64_t m : {1, 100, 8191})
+    runCase(*runner, {k, m, 336, 1000}, rng);
+  runCase(*runner, {k, 300, 333, 700}, rng);
+  GemmSm90Kernel c = tiles(256, 4);
+  c.scaleMode = GemmScaleMode::OuterVector;
+  c.activation = GemmActivation::Relu;
+  c.amaxD = c.amaxRows = true;
+  runCase(*runner, {c, 257, 1000, 520}, rng);
+  c.dType = DType::F8E4M3FN;
+  runCase(*runner, {c, 130, 512, 300}, rng);
+  GemmSm90Kernel pr = tiles(192, 5, false);
+  pr.fastAccum = false;
+  pr.amaxD = pr.amaxRows = true;
+  runCase(*runner, {pr, 200, 400, 1000}, rng);
+}
+
 TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(5);

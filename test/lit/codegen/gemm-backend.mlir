@@ -1,6 +1,7 @@
 // The GEMM backend (fp8c --backend) in the plan: generated runs every FP8 GEMM on the generated
 // sm90 kernel (no cuBLASLt fallbacks: the bias and M % 4 fallbacks are not printed), cublaslt
-// says there is no generated fallback, auto (the default) prints what it always did.
+// says there is no generated fallback, auto (the default) prints nothing for the steps it
+// decides at run time.
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=blockwise --emit=cuda --backend=generated | FileCheck %s --check-prefix=GEN
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --emit=cuda --backend=cublaslt | FileCheck %s --check-prefix=LT
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=AUTO
@@ -21,7 +22,12 @@
 // LT: //   backend cublaslt: no generated fallback where cuBLASLt refuses
 // LT: fallback (where cuBLASLt takes no bias)
 
-// AUTO-LABEL: // fp8c CUDA for @mlp: {{[0-9]+}} generated launches, 2 cuBLASLt GEMMs, 0 of the steps at load
+// Auto: the rowwise GEMM 1 has GELU and a row amax in its epilogue, which only the generated
+// GEMM computes, so that step runs on it; GEMM 2 (bias only) stays auto.
+// AUTO-LABEL: // fp8c CUDA for @mlp: {{[0-9]+}} generated launches, 1 cuBLASLt GEMMs, 1 generated sm90 GEMMs, 0 of the steps at load
+// AUTO: // ===== step {{[0-9]+}}: generated sm90 GEMM fp8c_mlp_k3_gemm =====
+// AUTO: //   backend generated
+// AUTO: // ===== step {{[0-9]+}}: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
 // AUTO-NOT: backend
 
 // PLAN: kernel #3 gemm -> generated (casts A to FP8 in a prologue launch) [FP8 GEMM: generated]

@@ -48,19 +48,30 @@ func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tenso
 // DL: // ===== step 5: launch fp8c_mlp_k4_state =====
 // DL: fp8c::historyPushInPlace<16>(fp8c::f32p(buf[4]), fp8c::roundTo<fp8c::Dt::BF16>(fp8c::f32p(buf[5])[0]));
 
-// Rowwise: cuBLASLt's outer-vector scales take only the bias; GELU and the row amax of g are
-// one generated epilogue launch.
-// RW-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
-// RW: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
-// RW-NEXT: //   ops: fp8.scaled_matmul %h
+// Rowwise: cuBLASLt's outer-vector scales take only the bias, so GEMM 1 (GELU and the row amax
+// of g in its epilogue) runs on the generated GEMM; with --backend=cublaslt they are one
+// generated epilogue launch.
+// RUN: fp8c %s --recipe=rowwise --emit=cuda --backend=cublaslt | FileCheck %s --check-prefix=RW-LT
+// RW-LABEL: // fp8c CUDA for @mlp: 5 generated launches, 1 cuBLASLt GEMMs, 1 generated sm90 GEMMs
+// RW: // ===== step 4: generated sm90 GEMM fp8c_mlp_k3_gemm =====
+// RW-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax
 // RW: //   scales OUTER_VEC_32F:
-// RW-NEXT: //   epilogue BIAS, bias #2 %b1
-// RW: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
-// RW: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanh(x[0])); // fp8.gelu %g
-// RW: static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(1, fp8c::Dt::BF16, 14336);
-// RW: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(2, fp8c::Gran::Row, 112);
-// RW: // ===== step 6: launch fp8c_mlp_k4_prologue =====
-// RW: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
+// RW-NEXT: //   epilogue GELU_BIAS, bias #2 %b1, AMAX_D per row #{{[0-9]+}} %g_amax
+// RW-NEXT: //   backend generated
+// RW-NOT: fp8c_mlp_k3_epilogue
+// RW: // ===== step 5: launch fp8c_mlp_k4_prologue =====
+// RW: .amaxScale({{[0-9]+}}, fp8c::Dt::BF16, fp8c::Dt::E4M3, 0, false).invOut({{[0-9]+}}, fp8c::InvLayout::RowMajor);
+// RW-LT-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
+// RW-LT: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// RW-LT-NEXT: //   ops: fp8.scaled_matmul %h
+// RW-LT: //   scales OUTER_VEC_32F:
+// RW-LT-NEXT: //   epilogue BIAS, bias #2 %b1
+// RW-LT: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
+// RW-LT: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanh(x[0])); // fp8.gelu %g
+// RW-LT: static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(1, fp8c::Dt::BF16, 14336);
+// RW-LT: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(2, fp8c::Gran::Row, 112);
+// RW-LT: // ===== step 6: launch fp8c_mlp_k4_prologue =====
+// RW-LT: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
 
 // Blockwise: GELU, the 1x128 amax, scale and cast of g in GEMM 1's epilogue launch, which also
 // writes the inverse scales K-block-major for GEMM 2.

@@ -1,0 +1,285 @@
+// The generated Hopper GEMM configs the compile test (GemmSm90CompileTest.cpp) compiles: every
+// tile shape the heuristic and the benchmark use, both schedules, clusters, the bf16-A prologue,
+// the extra epilogue outputs, per-row amax, each epilogue and dtype.
+#include "GemmSm90Configs.h"
+
+namespace fp8c::sm90configs {
+
+
+GemmSm90Kernel kernel(int bn, int stages, bool overlap) {
+  GemmSm90Kernel k;
+  k.bn = bn;
+  k.stages = stages;
+  k.overlap = overlap;
+  return k;
+}
+
+GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap) {
+  GemmSm90Kernel k = kernel(bn, stages, overlap);
+  k.bm = bm;
+  k.schedule = GemmSchedule::PingPong;
+  return k;
+}
+
+namespace {
+
+/// The ping-pong configs: every tile shape it takes, each epilogue and dtype.
+std::vector<GemmSm90Kernel> pingPongConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  out.push_back(pingPong(128, 128, 6));
+  out.push_back(pingPong(128, 128, 7));
+  out.push_back(pingPong(128, 128, 6, false));
+  out.push_back(pingPong(128, 64, 8));
+  out.push_back(pingPong(64, 256, 5));
+  out.push_back(pingPong(64, 128, 8));
+  out.push_back(pingPong(64, 64, 8));
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k.activation = GemmActivation::GeluErf;
+  k.biasType = DType::F32;
+  k.dType = DType::F32;
+  out.push_back(k);
+  k = pingPong(64, 256, 5);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.activation = GemmActivation::Silu;
+  k.biasType = DType::F16;
+  k.amaxD = true;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k);
+  k.activation = GemmActivation::Relu;
+  k.dType = DType::F8E5M2;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.aType = DType::F8E5M2;
+  k.dType = DType::F16;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.bType = DType::F8E5M2;
+  k.dType = DType::F32;
+  out.push_back(k);
+  return out;
+}
+
+/// Clusters of two blocks sharing B (TMA multicast): both schedules, the decode tile, an
+/// epilogue with column inputs, promotion.
+std::vector<GemmSm90Kernel> clusterConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  for (GemmSm90Kernel k : {pingPong(128, 128, 6), kernel(256, 4), kernel(128, 6)}) {
+    k.clusterM = 2;
+    out.push_back(k);
+  }
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.clusterM = 2;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.clusterM = 2;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.clusterM = 2;
+  k.scaleMode = GemmScaleMode::Block128;
+  out.push_back(k);
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.clusterM = 2;
+  out.push_back(k);
+  return out;
+}
+
+/// The bf16-A prologue (castA): the tile configs the heuristic gives it (stages cut to fit the
+/// staging slots), tensor and row scales, amax of A, e5m2 A, promotion, three slots.
+std::vector<GemmSm90Kernel> castConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  auto cast = [](GemmSm90Kernel k, int stages) {
+    k.castA = true;
+    k.stages = stages;
+    return k;
+  };
+  GemmSm90Kernel k = cast(pingPong(128, 128, 4), 4);
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(pingPong(128, 128, 4), 4);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k = cast(kernel(256, 3), 3);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(kernel(128, 4), 4);
+  k.aType = DType::F8E5M2;
+  k.fastAccum = false;
+  k.overlap = false;
+  out.push_back(k);
+  k = cast(kernel(128, 7), 7);
+  k.bm = 64;
+  k.amaxA = true;
+  out.push_back(k);
+  k = cast(pingPong(128, 128, 3), 3);
+  k.castSlots = 3;
+  out.push_back(k);
+  return out;
+}
+
+} // namespace
+
+/// The extra epilogue outputs (the bf16 pre-activation, D transposed) of an FP8 D: the
+/// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
+/// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
+/// promotion on 128 x 192 tiles.
+std::vector<GemmSm90Kernel> auxConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = pingPong(128, 128, 5);
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  k.auxOut = true;
+  k.transD = true;
+  out.push_back(k);
+  k.schedule = GemmSchedule::Cooperative;
+  out.push_back(k);
+  k = kernel(256, 3);
+  k.dType = DType::F8E5M2;
+  k.transD = true;
+  out.push_back(k);
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.dType = DType::F8E4M3FN;
+  k.activation = GemmActivation::Relu;
+  k.auxOut = true;
+  out.push_back(k);
+  k = kernel(192, 4, false);
+  k.fastAccum = false;
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::F32;
+  k.activation = GemmActivation::GeluTanh;
+  k.auxOut = true;
+  k.transD = true;
+  out.push_back(k);
+  return out;
+}
+
+/// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
+std::vector<GemmSm90Kernel> configs() {
+  std::vector<GemmSm90Kernel> out;
+  out.push_back(kernel(256, 4));
+  out.push_back(kernel(256, 4, false));
+  out.push_back(kernel(256, 3));
+  out.push_back(kernel(128, 6));
+  out.push_back(kernel(128, 4));
+  out.push_back(kernel(192, 5));
+  out.push_back(kernel(64, 8));
+  GemmSm90Kernel k = kernel(128, 8);
+  k.bm = 64;
+  out.push_back(k);
+  k = kernel(256, 5);
+  k.bm = 64;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::Block128;
+  k.overlap = false;
+  out.push_back(k);
+  k.bn = 128;
+  k.stages = 8;
+  out.push_back(k);
+  k = kernel(128, 6);
+  k.dType = DType::F32;
+  k.aType = DType::F8E5M2;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.bType = DType::F8E5M2;
+  k.dType = DType::F16;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  out.push_back(k);
+  k.activation = GemmActivation::GeluErf;
+  k.biasType = DType::F32;
+  out.push_back(k);
+  k.activation = GemmActivation::Silu;
+  k.biasType = DType::F16;
+  k.bn = 128;
+  k.stages = 6;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  k.activation = GemmActivation::Relu;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.fastAccum = false;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.bn = 64;
+  k.stages = 8;
+  out.push_back(k);
+  k = kernel(128, 6, false);
+  k.scaleMode = GemmScaleMode::Block128;
+  out.push_back(k);
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  out.push_back(k);
+  for (const GemmSm90Kernel &p : pingPongConfigs())
+    out.push_back(p);
+  for (const GemmSm90Kernel &c : clusterConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : castConfigs())
+    out.push_back(c);
+  // The register epilogue of a 16-bit D (TMA stores off, or a D pitch that is not a multiple of
+  // 16 bytes), in both schedules and with the column inputs.
+  k = kernel(256, 4);
+  k.tmaStore = false;
+  out.push_back(k);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  out.push_back(k);
+  k = pingPong(128, 128, 6);
+  k.tmaStore = false;
+  out.push_back(k);
+  k.dType = DType::F8E4M3FN; // the register epilogue of an FP8 D
+  k.amaxD = true;
+  out.push_back(k);
+  // Promotion with tensor scales on 128 x 192 tiles (96 + 96 accumulators per thread).
+  k = kernel(192, 5, false);
+  k.fastAccum = false;
+  out.push_back(k);
+  for (const GemmSm90Kernel &c : auxConfigs())
+    out.push_back(c);
+  // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
+  k = pingPong(128, 128, 6);
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k);
+  k.tmaStore = false;
+  out.push_back(k);
+  k = kernel(256, 4);
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k);
+  k = kernel(192, 5, false);
+  k.fastAccum = false;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k);
+  return out;
+}
+
+} // namespace fp8c::sm90configs

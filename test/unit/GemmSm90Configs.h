@@ -1,0 +1,19 @@
+// The generated Hopper GEMM configs the compile test compiles (GemmSm90Configs.cpp).
+#pragma once
+
+#include "runtime/gpu/GemmSm90.h"
+
+#include <vector>
+
+namespace fp8c::sm90configs {
+
+/// The default kernel with a cooperative bn x stages tile.
+GemmSm90Kernel kernel(int bn, int stages, bool overlap = true);
+/// The default kernel with a ping-pong bm x bn x stages tile.
+GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true);
+/// The extra epilogue outputs (pre-activation, D transposed) of an FP8 D.
+std::vector<GemmSm90Kernel> auxConfigs();
+/// Every config: the heuristic's and the benchmark's, plus each epilogue and dtype.
+std::vector<GemmSm90Kernel> configs();
+
+} // namespace fp8c::sm90configs
