@@ -277,7 +277,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   std::vector<uint8_t> out(dBytes);
   ASSERT_TRUE(dD->download(out.data(), dBytes).isOk());
   double err = 0, norm = 0, roundErr = 0, refAmax = 0;
-  std::vector<double> refRowAmax(size_t(M), 0.0);
+  std::vector<double> refRowAmax(size_t(M), 0.0), gotRowMax(size_t(M), 0.0);
   int64_t nans = 0, clobbered = 0;
   for (int64_t i = 0; i <= M; ++i)
     for (int64_t j = 0; j < ldd; ++j) {
@@ -295,6 +295,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
       const double r = ref[size_t(i * N + j)];
       refAmax = std::max(refAmax, std::fabs(r));
       refRowAmax[size_t(i)] = std::max(refRowAmax[size_t(i)], std::fabs(r));
+      gotRowMax[size_t(i)] =
+          std::max(gotRowMax[size_t(i)], std::fabs(double(got)) / (isFloat8(k.dType) ? scaleD : 1.0));
       const double want = isFloat8(k.dType) ? r * scaleD : r;
       const double rounded = double(roundToDType(float(want), k.dType));
       if (std::isnan(got)) {
@@ -321,11 +323,24 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     if (!k.amaxRows) {
       EXPECT_NEAR(amaxes[0], refAmax, tol * refAmax);
     } else {
-      int64_t bad = 0;
-      for (int64_t i = 0; i < M; ++i)
-        bad += std::fabs(amaxes[size_t(i)] - refRowAmax[size_t(i)]) >
-               tol * refRowAmax[size_t(i)] + 1e-30;
-      EXPECT_EQ(bad, 0) << "rows whose amax is off the reference";
+      // Per row: the row's largest element, with its accumulation error, against the f64
+      // reference (a max over 8191 rows meets the tail of that error: 2 rows beyond 2e-3 were
+      // seen at K = 1000 with fast accumulation, so 1e-2 here); and against the largest
+      // magnitude the kernel stored in that row, within the rounding to D's dtype (which
+      // catches a wrong row or a missed column exactly).
+      const double unit = k.dType == DType::BF16       ? 0x1p-8
+                          : k.dType == DType::F16      ? 0x1p-11
+                          : k.dType == DType::F8E4M3FN ? 0x1p-3
+                          : k.dType == DType::F8E5M2   ? 0x1p-2
+                                                       : 1e-6;
+      int64_t offRef = 0, offStored = 0;
+      for (int64_t i = 0; i < M; ++i) {
+        const double a = amaxes[size_t(i)];
+        offRef += std::fabs(a - refRowAmax[size_t(i)]) > 1e-2 * refRowAmax[size_t(i)] + 1e-30;
+        offStored += std::fabs(a - gotRowMax[size_t(i)]) > unit * gotRowMax[size_t(i)] + 1e-30;
+      }
+      EXPECT_EQ(offRef, 0) << "rows whose amax is off the reference";
+      EXPECT_EQ(offStored, 0) << "rows whose amax is off the row's largest stored magnitude";
     }
   }
   if (k.transD) {
