@@ -29,6 +29,9 @@ void chooseBackend(PlannedKernel &k) {
     else if (role == OpRole::Epilogue && op->kind() == OpKind::Cast &&
              op->strAttr("granularity") != "tensor")
       why = "cuBLASLt writes FP8 with a per-tensor scale only";
+    else if (role == OpRole::Epilogue && op->kind() == OpKind::Transpose)
+      why = "the transposed FP8 output is written by the generated GEMM's epilogue (after "
+            "cuBLASLt, by a transpose launch)";
     else if (role == OpRole::Epilogue &&
              (op->kind() == OpKind::Silu || op->kind() == OpKind::Swiglu ||
               op->kind() == OpKind::Add || op->kind() == OpKind::Mul ||
