@@ -399,21 +399,6 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
               k.name().c_str(), (long long)M, (long long)N, (long long)K, rel, relRound);
 }
 
-GemmSm90Kernel tiles(int bn, int stages, bool overlap) {
-  GemmSm90Kernel k;
-  k.bn = bn;
-  k.stages = stages;
-  k.overlap = overlap;
-  return k;
-}
-
-GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap) {
-  GemmSm90Kernel k = tiles(bn, stages, overlap);
-  k.bm = bm;
-  k.schedule = GemmSchedule::PingPong;
-  return k;
-}
-
 std::unique_ptr<GemmSm90Runner> makeRunner() {
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!drv || !(*drv)->makeCurrent(0))

@@ -3,6 +3,7 @@
 // GemmSm90GpuCase.cpp), and the tile-config shorthands the tests use.
 #pragma once
 
+#include "GemmSm90Configs.h"
 #include "GpuTestSupport.h"
 #include "runtime/gpu/GemmSm90.h"
 
@@ -28,10 +29,12 @@ int64_t lddFor(int64_t n);
 /// D bit for bit against the FP8-A kernel's, the TMA-store epilogue's against the register one's.
 void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng);
 
-/// The default kernel with a cooperative bn x stages tile.
-GemmSm90Kernel tiles(int bn, int stages, bool overlap = true);
+/// The default kernel with a cooperative bn x stages tile (GemmSm90Configs.h's kernel()).
+inline GemmSm90Kernel tiles(int bn, int stages, bool overlap = true) {
+  return sm90configs::kernel(bn, stages, overlap);
+}
 /// The default kernel with a ping-pong bm x bn x stages tile.
-GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true);
+using sm90configs::pingPong;
 /// A runner on device 0, or null without an sm_90 GPU.
 std::unique_ptr<GemmSm90Runner> makeRunner();
 
