@@ -50,6 +50,21 @@ __device__ __forceinline__ void bulkWaitAll() {
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+/// Writes a warpgroup's packed 16-bit pairs of a 64 x 64 chunk (packed[jl][h]: column group jl,
+/// row half h, in the wgmma accumulator layout) into `buf` at the 128-byte swizzle: four
+/// stmatrix .x4 per thread, `rowOff` and `swz` its lane's row address and swizzle, `mi` = lane / 8.
+template <int G>
+__device__ __forceinline__ void stmatrixChunk(u32 buf, u32 rowOff, u32 swz, int mi,
+                                              const u32 (&packed)[G][2]) {
+  static_assert(G == 8, "a 64-column chunk of 16-bit values: 8 column groups");
+#pragma unroll
+  for (int jl = 0; jl < 8; jl += 2) {
+    const u32 unit = u32(jl + (mi >> 1));
+    stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packed[jl][0], packed[jl][1], packed[jl + 1][0],
+              packed[jl + 1][1]);
+  }
+}
+
 /// The epilogue of one consumer warpgroup's 64 x WN accumulators through TMA stores (a 16-bit
 /// or FP8 D). `bufs` is the shared address of the warpgroup's EB chunk buffers (1024-byte
 /// aligned), `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named
@@ -101,12 +116,7 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
       bulkWaitRead<EB - 1>(); // the store that last read `buf` is done with it
     namedBarrier(bar, 128);
     if constexpr (k16) {
-#pragma unroll
-      for (int jl = 0; jl < 8; jl += 2) {
-        const u32 unit = u32(jl + (mi >> 1));
-        stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packed[jl][0], packed[jl][1],
-                  packed[jl + 1][0], packed[jl + 1][1]);
-      }
+      stmatrixChunk(buf, rowOff, swz, mi, packed);
     } else {
       // Rows warp * 16 + lane / 4 (+ 8), bytes 8 jl + 2 (lane % 4): a quad writes 8 adjacent
       // bytes, the 8 rows of a warp land in 8 different 16-byte units (conflict-free).

@@ -91,14 +91,8 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
     if (t == 0)
       bulkWaitRead<kUnits - 1>(); // the stores that last read `buf` are done with it
     namedBarrier(bar, 128);
-    if constexpr (kAux) {
-#pragma unroll
-      for (int jl = 0; jl < 8; jl += 2) {
-        const u32 unit = u32(jl + (mi >> 1));
-        stmatrix4(buf + rowOff + ((unit ^ swz) << 4), packedY[jl][0], packedY[jl][1],
-                  packedY[jl + 1][0], packedY[jl + 1][1]);
-      }
-    }
+    if constexpr (kAux)
+      stmatrixChunk(buf, rowOff, swz, mi, packedY);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const u32 r = u32(warp * 16 + 8 * h + lane / 4); // the row in the unit
