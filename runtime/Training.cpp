@@ -31,6 +31,7 @@ TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   p.recipeOptions = o.recipeOptions;
   p.tokens = o.tokens;
   p.fuse = o.fuse;
+  p.gemmBackend = o.gemmBackend == "auto" ? "" : o.gemmBackend;
   return p;
 }
 

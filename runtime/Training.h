@@ -30,6 +30,9 @@ struct TrainingOptions {
   std::string recipeOptions;         ///< more quantize options (`history_len=4`)
   int64_t tokens = 0;                ///< the dynamic leading dim, when the graph has one
   bool fuse = false; ///< run `fuse` on each half (the interpreter's results are the same)
+  /// The FP8 GEMM backend: "" or "auto", "cublaslt", "generated" (fused for, and for
+  /// compileTraining also run on; the interpreter ignores it).
+  std::string gemmBackend;
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;

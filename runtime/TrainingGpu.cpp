@@ -15,8 +15,10 @@ const AttrDict &resultAttrs(const Graph &g, unsigned i) {
   return i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
 }
 
-Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, int64_t tokens) {
-  Expected<std::unique_ptr<Executable>> exe = compile(g, trainingCompileOptions(tokens));
+Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, int64_t tokens,
+                                                  const std::string &gemmBackend) {
+  Expected<std::unique_ptr<Executable>> exe =
+      compile(g, trainingCompileOptions(tokens, gemmBackend));
   if (!exe)
     return Error("compiling @" + g.name() + ": " + exe.error());
   return exe;
@@ -28,10 +30,12 @@ Status missing(const std::string &what, const std::string &name, const std::stri
 
 } // namespace
 
-CompileOptions trainingCompileOptions(int64_t tokens) {
+CompileOptions trainingCompileOptions(int64_t tokens, const std::string &gemmBackend) {
   CompileOptions co;
   co.passes = "dce"; // the graph is fused already: lower it as it is
   co.maxTokens = tokens > 0 ? tokens : 8192;
+  if (!gemmBackend.empty())
+    co.backend = gemmBackend;
   return co;
 }
 
@@ -50,10 +54,10 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
       if (d == kDynamic)
         return Error("compileTraining: saved tensor '" + s.key + "' has a dynamic dim; set "
                      "TrainingOptions::tokens");
-  Expected<std::unique_ptr<Executable>> f = compileHalf(fg, o.tokens);
+  Expected<std::unique_ptr<Executable>> f = compileHalf(fg, o.tokens, o.gemmBackend);
   if (!f)
     return Error(f.error());
-  Expected<std::unique_ptr<Executable>> b = compileHalf(bg, o.tokens);
+  Expected<std::unique_ptr<Executable>> b = compileHalf(bg, o.tokens, o.gemmBackend);
   if (!b)
     return Error(b.error());
   out->fwd_ = f.take();

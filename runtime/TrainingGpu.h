@@ -80,8 +80,10 @@ private:
   bool forwardRan_ = false;
 };
 
-/// How compileTraining compiles each (already fused) half: no passes but `dce`, then lowering.
-CompileOptions trainingCompileOptions(int64_t tokens);
+/// How compileTraining compiles each (already fused) half: no passes but `dce`, then lowering,
+/// with the FP8 GEMM backend the halves were fused for (TrainingOptions::gemmBackend; "" is
+/// auto).
+CompileOptions trainingCompileOptions(int64_t tokens, const std::string &gemmBackend = "");
 
 /// Builds the training graphs of `g` (recipe, tokens: o.fuse is ignored, both halves are
 /// fused) and compiles both halves for device 0. The graph must have static shapes after
