@@ -83,3 +83,23 @@ TEST(MemoryPlanTest, CublasStepsCountTheirOperands) {
   std::vector<int> bufs = buffersOf(Step(g));
   EXPECT_EQ(bufs, (std::vector<int>{0, 1, 2, 3, 5}));
 }
+
+// The extra outputs and inputs of a fused epilogue, and the launches a step may run after its
+// GEMM, are live at the step too: a temp written only there (the transposed FP8 gradient, the
+// column partial sums) must not share bytes with a buffer live across it.
+TEST(MemoryPlanTest, CublasStepsCountTheirEpilogueBuffersAndFallbacks) {
+  CublasLtGemm g;
+  g.a = 0;
+  g.b = 1;
+  g.d = 2;
+  g.aux = 6;
+  g.transD = 7;
+  g.gradIn = 8;
+  g.colSum = 9;
+  g.colPartials = 10;
+  GeneratedLaunch fallback;
+  fallback.buffers = {2, 11};
+  g.transFallback.push_back(fallback);
+  std::vector<int> bufs = buffersOf(Step(g));
+  EXPECT_EQ(bufs, (std::vector<int>{0, 1, 2, 6, 7, 8, 9, 10, 2, 11}));
+}
