@@ -4,6 +4,7 @@
 // median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
 //
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
+//   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true)
 //                    [--json=FILE] [--profile] [--interleave] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
@@ -191,8 +192,13 @@ int main(int argc, char **argv) {
     };
     std::vector<Entry> entries;
     for (const std::string &recipe : recipes) {
+      // "delayed+bwd_fast_accum=true": the recipe with more quantize options ('+' for ' ').
       TrainingOptions o;
-      o.recipe = recipe;
+      o.recipe = recipe.substr(0, recipe.find('+'));
+      if (const size_t plus = recipe.find('+'); plus != std::string::npos) {
+        o.recipeOptions = recipe.substr(plus + 1);
+        std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
+      }
       o.tokens = tokens;
       Expected<std::unique_ptr<GpuTraining>> step = compileTraining(g, o);
       if (!step) {

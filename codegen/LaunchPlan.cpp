@@ -68,7 +68,8 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
     else
       for (const auto *fallbacks : {&std::get<CublasLtGemm>(s).biasFallback,
                                     &std::get<CublasLtGemm>(s).auxFallback,
-                                    &std::get<CublasLtGemm>(s).transFallback})
+                                    &std::get<CublasLtGemm>(s).transFallback,
+                                    &std::get<CublasLtGemm>(s).gradFallback})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);
   }

@@ -149,6 +149,18 @@ struct CublasLtGemm {
   /// generated GEMM writes it in its epilogue (GemmSm90Kernel::transD); on cuBLASLt the
   /// `transFallback` launch transposes D after the GEMM.
   int transD = -1;
+  /// The backward's gelu_grad in the epilogue (generated GEMM only, backend Generated): D is the
+  /// FP8 cast of gelu_grad(GEMM result, x) with x = gradIn (the GELU's saved input, bf16
+  /// [M, N]), and amaxD its amax. -1 if none.
+  int gradIn = -1;
+  /// The column sums of the epilogue's value (before the FP8 cast; the bias gradient,
+  /// fp8.col_sum) into colSum ([N]), through f32 partial sums per 64 rows in colPartials (a
+  /// temp of ceil(M/64) x N). Generated GEMM only; -1 if none.
+  int colSum = -1, colPartials = -1;
+  /// With gradIn: where cuBLASLt (auto's other choice, measured against the fused generated
+  /// GEMM) writes the GEMM result (bf16 [M, N]), which the `gradFallback` launches (gelu_grad,
+  /// its amax, cast, column sums and transpose: one cast-transpose) then read. -1 otherwise.
+  int gradD = -1;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
@@ -184,6 +196,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> biasFallback; ///< empty or one launch
   std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0 (with transD: D^T too)
   std::vector<GeneratedLaunch> transFallback; ///< transD >= 0: D^T from D, after cuBLASLt
+  std::vector<GeneratedLaunch> gradFallback;  ///< gradD >= 0: the epilogue from gradD, after cuBLASLt
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

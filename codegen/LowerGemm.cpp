@@ -13,7 +13,9 @@
 // the generated GEMM may run the step (backend auto or generated on sm_90a): then with row
 // scales the activation and the amax of D (per row or tensor) join its epilogue, and the step
 // runs on it. The generated GEMM also writes, beside an FP8 D, the GELU's saved input (aux) and
-// D transposed (transD; a transpose launch after cuBLASLt).
+// D transposed (transD; a transpose launch after cuBLASLt); and, for the backward, the FP8
+// gelu_grad of its result with the GELU's saved input read in the epilogue, its amax, column
+// sums and transpose (gradIn; after cuBLASLt, one cast-transpose launch from the bf16 result).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -220,7 +222,52 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       tail = u->result();
     }
   }
-  if (fp8 && tensorScales) {
+  // The backward's tanh gelu_grad of the result, dh = gelu_grad(dy, h) with the GELU's saved
+  // input h: the generated GEMM reads h in its epilogue and writes the FP8 cast of dh (with a
+  // scale known before the GEMM), its amax, its column sums (the bias gradient) and its
+  // transpose, so the bf16 dy and dh are never written (FusionPlanner's gradEpilogue).
+  if (fp8 && tensorScales && generatedCapable && tail->numUses() == 1 && !yielded(tail) &&
+      main->result()->type().rank() == 2 && Lowerer::colsOf(main->result()->type()) % 16 == 0) {
+    Op *gg = tail->users().front();
+    if (gg->kind() == OpKind::GeluGrad && gg->strAttr("approximate") == "tanh" &&
+        gg->operand(0) == tail && gg->operand(1) != tail &&
+        gg->operand(1)->type().dtype() == DType::BF16 && !dependsOn(gg->operand(1), mains) &&
+        gg->parentOp() == &kernel && !yielded(gg->result())) {
+      Op *castD = nullptr, *amaxD = nullptr, *colSum = nullptr;
+      bool others = false;
+      for (Op *u : gg->result()->users()) {
+        if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD)
+          amaxD = u;
+        else if (u->kind() == OpKind::Cast && u->operand(0) == gg->result() && !castD &&
+                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains))
+          castD = u;
+        else if (u->kind() == OpKind::ColSum && !colSum)
+          colSum = u;
+        else
+          others = true;
+      }
+      if (castD && !others) {
+        a.geluGrad = gg;
+        a.gradIn = gg->operand(1);
+        a.castD = castD;
+        a.amaxD = amaxD;
+        a.colSum = colSum;
+        for (Op *f : {gg, amaxD, castD, colSum})
+          if (f) {
+            fused.insert(f);
+            a.fused.push_back(f);
+          }
+        tail = castD->result();
+        for (Op *u : tail->users())
+          if (u->kind() == OpKind::Transpose && !a.transD && u->parentOp() == &kernel) {
+            a.transD = u;
+            fused.insert(u);
+            a.fused.push_back(u);
+          }
+      }
+    }
+  }
+  if (fp8 && tensorScales && !a.geluGrad) {
     auto [castD, amaxD] = castDOf(tail);
     if (castD) {
       if (amaxD) {
@@ -369,9 +416,33 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       ops += ", " + std::string(f->name()) + " %" + f->result()->name();
       if (a.aux && f->operand(0) == a.aux)
         ops += " (its input %" + a.aux->name() + " written as the aux output)";
+      if (f == a.geluGrad)
+        ops += " (its saved input %" + a.gradIn->name() + " read in the epilogue)";
     }
     if (a.needsGenerated) // only the generated GEMM computes this epilogue
       g.backend = GemmBackend::Generated;
+    if (a.gradIn && i == 0) {
+      g.gradIn = lw.bufferOf(a.gradIn);
+      // Auto's other choice: cuBLASLt writes the result in bf16 and one cast-transpose launch
+      // computes the epilogue from it (the unfused plan's launch), measured against the fused
+      // generated GEMM by the runtime.
+      g.gradD = lw.bufferOf(main->result());
+      const size_t mark = lw.stepCount();
+      if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "grad_fallback"); !s)
+        return s;
+      g.gradFallback = lw.takeLaunchesSince(mark);
+    }
+    if (a.colSum && i == 0) {
+      g.colSum = lw.bufferOf(a.colSum->result());
+      // f32 partial sums per 64 rows: ceil(M/64) x N (BufferDesc::mDivisor).
+      const TensorType &t = main->result()->type();
+      const bool dynamic = t.isDynamicDim(0);
+      g.colPartials = lw.newTemp(a.colSum->result()->name() + ".partials",
+                                 TensorType({dynamic ? kDynamic : (t.dim(0) + 63) / 64, g.n},
+                                            DType::F32));
+      if (dynamic)
+        lw.desc(g.colPartials).mDivisor = 64;
+    }
     if (a.amaxD && i == 0) {
       g.amaxRows = a.amaxRows;
       g.amaxD = lw.bufferOf(a.amaxD->result());
@@ -389,9 +460,9 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
         return s;
       g.auxFallback = lw.takeLaunchesSince(mark);
     }
-    if (a.transD && i == 0) {
-      // Its pad columns (an operand's K tail) are written as zeros by either path.
-      g.transD = lw.bufferOf(a.transD->result());
+    if (a.transD && i == 0)
+      g.transD = lw.bufferOf(a.transD->result()); // pad columns written zero by either path
+    if (a.transD && i == 0 && !a.geluGrad) { // (gradFallback writes D^T itself)
       // After cuBLASLt (or a generated GEMM that cannot take it at this M): D transposed by
       // a launch.
       const size_t mark = lw.stepCount();

@@ -200,6 +200,12 @@ struct GemmAnalysis {
   const Value *aux = nullptr;         ///< the GELU input written as aux (GELU_AUX)
   Op *transD = nullptr;               ///< the transpose of the FP8 D written beside it
   bool amaxRows = false;              ///< amaxD is per row of D (the generated GEMM only)
+  /// The backward's tanh gelu_grad of the result (an MLP's second dgrad GEMM), its saved input
+  /// read in the epilogue (gradIn), the FP8 cast of it (castD), its amax (amaxD) and its column
+  /// sums (colSum, the bias gradient) in the generated GEMM's epilogue.
+  Op *geluGrad = nullptr;
+  const Value *gradIn = nullptr;
+  Op *colSum = nullptr;
   /// The epilogue holds what only the generated GEMM computes (row scales with an activation
   /// or an amax, a per-row amax): the step runs on it (CublasLtGemm::backend Generated).
   bool needsGenerated = false;
@@ -211,7 +217,9 @@ struct GemmAnalysis {
 /// (--backend=generated) they need N in whole 16-byte units, which the generated GEMM's
 /// TMA-store epilogue writes them in; otherwise they are launches after the GEMM.
 /// `generatedCapable` (backend auto or generated, arch sm_90a): epilogues only the generated
-/// GEMM computes are fused (GemmAnalysis::needsGenerated).
+/// GEMM computes are fused: row-scaled activations and amaxes (GemmAnalysis::needsGenerated),
+/// and the backward's gelu_grad with its cast, amax, column sums and transpose (on cuBLASLt the
+/// result goes to CublasLtGemm::gradD and a launch computes the epilogue).
 GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
 /// reads in place, in the other layout; null when there is none.

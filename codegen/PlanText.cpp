@@ -94,6 +94,13 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", GELU input to aux " << bufStr(p, c.aux);
   if (c.transD >= 0)
     os << ", D transposed to " << bufStr(p, c.transD);
+  if (c.gradIn >= 0)
+    os << ", D from gelu_grad(result, " << bufStr(p, c.gradIn) << ")";
+  if (c.gradD >= 0)
+    os << " (cuBLASLt: the result to " << bufStr(p, c.gradD) << ")";
+  if (c.colSum >= 0)
+    os << ", column sums to " << bufStr(p, c.colSum) << " (partials per 64 rows in "
+       << bufStr(p, c.colPartials) << ")";
   os << "\n";
   // Auto (the default) prints nothing here: cuBLASLt, and at run time the generated sm90 GEMM
   // where cuBLASLt refuses the configuration.
@@ -115,6 +122,14 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
       break; // the generated GEMM writes D^T itself
     GeneratedLaunch copy = f;
     printStep(os, p, Step(std::move(copy)), label + " after cuBLASLt (D transposed)");
+  }
+  for (const GeneratedLaunch &f : c.gradFallback) {
+    if (c.backend == GemmBackend::Generated)
+      break; // the generated GEMM computes the epilogue itself
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)),
+              label + " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.gradD) +
+                  ")");
   }
   for (const GeneratedLaunch &f : c.biasFallback) {
     if (c.backend == GemmBackend::Generated)

@@ -29,6 +29,10 @@ void chooseBackend(PlannedKernel &k) {
     else if (role == OpRole::Epilogue && op->kind() == OpKind::Cast &&
              op->strAttr("granularity") != "tensor")
       why = "cuBLASLt writes FP8 with a per-tensor scale only";
+    else if (role == OpRole::Epilogue &&
+             (op->kind() == OpKind::GeluGrad || op->kind() == OpKind::ColSum))
+      why = "gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after "
+            "cuBLASLt, a cast-transpose launch from its bf16 result)";
     else if (role == OpRole::Epilogue && op->kind() == OpKind::Transpose)
       why = "the transposed FP8 output is written by the generated GEMM's epilogue (after "
             "cuBLASLt, by a transpose launch)";

@@ -1,7 +1,8 @@
 // Step 2 of the fusion planner (FusionPlanner.cpp): growing a GEMM kernel's epilogue from its
 // result: amax observers, FP8 casts whose scale is known when the tile is written (and the
 // transpose of such a cast, for the generated GEMM), the tanh GELU written beside a saved
-// pre-activation (GELU_AUX), and the chain of single pointwise users.
+// pre-activation (GELU_AUX), the backward's gelu_grad reading that saved input (generated GEMM),
+// and the chain of single pointwise users.
 #include "passes/FusionPlannerImpl.h"
 
 #include "ir/TypeRules.h"
@@ -130,6 +131,63 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, boo
   return gelu;
 }
 
+// The backward's tanh gelu_grad of the GEMM result `tail` (an MLP's second-layer dgrad GEMM),
+// dh = gelu_grad(dy, h) with h the GELU's saved input: the generated GEMM reads h in its
+// epilogue and writes dh's FP8 cast, amax, column sums (the bias gradient) and transpose
+// (gemm_sm90_store_aux.cuh), so neither dy nor dh is written in bf16 and no launch reads them
+// back. Only when nothing else needs dh in bf16 and its cast's scale is known before the kernel
+// (delayed scaling); codegen lowers it so (analyzeGemm), with the GEMM on cuBLASLt plus the
+// cast-transpose launch as auto's other choice, which the runtime measures against it.
+Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused) {
+  if (others.size() != 1)
+    return nullptr;
+  Op *gg = others[0];
+  if (!topLevel(gg) || planned(gg) || gg->kind() != OpKind::GeluGrad ||
+      gg->strAttr("approximate") != "tanh" || gg->operand(0) != tail || gg->operand(1) == tail)
+    return nullptr;
+  Op *main = tail->definingOp();
+  if (!main || !inKernel(main, k) || plan_.kernels[k].roles[main] != OpRole::Main ||
+      main->kind() != OpKind::ScaledMatmul)
+    return nullptr;
+  auto fromKernel = [&](const Value *v) { return dependsOn(v, k); };
+  const Value *dh = gg->result(), *h = gg->operand(1);
+  std::string why;
+  std::string otherUser;
+  for (const Op *u : dh->users()) {
+    if (u->kind() == OpKind::ColSum)
+      continue;
+    const bool tensorGran = (u->kind() == OpKind::Amax || u->kind() == OpKind::Cast) &&
+                            u->strAttr("granularity") == "tensor";
+    if (!((u->kind() == OpKind::Amax && tensorGran) ||
+          (u->kind() == OpKind::Cast && tensorGran && u->operand(0) == dh)))
+      otherUser = u->info().has(kTerminator) ? "the return" : std::string(u->name());
+  }
+  if (!generatedGemm_)
+    why = "only the generated GEMM reads the GELU's saved input " + nameOf(h) +
+          " in its epilogue (cuBLASLt forced, or not sm_90a): a launch reads " + nameOf(tail) +
+          " back";
+  else if (main->operand(2)->type().rank() != 0)
+    why = "the GEMM has row or block scales; the gelu_grad epilogue takes tensor scales";
+  else if (!castKnownBefore(dh, fromKernel))
+    why = "its FP8 cast needs a scale computed after the kernel (current scaling), so a launch "
+          "reads " + nameOf(tail) + " back";
+  else if (!otherUser.empty())
+    why = nameOf(dh) + " is also used by " + otherUser + ", which needs it in bf16";
+  else if (tail->type().rank() != 2 || tail->type().dim(1) % 16 != 0)
+    why = "the generated GEMM writes the gelu_grad epilogue's outputs in whole 16-byte units of N";
+  else if (h->type().dtype() != DType::BF16)
+    why = "the epilogue reads the GELU's saved input in bf16; " + nameOf(h) + " is " +
+          std::string(dtypeName(h->type().dtype()));
+  else if (!otherOperandsIndependent(gg, tail, k))
+    why = "the GELU's saved input is computed from this kernel's output";
+  if (!why.empty()) {
+    reject(gg, k, "epilogue", why);
+    *refused = true;
+    return nullptr;
+  }
+  return gg;
+}
+
 void Planner::growEpilogue(size_t k) {
   Value *tail = tails_[k];
   while (true) {
@@ -149,6 +207,19 @@ void Planner::growEpilogue(size_t k) {
       if (!addIfAcyclic(k, gelu, OpRole::Epilogue))
         return;
       tail = gelu->result();
+      continue;
+    }
+    if (refused)
+      return;
+    if (Op *gg = gradEpilogue(k, tail, others, &refused)) {
+      if (!addIfAcyclic(k, gg, OpRole::Epilogue))
+        return;
+      tail = gg->result();
+      // Its column sums (the bias gradient) join too; its amax, cast and transpose next turn.
+      for (Op *u : tail->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum &&
+            !addIfAcyclic(k, u, OpRole::Epilogue))
+          reject(u, k, "epilogue", "another op the kernel needs is computed from it");
       continue;
     }
     if (refused)

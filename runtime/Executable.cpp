@@ -294,6 +294,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     notes.push_back("bias added by a launch");
   if (call.epilogueAfter)
     notes.push_back("no GELU_AUX algorithm: the GELU input written as D, the epilogue by launches");
+  if (g.gradD >= 0)
+    notes.push_back("the gelu_grad epilogue by a launch from its bf16 result");
   if (choice)
     notes.push_back(choice->why);
   std::string log = "cublaslt";
@@ -325,6 +327,9 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
     for (const GeneratedLaunch &l : g.auxFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
         return st;
+  for (const GeneratedLaunch &l : g.gradFallback) // the gelu_grad epilogue from gradD
+    if (Status st = launch(l, ptrs, m, stream); !st)
+      return st;
   if (!call.epilogueAfter) // D^T of the D cuBLASLt wrote
     for (const GeneratedLaunch &l : g.transFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)

@@ -57,9 +57,10 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   add(g.invScaleA, Fill::One);
   add(g.invScaleB, Fill::One);
   add(g.scaleD, Fill::One);
-  for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD})
+  add(g.gradIn, Fill::Random);
+  for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.gradD})
     add(i, Fill::Zero);
-  for (const auto *fallbacks : {&g.biasFallback, &g.auxFallback, &g.transFallback})
+  for (const auto *fallbacks : {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.gradFallback})
     for (const GeneratedLaunch &l : *fallbacks)
       for (int i : l.buffers)
         add(i, Fill::Zero);

@@ -53,7 +53,9 @@
 // rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
 //
 // With XO != 0 (gemm_sm90_store_aux.cuh), the TMA-store epilogue of an FP8 D also writes the
-// pre-activation in bf16 (mapAux) and D transposed (mapDT); the maps are unused otherwise.
+// pre-activation in bf16 (mapAux) and D transposed (mapDT), or takes the backward's gelu_grad
+// of the result with a saved input (p.epiIn) and the column sums of that (p.colPart); the maps
+// are unused otherwise.
 //
 // Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
 // at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
@@ -83,21 +85,25 @@ namespace sm90 {
 
 /// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), the TMA-store
 /// epilogue's chunk buffers (`epiBufs` of 64 x 64 16-bit values per consumer warpgroup,
-/// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh), the mbarriers
-/// (full[Stages], empty[Stages], turn[2], stagingFull[castSlots], stagingEmpty[castSlots]) and,
-/// after them, the consumers' column buffers (EpilogueInputs: BN / 2 float4 per consumer
-/// warpgroup, when the epilogue has per-column inputs; sharedBytes counts them).
+/// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh),
+/// the column-sum exchange (kColSumBytes per consumer warpgroup, with XO & kXoColSum), the
+/// mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
+/// stagingEmpty[castSlots]) and, after them, the consumers' column buffers (EpilogueInputs:
+/// BN / 2 float4 per consumer warpgroup, when the epilogue has per-column inputs; sharedBytes
+/// counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, epi, staging, bars, cols;
+  u32 a, b, epi, staging, colSum, bars, cols;
   int castSlots, epiBufs;
-  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0)
+  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0,
+                                  bool colSums = false)
       : castSlots(castSlots_), epiBufs(epiBufs_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
     epi = b + Stages * kStageB; // stages are multiples of 1024 bytes: aligned for the swizzle
     staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
-    bars = staging + u32(castSlots) * 2u * kStageA;
+    colSum = staging + u32(castSlots) * 2u * kStageA;
+    bars = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
     // 16-byte aligned: bars is, and the barrier count is even.
     cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
   }
@@ -108,6 +114,10 @@ template <int BM, int BN, int Stages> struct Ring {
   /// Consumer warpgroup cw's TMA-store chunk buffers.
   __device__ __forceinline__ u32 epiBuffer(int cw) const {
     return epi + u32(cw * epiBufs) * kEpiChunkBytes;
+  }
+  /// Consumer warpgroup cw's column-sum exchange.
+  __device__ __forceinline__ u32 colSumBuffer(int cw) const {
+    return colSum + u32(cw) * u32(kColSumBytes);
   }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
@@ -301,6 +311,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
     In in;
     in.load(p, rowBase, colBase);
+    if constexpr ((XO & kXoGeluGrad) != 0)
+      prefetchEpilogueInput<WN, 64>(p, rowBase, colBase);
 #pragma unroll
     for (int i = 0; i < WN / 2; ++i)
       acc[0][i] = 0.0f;
@@ -364,9 +376,9 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     }
     in.stage(colBuf, 1 + cw);
     if constexpr (XO != 0)
-      epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO>(
-          acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), seq, 1 + cw, rowBase, colBase,
-          in.sa[0], colBuf, tensorScale, scaleD);
+      epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192)>(
+          acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
+          rowBase, colBase, in.sa[0], colBuf, tensorScale, scaleD);
     else if constexpr (EB > 0)
       epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc[0], p, mapD, ring.epiBuffer(cw),
                                                          seq, 1 + cw, rowBase, colBase,
@@ -411,6 +423,8 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
     walk.coords(u, p, tm, tn);
     In in;
     in.load(p, tm * BM, tn * BN);
+    if constexpr ((XO & kXoGeluGrad) != 0)
+      prefetchEpilogueInput<BN, BM>(p, tm * BM, tn * BN);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
 #pragma unroll
@@ -427,9 +441,9 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 #pragma unroll
     for (int h = 0; h < kSlices; ++h) {
       if constexpr (XO != 0)
-        epilogueTmaAux<BN, EB, TD, S, HasBias, TBias, A, Amax, XO>(
-            acc[h], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), seq, 1 + cw, tm * BM + 64 * h,
-            tn * BN, in.sa[h], colBuf, tensorScale, scaleD);
+        epilogueTmaAux<BN, EB, TD, S, HasBias, TBias, A, Amax, XO, false>(
+            acc[h], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
+            tm * BM + 64 * h, tn * BN, in.sa[h], colBuf, tensorScale, scaleD);
       else if constexpr (EB > 0)
         epilogueTma<BN, EB, TD, S, HasBias, TBias, A, Amax>(acc[h], p, mapD, ring.epiBuffer(cw),
                                                            seq, 1 + cw, tm * BM + 64 * h, tn * BN,
@@ -472,9 +486,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(EB == 0 || XO != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
                             (kPingPong || BM == 128 ? BN : BN / 2) % epiChunkCols<TD>() == 0),
                 "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
-  // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in 16 KB units.
-  static_assert(XO == 0 || (isFp8(TD) && (EB == 2 || EB == 4)),
-                "extra epilogue outputs: an FP8 D and one or two 16 KB units per warpgroup");
+  // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in units of 16 KB
+  // (with the pre-activation) or 8 KB.
+  static_assert(XO == 0 || (isFp8(TD) && (EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
+                "extra epilogue outputs: an FP8 D and one or two units per warpgroup");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
@@ -489,7 +504,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw), CS, EB);
+  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0);
 
   // Broadcast from lane 0, so the compiler knows it is warp-uniform: the ring positions and
   // descriptors derived from it then live in uniform registers instead of being computed per

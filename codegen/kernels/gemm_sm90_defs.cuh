@@ -32,7 +32,10 @@ struct GemmParams {
   const float *scaleD;
   const float *quantA; ///< bf16-A prologue: A's quantization scale ([1] or, Scale::Row, [M])
   float *amaxA;        ///< bf16-A prologue with AmaxA: max |A| (starts at 0)
+  const void *epiIn;   ///< XO & kXoGeluGrad: the GELU's saved input, bf16 [M, N] (pitch ldIn)
+  float *colPart;      ///< XO & kXoColSum: column sums per 64-row slice, f32 [ceil(M/64)][N]
   i64 ldd;  ///< D row pitch in elements
+  i64 ldIn; ///< row pitch of epiIn in elements
   i64 ldsa; ///< Scale::Block: row pitch of scaleA (>= M)
   i64 ldsb; ///< Scale::Block: row pitch of scaleB (>= ceil(K/128))
   int m, n, k;
@@ -49,12 +52,15 @@ constexpr int kConsumerWarps = 8;
 /// (castSlots of bm x 128 bf16), the ring's full/empty mbarriers, the two ping-pong turn mbarriers, the
 /// staging slots' full/empty mbarriers, the consumers' column buffers when the epilogue has
 /// per-column inputs (row scales or bias: 16 bytes per pair of columns per consumer warpgroup),
-/// and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the host computes the
-/// same).
+/// the column-sum exchange of an epilogue with XO & kXoColSum (kColSumBytes per consumer
+/// warpgroup), and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the host
+/// computes the same).
+constexpr int kColSumBytes = 4 * 32 * 8; ///< one float2 per lane of each of a warpgroup's warps
 FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs, int castSlots = 0,
-                                  int epiBufs = 0) {
+                                  int epiBufs = 0, bool colSums = false) {
   return stages * (bm * kBK + bn * kBK) + 2 * epiBufs * 64 * 128 + castSlots * bm * kBK * 2 +
-         (2 * stages + 2 + 2 * castSlots) * 8 + (colInputs ? 16 * bn : 0) + 1024;
+         (colSums ? 2 * kColSumBytes : 0) + (2 * stages + 2 + 2 * castSlots) * 8 +
+         (colInputs ? 16 * bn : 0) + 1024;
 }
 
 // --- PTX wrappers ------------------------------------------------------------------------------

@@ -263,7 +263,7 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   for (int i : {g.a, g.b, g.d})
     if (!valid(i))
       return fail("operand buffer index " + std::to_string(i) + " out of range");
-  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux})
+  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux, g.gradD})
     if (i != -1 && !valid(i))
       return fail("buffer index " + std::to_string(i) + " out of range");
   auto pitch = [&](int i) -> int64_t {
@@ -318,6 +318,17 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   c.alignB = alignmentOf(addr(g.b));
   c.alignD = alignmentOf(addr(g.d));
   c.alignBias = alignmentOf(addr(g.bias));
+  if (g.gradD != -1) {
+    // The fused gelu_grad epilogue is the generated GEMM's: cuBLASLt writes the GEMM result to
+    // gradD, and the step's gradFallback launches compute the epilogue from it.
+    c.dType = plan.buffers[g.gradD].type.dtype();
+    c.ldd = pitch(g.gradD);
+    c.hasScaleD = c.hasAmaxD = false;
+    p.d = reinterpret_cast<void *>(addr(g.gradD));
+    p.scaleD = nullptr;
+    p.amaxD = nullptr;
+    c.alignD = alignmentOf(addr(g.gradD));
+  }
   if (c.isFp8() && (!p.invScaleA || !p.invScaleB))
     return fail("an FP8 GEMM needs both inverse-scale buffers");
   return std::pair{c, p};

@@ -1,5 +1,5 @@
-// GemmSm90 (GemmSm90.h): kernel names and sources, the host-side checks, the tile heuristic,
-// tensor maps, and the launch of the generated Hopper FP8 GEMM.
+// GemmSm90 (GemmSm90.h): shared memory, the host-side checks, the tile heuristic, tensor maps,
+// and the launch of the generated Hopper FP8 GEMM (names and sources: GemmSm90Source.cpp).
 #include "runtime/gpu/GemmSm90.h"
 
 #include "runtime/cuda/LoadedModules.h"
@@ -23,49 +23,14 @@ struct DeviceParams {
   const float *scaleD;
   const float *quantA;
   float *amaxA;
-  int64_t ldd, ldsa, ldsb;
+  const void *epiIn;
+  float *colPart;
+  int64_t ldd, ldIn, ldsa, ldsb;
   int32_t m, n, k;
   int32_t tilesM, tilesN, kBlocks;
   int32_t groupM;
 };
-static_assert(sizeof(DeviceParams) == 120, "DeviceParams must match sm90::GemmParams");
-
-const char *dtName(DType t) {
-  switch (t) {
-  case DType::F32: return "F32";
-  case DType::F16: return "F16";
-  case DType::BF16: return "BF16";
-  case DType::F8E4M3FN: return "E4M3";
-  case DType::F8E5M2: return "E5M2";
-  default: return nullptr;
-  }
-}
-
-const char *shortName(DType t) {
-  switch (t) {
-  case DType::F32: return "f32";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F8E4M3FN: return "e4m3";
-  case DType::F8E5M2: return "e5m2";
-  default: return "?";
-  }
-}
-
-const char *scaleName(GemmScaleMode s) {
-  return s == GemmScaleMode::Tensor ? "Tensor" : s == GemmScaleMode::OuterVector ? "Row" : "Block";
-}
-
-const char *actName(GemmActivation a) {
-  switch (a) {
-  case GemmActivation::None: return "None";
-  case GemmActivation::Relu: return "Relu";
-  case GemmActivation::GeluTanh: return "GeluTanh";
-  case GemmActivation::GeluErf: return "GeluErf";
-  case GemmActivation::Silu: return "Silu";
-  }
-  return "None";
-}
+static_assert(sizeof(DeviceParams) == 144, "DeviceParams must match sm90::GemmParams");
 
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
@@ -77,48 +42,11 @@ bool aligned(const void *p, uintptr_t bytes) {
 
 } // namespace
 
-std::string GemmSm90Kernel::name() const {
-  std::string s = std::string("fp8c_gemm_sm90_") + shortName(aType) + "_" + shortName(bType) +
-                  "_" + shortName(dType) + "_" +
-                  (scaleMode == GemmScaleMode::Tensor        ? "tensor"
-                   : scaleMode == GemmScaleMode::OuterVector ? "row"
-                                                             : "block128") +
-                  "_n" + std::to_string(bn) + "_s" + std::to_string(stages) + "_o" +
-                  (overlap ? "1" : "0");
-  if (bm != 128)
-    s += "_m" + std::to_string(bm);
-  if (schedule == GemmSchedule::PingPong)
-    s += "_pp";
-  if (clusterM != 1)
-    s += "_c" + std::to_string(clusterM);
-  if (!fastAccum && scaleMode != GemmScaleMode::Block128)
-    s += "_promote";
-  if (biasType)
-    s += std::string("_bias") + shortName(*biasType);
-  if (activation != GemmActivation::None) {
-    std::string a = actName(activation);
-    std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
-    s += "_" + a;
-  }
-  if (amaxD)
-    s += amaxRows ? "_amaxrow" : "_amax";
-  if (castA)
-    s += "_abf16s" + std::to_string(castSlots);
-  if (amaxA)
-    s += "_amaxa";
-  if (const int eb = epilogueBuffers(); eb > 0)
-    s += "_tms" + std::to_string(eb);
-  if (auxOut)
-    s += "_aux";
-  if (transD)
-    s += "_dt";
-  return s;
-}
-
 namespace {
 
 constexpr int64_t kMaxSharedBytes = 232448; // per block, sm_90 (opt-in)
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
+constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
 
 // The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
 // bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
@@ -129,7 +57,8 @@ int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
   return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
-         2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 + (2 * k.stages + 2 + 2 * slots) * 8 +
+         2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 +
+         (k.colSumType ? 2 * kColSumBytes : 0) + (2 * k.stages + 2 + 2 * slots) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
 
@@ -140,11 +69,17 @@ int GemmSm90Kernel::epilogueBuffers() const {
   const int chunkCols = d16 ? 64 : isFp8(dType) ? 128 : 0; // 128 bytes of a row
   const int wn = schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2;
   if (extraOutputs()) {
-    // One unit of 16 KB (two chunk buffers): y, D and D^T of 64 x 64 (gemm_sm90_store_aux.cuh).
-    // (Two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel.)
+    // Units of 64 x 64 (gemm_sm90_store_aux.cuh): with the pre-activation, one unit of 16 KB
+    // (y, D and D^T; two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel);
+    // otherwise units of 8 KB (D and D^T), two where they fit, so a unit is staged while the
+    // other's stores drain.
     if (!tmaStore || !isFp8(dType) || wn % 64 != 0)
       return 0;
-    return sharedBytesWith(*this, 2) <= kMaxSharedBytes ? 2 : 0;
+    const int unit = extraUnitChunks();
+    if (!auxOut && schedule == GemmSchedule::Cooperative &&
+        sharedBytesWith(*this, 2 * unit) <= kMaxSharedBytes)
+      return 2 * unit;
+    return sharedBytesWith(*this, unit) <= kMaxSharedBytes ? unit : 0;
   }
   if (!tmaStore || chunkCols == 0 || wn % chunkCols != 0)
     return 0;
@@ -156,47 +91,6 @@ int GemmSm90Kernel::epilogueBuffers() const {
 
 int64_t GemmSm90Kernel::sharedBytes() const { return sharedBytesWith(*this, epilogueBuffers()); }
 
-std::string gemmSm90Source(const GemmSm90Kernel &k) {
-  const std::string entry = k.name();
-  std::string s = "// fp8c generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh)\n"
-                  "#include \"fp8c/gemm_sm90.cuh\"\n\n"
-                  "extern \"C\" __global__ void __launch_bounds__(384, 1)" +
-                  (k.clusterM > 1 ? " __cluster_dims__(" + std::to_string(k.clusterM) + ", 1, 1)"
-                                  : std::string()) +
-                  "\n" + entry +
-                  "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapAux,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
-                  "    const fp8c::sm90::GemmParams p) {\n"
-                  "  using fp8c::Dt;\n"
-                  "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
-                  std::to_string(k.bn) + ", " + std::to_string(k.stages) + ", Dt::" +
-                  dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
-                  ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
-                  (k.biasType ? "true" : "false") + ", Dt::" +
-                  dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
-                  actName(k.activation) + ", " + (k.amaxD ? (k.amaxRows ? "2" : "1") : "0") + ", " +
-                  (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
-                  ", fp8c::sm90::Sched::" +
-                  (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
-                  std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
-                  ", " + (k.amaxA ? "true" : "false") + ", " +
-                  std::to_string(k.epilogueBuffers()) + ", " +
-                  std::to_string((k.auxOut ? 1 : 0) | (k.transD ? 2 : 0)) +
-                  ">(mapA, mapB, mapD, mapAux, mapDT, p);\n}\n";
-  return s;
-}
-
-NvrtcRequest gemmSm90Request(const GemmSm90Kernel &k, const std::string &arch) {
-  NvrtcRequest r;
-  r.kernelName = k.name();
-  r.source = gemmSm90Source(k);
-  r.arch = arch;
-  return r;
-}
-
 Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   const std::string what = "generated sm90 GEMM " + k.name() + ": ";
   auto fail = [&](const std::string &m) { return Error(what + m); };
@@ -205,7 +99,7 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 is not supported (cuBLASLt rejects it too); quantize one side "
                 "to e4m3");
-  if (!dtName(k.dType) || k.dType == DType::I32)
+  if (k.dType != DType::BF16 && k.dType != DType::F16 && k.dType != DType::F32 && !isFp8(k.dType))
     return fail("D must be bf16, f16, f32, e4m3 or e5m2");
   if (k.biasType && *k.biasType != DType::BF16 && *k.biasType != DType::F16 &&
       *k.biasType != DType::F32)
@@ -252,12 +146,21 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   }
   if (k.extraOutputs() && k.epilogueBuffers() == 0)
     return fail(!isFp8(k.dType)
-                    ? "the pre-activation and transposed outputs need an FP8 D"
-                    : !k.tmaStore ? "the pre-activation and transposed outputs are written by "
-                                    "the TMA-store epilogue only: set tmaStore"
-                                  : "the pre-activation and transposed outputs need whole "
-                                    "64-column units per warpgroup and 32 KB of shared memory "
-                                    "beside the ring: fewer stages");
+                    ? "the pre-activation, transposed, gelu_grad and column-sum outputs need an "
+                      "FP8 D"
+                    : !k.tmaStore ? "the pre-activation, transposed, gelu_grad and column-sum "
+                                    "outputs are written by the TMA-store epilogue only: set "
+                                    "tmaStore"
+                                  : "the pre-activation, transposed, gelu_grad and column-sum "
+                                    "outputs need whole 64-column units per warpgroup and " +
+                                        std::to_string(16 * k.extraUnitChunks()) +
+                                        " KB of shared memory beside the ring: fewer stages");
+  if (k.geluGradIn && (k.activation != GemmActivation::None || k.auxOut))
+    return fail("the gelu_grad epilogue (geluGradIn) replaces the activation and writes no "
+                "pre-activation: activation None, auxOut off");
+  if (k.colSumType && *k.colSumType != DType::BF16 && *k.colSumType != DType::F16 &&
+      *k.colSumType != DType::F32)
+    return fail("column sums are written in bf16, f16 or f32");
   // Promotion holds the result and one K block's accumulators (Block128: two, pipelined).
   if (k.promotes() && wn > (k.scaleMode == GemmScaleMode::Block128 ? 128 : 192))
     return fail(k.scaleMode == GemmScaleMode::Block128
@@ -297,6 +200,9 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     if ((k.auxOut && prob.ldAux < prob.n) || (k.transD && prob.ldDT < ceilDiv(prob.m, 16) * 16))
       return fail("the aux pitch must be at least N and the D^T pitch at least M rounded up to "
                   "16 (its pad columns are written as zeros)");
+    if (k.geluGradIn && (prob.ldIn < prob.n || prob.ldIn % 8 != 0))
+      return fail("the gelu_grad input's pitch must be at least N and a multiple of 8 elements "
+                  "(got " + std::to_string(prob.ldIn) + ")");
   }
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
@@ -322,6 +228,11 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the kernel writes the amax of A but no amaxA pointer was given");
   if ((k.auxOut && (!p->aux || !aligned(p->aux, 16))) || (k.transD && (!p->dT || !aligned(p->dT, 16))))
     return fail("the aux and D^T outputs need 16-byte aligned pointers");
+  if (k.geluGradIn && (!p->gradIn || !aligned(p->gradIn, 16)))
+    return fail("the gelu_grad epilogue needs the GELU's saved input (gradIn), 16-byte aligned");
+  if (k.colSumType && (!p->colSums || !p->colPartials || !aligned(p->colPartials, 8)))
+    return fail("the column sums need their output (colSums) and an 8-byte aligned f32 "
+                "workspace of ceil(M/64) x N (colPartials)");
   return Status::ok();
 }
 
@@ -364,8 +275,8 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   }
   k.overlap = !k.promotes();
   if (k.extraOutputs()) {
-    // At least one 16 KB unit per consumer warpgroup beside the ring.
-    while (k.stages > 2 && sharedBytesWith(k, 2) > kMaxSharedBytes)
+    // At least one unit per consumer warpgroup beside the ring.
+    while (k.stages > 2 && sharedBytesWith(k, k.extraUnitChunks()) > kMaxSharedBytes)
       --k.stages;
   }
   if (k.castA) {
@@ -429,7 +340,13 @@ Expected<GemmSm90Runner::Loaded> GemmSm90Runner::load(const GemmSm90Kernel &k) {
     return Error(fn.error());
   if (Status st = setMaxDynamicSharedBytes(*fn, k.sharedBytes(), name); !st)
     return Error(st.message());
-  Loaded l{*fn, *ck, 0};
+  Loaded l{*fn, nullptr, *ck, 0};
+  if (k.colSumType) {
+    Expected<CUfunction> sumFn = LoadedModules::global().function(**ck, name + "_colsum");
+    if (!sumFn)
+      return Error(sumFn.error());
+    l.colSumFn = *sumFn;
+  }
   if (k.clusterM > 1) {
     // How many clusters fit at once (a cluster's blocks share one GPC, so it can be fewer than
     // SMs / clusterM); the grid never asks for more.
@@ -560,7 +477,10 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.scaleD = p.scaleD;
   dp.quantA = p.quantScaleA;
   dp.amaxA = p.amaxA;
+  dp.epiIn = p.gradIn;
+  dp.colPart = p.colPartials;
   dp.ldd = prob.ldd;
+  dp.ldIn = prob.ldIn;
   dp.ldsa = prob.ldsa;
   dp.ldsb = prob.ldsb;
   dp.m = int32_t(prob.m);
@@ -582,8 +502,17 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
   void *args[] = {&mapA, &mapB, &mapD, &mapAux, &mapDT, &dp};
-  return drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()), stream, args,
-                     false, k.name());
+  if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
+                              stream, args, false, k.name());
+      !st || !k.colSumType)
+    return st;
+  // The column sums: the partial sums of the ceil(M/64) slices added up in order.
+  const float *part = p.colPartials;
+  int slices = int(ceilDiv(prob.m, 64)), n = dp.n;
+  void *out = p.colSums;
+  void *sumArgs[] = {&part, &slices, &n, &out};
+  return drv->launch(l->colSumFn, unsigned(ceilDiv(prob.n, 256)), 256, 0, stream, sumArgs, false,
+                     k.name() + "_colsum");
 }
 
 } // namespace fp8c

@@ -115,7 +115,25 @@ struct GemmSm90Kernel {
   /// is no register-epilogue form of them).
   bool auxOut = false;
   bool transD = false;
-  bool extraOutputs() const { return auxOut || transD; }
+  /// The backward's gelu_grad in the epilogue: the value cast to D (and reduced into amaxD) is
+  /// v = bf16(bf16(y) * gelu_tanh'(x)), y the GEMM result (scaled, with bias), x the GELU's
+  /// saved input (bf16 [M, N], GemmSm90Pointers::gradIn, pitch ldIn): the dgrad GEMM of an
+  /// MLP's second layer writes the FP8 gradient of the first layer's pre-activation directly.
+  /// Activation None, no auxOut.
+  bool geluGradIn = false;
+  /// Column sums of the value cast to D (v, or act(y)), the bias gradient: written to
+  /// GemmSm90Pointers::colSums ([N] of this dtype, bf16 or f32) through f32 partial sums per
+  /// 64-row slice (GemmSm90Pointers::colPartials, [ceil(M/64)][N] f32) that a second kernel of
+  /// the module adds up in order (deterministic), launched by run() after the GEMM.
+  std::optional<DType> colSumType;
+  bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
+  /// 8 KB chunk buffers per unit of the extra-output epilogue: 2 with auxOut, else 1.
+  int extraUnitChunks() const { return auxOut ? 2 : 1; }
+  /// The epilogue's extra-output bits (gemm_sm90_store_aux.cuh: kXoAux | kXoTrans |
+  /// kXoGeluGrad | kXoColSum).
+  int extraOutputBits() const {
+    return (auxOut ? 1 : 0) | (transD ? 2 : 0) | (geluGradIn ? 4 : 0) | (colSumType ? 8 : 0);
+  }
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
   bool promotes() const { return !fastAccum || scaleMode == GemmScaleMode::Block128; }
@@ -127,7 +145,8 @@ struct GemmSm90Kernel {
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
-  /// "_aux" (auxOut) and "_dt" (transD).
+  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn) and "_colsum<dtype>" (colSumType).
+  /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -139,6 +158,7 @@ struct GemmSm90Problem {
   int64_t lda = 0, ldb = 0, ldd = 0;
   int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
   int64_t ldAux = 0, ldDT = 0; ///< auxOut, transD: pitches of aux ([M, N]) and dT ([N, M])
+  int64_t ldIn = 0;            ///< geluGradIn: pitch of gradIn ([M, N])
 };
 
 /// Device pointers of one call (inverse scales: dequantization factors, multiplied).
@@ -155,7 +175,13 @@ struct GemmSm90Pointers {
   float *amaxA = nullptr;             ///< castA with amaxA: max |A|
   void *aux = nullptr;                ///< auxOut: the bf16 pre-activation [M, N]
   void *dT = nullptr;                 ///< transD: D transposed [N, M]
+  const void *gradIn = nullptr;       ///< geluGradIn: the GELU's saved input, bf16 [M, N]
+  void *colSums = nullptr;            ///< colSumType: the column sums [N]
+  float *colPartials = nullptr;       ///< colSumType: workspace, [ceil(M/64)][N] f32
 };
+
+/// f32 elements of the colPartials workspace a problem of m rows and n columns needs.
+inline int64_t gemmSm90ColPartials(int64_t m, int64_t n) { return (m + 63) / 64 * n; }
 
 /// The CUDA source of a kernel: #include "fp8c/gemm_sm90.cuh" and one instantiation.
 std::string gemmSm90Source(const GemmSm90Kernel &k);
@@ -213,6 +239,7 @@ public:
 private:
   struct Loaded {
     CUfunction fn = nullptr;
+    CUfunction colSumFn = nullptr; ///< colSumType: "<name>_colsum"
     std::shared_ptr<const CachedKernel> kernel;
     int maxClusters = 0; ///< clusterM > 1: clusters resident at once (cuOccupancyMaxActiveClusters)
   };

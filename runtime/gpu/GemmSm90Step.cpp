@@ -35,6 +35,21 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     k.auxOut = g.aux >= 0;
     k.transD = g.transD >= 0;
   }
+  if (g.gradIn >= 0 || g.colSum >= 0) {
+    if (!isFloat8(k.dType))
+      return fail("it takes gelu_grad or column sums in its epilogue beside a " +
+                  std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
+    if ((g.gradIn >= 0 && !valid(g.gradIn)) || (g.colSum >= 0 && !valid(g.colSum)) ||
+        (g.colSum >= 0 && !valid(g.colPartials)))
+      return fail("internal error: the gelu_grad input or column-sum buffer index is out of range");
+    if (g.gradIn >= 0 && plan.buffers[g.gradIn].type.dtype() != DType::BF16)
+      return fail("the GELU's saved input is " +
+                  std::string(dtypeName(plan.buffers[g.gradIn].type.dtype())) +
+                  "; the gelu_grad epilogue reads it in bf16");
+    k.geluGradIn = g.gradIn >= 0;
+    if (g.colSum >= 0)
+      k.colSumType = plan.buffers[g.colSum].type.dtype();
+  }
   if (!g.bKMajor || !g.aKMajor)
     return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
   if (!valid(g.invScaleA) || !valid(g.invScaleB))
@@ -90,6 +105,8 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
     p.ldAux = plan.buffers[g.aux].pitch(m);
   if (g.transD >= 0)
     p.ldDT = plan.buffers[g.transD].pitch(m);
+  if (g.gradIn >= 0)
+    p.ldIn = plan.buffers[g.gradIn].pitch(m);
   if (g.scaleMode == GemmScaleMode::Block128) {
     p.ldsa = plan.buffers[g.invScaleA].pitch(m); // roundup(M, 4): BufferDesc::ldAlignM
     p.ldsb = plan.buffers[g.invScaleB].pitch(m); // roundup(ceil(K/128), 4)
@@ -112,6 +129,9 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.scaleD = static_cast<const float *>(addr(g.scaleD));
   p.aux = addr(g.aux);
   p.dT = addr(g.transD);
+  p.gradIn = addr(g.gradIn);
+  p.colSums = addr(g.colSum);
+  p.colPartials = static_cast<float *>(addr(g.colPartials));
   return p;
 }
 

@@ -23,7 +23,7 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
   int compiled = 0;
   for (const GemmSm90Kernel &k : configs()) {
     SCOPED_TRACE(k.name());
-    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 2, 256, 256})
+    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 2, 256, 256, 256})
                     .isOk());
     NvrtcRequest req = gemmSm90Request(k);
     req.wantPtx = true;
@@ -75,14 +75,24 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
       EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
     bool found = false;
+    bool foundSums = false;
     for (const PtxasEntryInfo &e : r->entries) {
       EXPECT_EQ(e.stackFrameBytes, 0) << r->log;
-      found |= e.entry == k.name();
+      foundSums |= e.entry == k.name() + "_colsum";
+      if (e.entry != k.name())
+        continue;
+      found = true;
       // setmaxnreg hands out registers assuming the launch bound's cap at entry (168): with
       // fewer, the consumers' setmaxnreg.inc would wait forever.
       EXPECT_EQ(e.registers, 168) << r->log;
     }
     EXPECT_TRUE(found) << "no ptxas report for " << k.name() << ":\n" << r->log;
+    // The gelu_grad epilogue reads the saved input (prefetched to L2 first); column sums go
+    // through shuffles, a shared exchange and the module's second kernel.
+    EXPECT_EQ(r->ptx.find("prefetch.global.L2") != std::string::npos, k.geluGradIn);
+    EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, k.geluGradIn);
+    EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos, k.colSumType.has_value());
+    EXPECT_EQ(foundSums, k.colSumType.has_value()) << r->log;
   }
   std::cout << "[ gemm sm90 ] " << compiled << " configs compiled in " << seconds << " s\n";
 }

@@ -36,6 +36,12 @@ double act(double x, GemmActivation a) {
   return x;
 }
 
+/// d/dx of the tanh GELU.
+double geluTanhDeriv(double x) {
+  const double c = 0.7978845608028654, t = std::tanh(c * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x);
+}
+
 std::vector<uint8_t> bytesOf(const std::vector<float> &v, DType t) {
   std::vector<uint8_t> out(v.size() * dtypeBytes(t));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -168,6 +174,16 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     for (int64_t i = 0; i < N; ++i)
       bias.push_back(roundToDType(val(rng), *k.biasType));
   const float scaleD = 0.75f;
+  // The gelu_grad epilogue's saved input x: bf16 [M, N], pitch N + 8, NaN in the padding (the
+  // kernel must not read it); D's reference is then y * gelu'(x).
+  prob.ldIn = N + 8;
+  std::vector<uint16_t> xin;
+  if (k.geluGradIn) {
+    xin.assign(size_t(M * prob.ldIn), uint16_t(0x7FC1));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        xin[size_t(i * prob.ldIn + j)] = floatToBf16(2.0f * val(rng));
+  }
 
   // f64 reference (threads over rows); `pre` before the activation.
   std::vector<double> ref(size_t(M * N)), pre(size_t(M * N));
@@ -191,7 +207,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
         if (k.biasType)
           acc += bias[size_t(j)];
         pre[size_t(i * N + j)] = acc;
-        ref[size_t(i * N + j)] = act(acc, k.activation);
+        ref[size_t(i * N + j)] =
+            k.geluGradIn ? acc * geluTanhDeriv(bf16ToFloat(xin[size_t(i * prob.ldIn + j)]))
+                         : act(acc, k.activation);
       }
   };
   {
@@ -243,6 +261,16 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   ASSERT_TRUE(dAux->fill(0xFF).isOk() && dDT->fill(0xFF).isOk());
   p.aux = k.auxOut ? dAux->data() : nullptr;
   p.dT = k.transD ? dDT->data() : nullptr;
+  DeviceBuffer dIn = upload(xin.data(), xin.size() * 2);
+  p.gradIn = k.geluGradIn ? dIn.data() : nullptr;
+  // Column sums: [N] with a spare element, and the partials' workspace, both poisoned.
+  const int sumBytes = k.colSumType ? dtypeBytes(*k.colSumType) : 4;
+  Expected<DeviceBuffer> dSums = DeviceBuffer::allocate(size_t((N + 1) * sumBytes));
+  Expected<DeviceBuffer> dPart = DeviceBuffer::allocate(size_t(gemmSm90ColPartials(M, N) * 4));
+  ASSERT_TRUE(dSums.hasValue() && dPart.hasValue());
+  ASSERT_TRUE(dSums->fill(0xFF).isOk() && dPart->fill(0xFF).isOk());
+  p.colSums = k.colSumType ? dSums->data() : nullptr;
+  p.colPartials = k.colSumType ? static_cast<float *>(dPart->data()) : nullptr;
   Status st = runner.run(k, prob, p, nullptr, 0, c.maxBlocks);
   ASSERT_TRUE(st.isOk()) << st.message();
   CudaDriver *drv = *CudaDriver::get();
@@ -319,7 +347,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // The largest element carries the tensor cores' accumulation error: with fast accumulation
     // (FP8 wgmma's own sums over all of K) it was seen at 1.3e-3 of the f64 value at K = 1000
     // (bias + GELU, FP8 D); promoted sums stay within 1e-3. Per row, the same bound.
-    const double tol = k.promotes() ? 1e-3 : 2e-3;
+    // With geluGradIn the amax is of the bf16-rounded derivative: plus 2^-8 relative.
+    const double tol = (k.promotes() ? 1e-3 : 2e-3) + (k.geluGradIn ? 0x1p-8 : 0.0);
     if (!k.amaxRows) {
       EXPECT_NEAR(amaxes[0], refAmax, tol * refAmax);
     } else {
@@ -362,6 +391,43 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
       }
     EXPECT_EQ(differ, 0) << "bytes of D^T that differ from D transposed";
     EXPECT_EQ(badPad, 0) << "D^T pad columns not zero, or writes past them";
+  }
+  if (k.colSumType) {
+    // The column sums of the epilogue's values over the M rows against the f64 ones: as a
+    // vector within 1e-2 relative (Frobenius; the bf16 roundings of y and of each value, 2^-9
+    // each, the output's rounding and the accumulation error: a missed 64-row slice or column
+    // is far beyond it), and each column within 2e-2 of its sum of magnitudes plus the output's
+    // rounding (a single row's value, M = 1, carries the GEMM's accumulation error relative to
+    // its dot product, not to itself); the spare element untouched; and a second run writes
+    // the same bytes (the partials are added in a fixed order).
+    const size_t bytes = size_t((N + 1) * sumBytes);
+    std::vector<uint8_t> sums(bytes), again(bytes);
+    ASSERT_TRUE(dSums->download(sums.data(), bytes).isOk());
+    const double unit = *k.colSumType == DType::BF16 ? 0x1p-8 : *k.colSumType == DType::F16 ? 0x1p-11 : 0;
+    int64_t off = 0;
+    double e2 = 0, w2 = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      double want = 0, mag = 0;
+      for (int64_t i = 0; i < M; ++i) {
+        want += ref[size_t(i * N + j)];
+        mag += std::fabs(ref[size_t(i * N + j)]);
+      }
+      uint32_t bits = 0;
+      std::memcpy(&bits, sums.data() + size_t(j * sumBytes), size_t(sumBytes));
+      const double got = decodeBits(bits, *k.colSumType);
+      off += !(std::fabs(got - want) <= 2e-2 * mag + unit * std::fabs(want) + 1e-30);
+      e2 += (got - want) * (got - want);
+      w2 += want * want;
+    }
+    EXPECT_EQ(off, 0) << "columns whose sum is off the reference";
+    EXPECT_LT(std::sqrt(e2 / std::max(w2, 1e-300)), 1e-2) << "column sums' relative error";
+    uint32_t spare = 0;
+    std::memcpy(&spare, sums.data() + size_t(N * sumBytes), size_t(sumBytes));
+    EXPECT_EQ(spare, sumBytes == 4 ? 0xFFFFFFFFu : 0xFFFFu) << "column sums written past N";
+    ASSERT_TRUE(runner.run(k, prob, p, nullptr, 0, c.maxBlocks).isOk());
+    ASSERT_EQ(drv->cuCtxSynchronize(), CUDA_SUCCESS);
+    ASSERT_TRUE(dSums->download(again.data(), bytes).isOk());
+    EXPECT_EQ(sums, again) << "column sums differ between two runs";
   }
   if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0 && !k.extraOutputs()) {
     // The TMA-store epilogue against the register epilogue of the same config: D (padding

@@ -130,6 +130,39 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   runCase(*runner, {pr, 257, 400, 1000}, rng);
 }
 
+// The backward's gelu_grad in the epilogue (the MLP's second dgrad GEMM): D = cast(y * gelu'(x))
+// with x the GELU's saved input read by the kernel, its amax, D^T and the column sums (the bias
+// gradient): the heuristic's promoting 128 x 192 tiles (e5m2 dY) at M 1 to 8191 with a tile
+// tail in N, ping-pong 128 x 128 with f32 sums and several tiles per warpgroup, 64-row tiles.
+TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(29);
+  GemmSm90Kernel dgrad = tiles(192, 5, false);
+  dgrad.aType = DType::F8E5M2;
+  dgrad.fastAccum = false;
+  dgrad.dType = DType::F8E5M2;
+  dgrad.amaxD = true;
+  dgrad.transD = true;
+  dgrad.geluGradIn = true;
+  dgrad.colSumType = DType::BF16;
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {dgrad, m, 448, 1000}, rng);
+  GemmSm90Kernel pp = pingPong(128, 128, 5);
+  pp.aType = DType::F8E5M2;
+  pp.dType = DType::F8E5M2;
+  pp.amaxD = true;
+  pp.transD = true;
+  pp.geluGradIn = true;
+  pp.colSumType = DType::F32;
+  runCase(*runner, {pp, 1000, 1024, 700, 3}, rng);
+  GemmSm90Kernel small = tiles(128, 8);
+  small.bm = 64;
+  small.dType = DType::F8E4M3FN;
+  small.geluGradIn = true;
+  small.colSumType = DType::BF16;
+  runCase(*runner, {small, 50, 208, 300}, rng);
+}
+
 // Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
 // the rowwise MLP's first GEMM (row scales, bias, tanh GELU, bf16 D) in both schedules, both
 // store paths (N = 336: TMA stores; N = 333: registers), an FP8 D, row tails, promotion.

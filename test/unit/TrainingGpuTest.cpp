@@ -78,6 +78,8 @@ struct TrainCase {
   /// The FP8 GEMM backend ("" auto: below 256 tokens untuned, so cuBLASLt with its fallbacks;
   /// "generated": the generated GEMM, e.g. the delayed MLP's fused first GEMM).
   const char *backend = "";
+  /// More quantize options of the recipe (TrainingOptions::recipeOptions).
+  const char *recipeOptions = "";
 };
 
 class GpuTrainingTest : public ::testing::TestWithParam<TrainCase> {};
@@ -126,6 +128,7 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
   o.tokens = c.tokens;
   o.fuse = true;
   o.gemmBackend = c.backend;
+  o.recipeOptions = c.recipeOptions;
   Expected<std::unique_ptr<GpuTraining>> gpu = compileTraining(g, o);
   ASSERT_TRUE(gpu.hasValue()) << gpu.error();
   Expected<std::unique_ptr<InterpretedTraining>> cpu = InterpretedTraining::create(g, o);
@@ -314,7 +317,16 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                            // (auto runs it on cuBLASLt plus a transpose launch
                                            // at 128 tokens, untuned), at a row tail too
                                            TrainCase{"mlp.mlir", "delayed", 128, "generated"},
-                                           TrainCase{"mlp.mlir", "delayed", 1000, "generated"}),
+                                           TrainCase{"mlp.mlir", "delayed", 1000, "generated"},
+                                           // the second layer's dgrad GEMM takes gelu_grad
+                                           // (the saved h read in its epilogue), the cast,
+                                           // amax, transpose and db1's column sums: above on
+                                           // the generated GEMM, at 128 tokens (auto, untuned)
+                                           // on cuBLASLt plus the cast-transpose launch, here
+                                           // tuned (auto measures the two), with fast
+                                           // accumulation in the backward
+                                           TrainCase{"mlp.mlir", "delayed", 1000, "",
+                                                     "bwd_fast_accum=true"}),
                          [](const auto &info) {
                            std::string f = info.param.file;
                            const std::string backend = info.param.backend;
@@ -322,7 +334,9 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                   (info.param.tokens != 128
                                        ? "_m" + std::to_string(info.param.tokens)
                                        : "") +
-                                  (backend.empty() ? "" : "_" + backend);
+                                  (backend.empty() ? "" : "_" + backend) +
+                                  (std::string(info.param.recipeOptions).empty() ? ""
+                                                                                 : "_bwdfast");
                          });
 
 } // namespace

@@ -62,6 +62,8 @@ options:
                             the saved tensors, {fp8.saved}) and @F_bwd, each fused (with
                             --emit=cuda: their generated kernels)
   --tokens=N                with --train: the token count of a dynamic leading dim
+  --recipe-options='K=V ..' with --train: more options of the recipe's quantization, e.g.
+                            'bwd_fast_accum=true history_len=4' (the quantize pass's options)
   --print-ir-after-all      print the IR after every pass (to stderr)
   --print-ir-after=PASS     print the IR after each run of PASS (repeatable; to stderr)
   --verify-each             verify the IR after every pass
@@ -171,6 +173,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
         return "--recipe=" + value +
                ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none";
       o.recipe = value;
+    } else if (name == "--recipe-options") {
+      if (auto e = needValue())
+        return e;
+      o.recipeOptions = value;
     } else if (name == "--train") {
       if (auto e = noValue())
         return e;
@@ -256,6 +262,9 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       o.inputFile = arg;
     }
   }
+  if (!o.recipeOptions.empty() && !o.train)
+    return std::string("--recipe-options applies to --train; give the options in --passes "
+                       "(quantize{...}) otherwise");
   if (!o.passes.empty() && !o.recipe.empty())
     return std::string("give --passes or --recipe, not both");
   if (o.recipe == "none" && !o.train)

@@ -30,6 +30,7 @@ struct Options {
   std::string recipe;                  ///< --recipe=NAME (the default pipeline)
   bool train = false;                  ///< --train: forward + backward graphs
   int64_t tokens = 0;                  ///< --tokens=N (with --train)
+  std::string recipeOptions;           ///< --recipe-options='K=V ...' (with --train)
   bool printIrAfterAll = false;
   std::vector<std::string> printIrAfter; ///< --print-ir-after=PASS
   bool verifyEach = false;

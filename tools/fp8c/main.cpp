@@ -82,6 +82,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   TrainingPipelineOptions to;
   to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
   to.tokens = o.tokens;
+  to.recipeOptions = o.recipeOptions;
   to.gemmBackend = o.backend;
   to.verifyEach = true;
   to.printIrAfterAll = o.printIrAfterAll;

@@ -15,7 +15,7 @@
 // its transpose as a third (the generated GEMM; after cuBLASLt a transpose launch): no launch
 // reads %h back. With --backend=cublaslt the GELU cast-transpose reads %h back (cuBLASLt's
 // GELU_AUX plus a transpose was measured slower on an H200).
-// RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefix=DELAYED
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-AUTO
 // RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-GEN
 // RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=cublaslt --emit=cuda | FileCheck %s --check-prefix=DELAYED-LT
 
@@ -112,3 +112,17 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // DELAYED: 1 / %w2_scale for cuBLASLt
 // DELAYED: if (leader) fp8c::f32p(buf[{{[0-9]+}}])[0] = fp8c::reciprocal(fp8c::f32p(buf[{{[0-9]+}}])[0]);
 // DELAYED-NOT: _inverse
+// The second layer's dgrad GEMM takes gelu_grad with the saved %h, the cast, amax, transpose
+// and the column sums of the first layer's bias; on cuBLASLt (auto, untuned at 64 tokens) it
+// writes %g_grad and one cast-transpose launch computes the rest from it.
+// DELAYED: GEMM fp8c_mlp_bwd_k1_gemm =====
+// DELAYED-NEXT: ops: fp8.scaled_matmul %g_grad, fp8.gelu_grad %h_grad (its saved input %h read in the epilogue), fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.col_sum %b1_grad, fp8.transpose %h_grad_fp8_t
+// DELAYED: D transposed to #{{[0-9]+}} %h_grad_fp8_t, D from gelu_grad(result, #{{[0-9]+}} %h) (cuBLASLt: the result to #{{[0-9]+}} %g_grad), column sums to #{{[0-9]+}} %b1_grad (partials per 64 rows in #{{[0-9]+}} %b1_grad.partials)
+// DELAYED-GEN-NEXT: backend generated
+// DELAYED-GEN-NOT: {{_cast_transpose|gelu_grad}}
+// DELAYED-AUTO: after cuBLASLt (the epilogue from its bf16 result #{{[0-9]+}} %g_grad): launch fp8c_mlp_bwd_k1_grad_fallback
+// DELAYED-AUTO-NEXT: grid:
+// DELAYED-AUTO-NEXT: fp8c_mlp_bwd_k1_grad_fallback: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.cast
+// DELAYED-LT-LABEL: fp8c CUDA for @mlp_bwd
+// DELAYED-LT: ops: fp8.scaled_matmul %g_grad{{$}}
+// DELAYED-LT: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %h_grad_scale, fp8.gelu_grad %h_grad,

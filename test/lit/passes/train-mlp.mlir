@@ -1,6 +1,4 @@
-// fp8c --train on the MLP example (delayed): the backward's reduce kernel takes gelu's
-// derivative, dh's amax, scale, cast, its FP8 transpose and db1 in one pass; a dynamic token
-// dim needs --tokens.
+// fp8c --train on the MLP example (delayed); a dynamic token dim needs --tokens.
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --tokens=16 --print-fusion-plan | FileCheck %s
 // RUN: not fp8c %S/../../../examples/mlp.mlir --train 2>&1 | FileCheck %s --check-prefix=DYN
 // The forward's first GEMM takes the GELU (its input %h saved), the amax, the FP8 cast with the
@@ -18,8 +16,26 @@
 // TW: fp8.gelu %g not in the epilogue of kernel #3: its FP8 cast needs a scale computed after the kernel (current scaling), so the GELU cast-transpose reads %h back
 // LT: fp8.gelu %g not in the epilogue of kernel #3: %h is also an output: cuBLASLt writing it as GELU_AUX beside the FP8 GELU, plus the transpose of that, was measured slower than the GELU cast-transpose reading %h back (--backend=cublaslt)
 
-// CHECK-LABEL: // fusion plan for @mlp_bwd: 7 kernels
-// CHECK: body: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.history_scale %h_grad_scale, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
+// The backward's dgrad GEMM of the second layer reads %h in its epilogue and writes gelu_grad's
+// FP8 cast with its amax, transpose and the column sums (db1) (codegen adds the GEMM on cuBLASLt
+// plus a cast-transpose launch as auto's other choice); with current scaling or
+// --backend=cublaslt the gelu_grad cast-transpose reads %g_grad back, and the plan says why.
+// Quantize options reach the training pipeline through --recipe-options.
+// RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='bwd_fast_accum=true' --tokens=16 --print-fusion-plan | FileCheck %s
+// RUN: not fp8c %S/../../../examples/mlp.mlir --recipe=delayed --recipe-options='bwd_fast_accum=true' 2>&1 | FileCheck %s --check-prefix=OPTS
+// CHECK-LABEL: // fusion plan for @mlp_bwd: 6 kernels
+// CHECK: kernel #1 gemm -> generated (gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after cuBLASLt, a cast-transpose launch from its bf16 result))
+// CHECK-NEXT: prologue: fp8.history_scale %h_grad_scale
+// CHECK-NEXT: main: fp8.scaled_matmul %g_grad
+// CHECK-NEXT: epilogue: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
 // CHECK: body: fp8.history_push %y_grad_amax_history_next, fp8.history_push %h_grad_amax_history_next
+// CHECK-NOT: fp8.gelu_grad %h_grad not in
+// OPTS: --recipe-options applies to --train
+// TW-LABEL: // fusion plan for @mlp_bwd:
+// TW: body: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax
+// TW: fp8.gelu_grad %h_grad not in the epilogue of kernel #1: its FP8 cast needs a scale computed after the kernel (current scaling), so a launch reads %g_grad back
+// LT-LABEL: // fusion plan for @mlp_bwd:
+// LT: body: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.history_scale %h_grad_scale, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
+// LT: fp8.gelu_grad %h_grad not in the epilogue of kernel #1: only the generated GEMM reads the GELU's saved input %h in its epilogue (cuBLASLt forced, or not sm_90a): a launch reads %g_grad back
 
 // DYN: mlp.mlir:3:1: error: training @mlp needs static shapes: input %x has type tensor<?x4096xbf16>; give the token count (--tokens=N)
