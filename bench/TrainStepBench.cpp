@@ -114,7 +114,9 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, double *ge
       std::sort(us.begin(), us.end());
       const StepTime &st = runs[h][0][i];
       std::printf("    %s %8.1f us  %-28s %s\n", h ? "bwd" : "fwd", us[us.size() / 2],
-                  st.name.substr(0, 28).c_str(), st.what.substr(0, 110).c_str());
+                  st.name.substr(0, 28).c_str(),
+                  // A GEMM's whole line: its backend and the measured choice behind it.
+                  (st.what.rfind("gemm:", 0) == 0 ? st.what : st.what.substr(0, 110)).c_str());
       sum += us[us.size() / 2];
       if (st.what.rfind("gemm:", 0) == 0)
         gemms += us[us.size() / 2];
