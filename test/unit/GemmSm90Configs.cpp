@@ -135,6 +135,37 @@ std::vector<GemmSm90Kernel> castConfigs() {
 
 } // namespace
 
+/// The backward's gelu_grad epilogue (the saved input read, its column sums): the MLP's second
+/// dgrad GEMM as the heuristic picks it (e5m2 dY, promotion, 128 x 192 x 5), ping-pong 128 x 128
+/// with f32 sums, and 64-row tiles for small M.
+std::vector<GemmSm90Kernel> geluGradConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = kernel(192, 5, false);
+  k.aType = DType::F8E5M2;
+  k.fastAccum = false;
+  k.dType = DType::F8E5M2;
+  k.amaxD = true;
+  k.transD = true;
+  k.geluGradIn = true;
+  k.colSumType = DType::BF16;
+  out.push_back(k);
+  k = pingPong(128, 128, 5);
+  k.aType = DType::F8E5M2;
+  k.dType = DType::F8E5M2;
+  k.amaxD = true;
+  k.transD = true;
+  k.geluGradIn = true;
+  k.colSumType = DType::F32;
+  out.push_back(k);
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.dType = DType::F8E4M3FN;
+  k.geluGradIn = true;
+  k.colSumType = DType::BF16;
+  out.push_back(k);
+  return out;
+}
+
 /// The extra epilogue outputs (the bf16 pre-activation, D transposed) of an FP8 D: the
 /// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
 /// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
@@ -169,32 +200,8 @@ std::vector<GemmSm90Kernel> auxConfigs() {
   k.auxOut = true;
   k.transD = true;
   out.push_back(k);
-  // The backward's gelu_grad epilogue (the saved input read, its column sums): the MLP's
-  // second dgrad GEMM as the heuristic picks it (e5m2 dY, promotion, 128 x 192 x 5), ping-pong
-  // 128 x 128 with f32 sums, and 64-row tiles for small M.
-  k = kernel(192, 5, false);
-  k.aType = DType::F8E5M2;
-  k.fastAccum = false;
-  k.dType = DType::F8E5M2;
-  k.amaxD = true;
-  k.transD = true;
-  k.geluGradIn = true;
-  k.colSumType = DType::BF16;
-  out.push_back(k);
-  k = pingPong(128, 128, 5);
-  k.aType = DType::F8E5M2;
-  k.dType = DType::F8E5M2;
-  k.amaxD = true;
-  k.transD = true;
-  k.geluGradIn = true;
-  k.colSumType = DType::F32;
-  out.push_back(k);
-  k = kernel(128, 8);
-  k.bm = 64;
-  k.dType = DType::F8E4M3FN;
-  k.geluGradIn = true;
-  k.colSumType = DType::BF16;
-  out.push_back(k);
+  for (const GemmSm90Kernel &g : geluGradConfigs())
+    out.push_back(g);
   return out;
 }
 

@@ -13,6 +13,8 @@ GemmSm90Kernel kernel(int bn, int stages, bool overlap = true);
 GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true);
 /// The extra epilogue outputs (pre-activation, D transposed) of an FP8 D.
 std::vector<GemmSm90Kernel> auxConfigs();
+/// The backward's gelu_grad epilogue with column sums: promoted 128 x 192, ping-pong, 64 rows.
+std::vector<GemmSm90Kernel> geluGradConfigs();
 /// Every config: the heuristic's and the benchmark's, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs();
 

@@ -137,30 +137,11 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
 TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(29);
-  GemmSm90Kernel dgrad = tiles(192, 5, false);
-  dgrad.aType = DType::F8E5M2;
-  dgrad.fastAccum = false;
-  dgrad.dType = DType::F8E5M2;
-  dgrad.amaxD = true;
-  dgrad.transD = true;
-  dgrad.geluGradIn = true;
-  dgrad.colSumType = DType::BF16;
+  const std::vector<GemmSm90Kernel> ks = sm90configs::geluGradConfigs();
   for (int64_t m : {1, 7, 100, 8191})
-    runCase(*runner, {dgrad, m, 448, 1000}, rng);
-  GemmSm90Kernel pp = pingPong(128, 128, 5);
-  pp.aType = DType::F8E5M2;
-  pp.dType = DType::F8E5M2;
-  pp.amaxD = true;
-  pp.transD = true;
-  pp.geluGradIn = true;
-  pp.colSumType = DType::F32;
-  runCase(*runner, {pp, 1000, 1024, 700, 3}, rng);
-  GemmSm90Kernel small = tiles(128, 8);
-  small.bm = 64;
-  small.dType = DType::F8E4M3FN;
-  small.geluGradIn = true;
-  small.colSumType = DType::BF16;
-  runCase(*runner, {small, 50, 208, 300}, rng);
+    runCase(*runner, {ks[0], m, 448, 1000}, rng);
+  runCase(*runner, {ks[1], 1000, 1024, 700, 3}, rng);
+  runCase(*runner, {ks[2], 50, 208, 300}, rng);
 }
 
 // Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
