@@ -47,21 +47,10 @@ constexpr int kBK = 128;     ///< K (bytes) of one stage
 constexpr int kThreadsSm90 = 384;
 constexpr int kConsumerWarps = 8;
 
-/// Dynamic shared memory of a config: the ring, the TMA-store epilogue's chunk buffers (epiBufs
-/// of 64 x 64 16-bit values per consumer warpgroup), the bf16-A prologue's staging slots
-/// (castSlots of bm x 128 bf16), the ring's full/empty mbarriers, the two ping-pong turn mbarriers, the
-/// staging slots' full/empty mbarriers, the consumers' column buffers when the epilogue has
-/// per-column inputs (row scales or bias: 16 bytes per pair of columns per consumer warpgroup),
-/// the column-sum exchange of an epilogue with XO & kXoColSum (kColSumBytes per consumer
-/// warpgroup), and 1024 bytes of slack for alignment (GemmSm90Kernel::sharedBytes on the host
-/// computes the same).
-constexpr int kColSumBytes = 4 * 32 * 8; ///< one float2 per lane of each of a warpgroup's warps
-FP8C_HD constexpr int sharedBytes(int bm, int bn, int stages, bool colInputs, int castSlots = 0,
-                                  int epiBufs = 0, bool colSums = false) {
-  return stages * (bm * kBK + bn * kBK) + 2 * epiBufs * 64 * 128 + castSlots * bm * kBK * 2 +
-         (colSums ? 2 * kColSumBytes : 0) + (2 * stages + 2 + 2 * castSlots) * 8 +
-         (colInputs ? 16 * bn : 0) + 1024;
-}
+/// The column-sum exchange of an epilogue with XO & kXoColSum, per consumer warpgroup: one
+/// float2 per lane of each of its warps (the Ring lays it out; the host's
+/// GemmSm90Kernel::sharedBytes counts the whole layout).
+constexpr int kColSumBytes = 4 * 32 * 8;
 
 // --- PTX wrappers ------------------------------------------------------------------------------
 

@@ -50,9 +50,9 @@ constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-s
 
 // The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
 // bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
-// the staging slots' pairs), the consumers' column buffers (row scales or bias: a float4 per
-// pair of columns per consumer warpgroup), 1024 bytes of alignment slack: sm90::sharedBytes in
-// gemm_sm90_defs.cuh.
+// the staging slots' pairs), the column-sum exchanges, the consumers' column buffers (row
+// scales or bias: a float4 per pair of columns per consumer warpgroup), 1024 bytes of
+// alignment slack: the layout of sm90::Ring in gemm_sm90.cuh.
 int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
@@ -71,8 +71,9 @@ int GemmSm90Kernel::epilogueBuffers() const {
   if (extraOutputs()) {
     // Units of 64 x 64 (gemm_sm90_store_aux.cuh): with the pre-activation, one unit of 16 KB
     // (y, D and D^T; two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel);
-    // otherwise units of 8 KB (D and D^T), two where they fit, so a unit is staged while the
-    // other's stores drain.
+    // otherwise units of 8 KB (D and D^T), two in the cooperative schedule where they fit, so
+    // a unit is staged while the other's stores drain (ping-pong keeps one: the gelu_grad
+    // kernel spilled 64 bytes with two).
     if (!tmaStore || !isFp8(dType) || wn % 64 != 0)
       return 0;
     const int unit = extraUnitChunks();
