@@ -161,6 +161,15 @@ struct CublasLtGemm {
   /// GEMM) writes the GEMM result (bf16 [M, N]), which the `gradFallback` launches (gelu_grad,
   /// its amax, cast, column sums and transpose: one cast-transpose) then read. -1 otherwise.
   int gradD = -1;
+  /// A dual GEMM (the gate and up projections of a SwiGLU MLP share A): b2 is the up weight
+  /// ([N, K] like b, the gate weight) with its inverse scale invScaleB2 (Tensor scales), and D
+  /// is the epilogue (amaxD, the FP8 cast) of h = swiglu(gate, up), gate and up the two GEMM
+  /// results rounded to bf16. The generated GEMM computes both in one kernel
+  /// (GemmSm90Kernel::swiglu); cuBLASLt (auto's other choice, measured against it) runs the two
+  /// GEMMs into gateD and upD (bf16 [M, N]) and the `dualFallback` launches compute the
+  /// epilogue from them. -1 when not a dual GEMM.
+  int b2 = -1, invScaleB2 = -1;
+  int gateD = -1, upD = -1;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
@@ -197,6 +206,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0 (with transD: D^T too)
   std::vector<GeneratedLaunch> transFallback; ///< transD >= 0: D^T from D, after cuBLASLt
   std::vector<GeneratedLaunch> gradFallback;  ///< gradD >= 0: the epilogue from gradD, after cuBLASLt
+  std::vector<GeneratedLaunch> dualFallback;  ///< b2 >= 0: the swiglu epilogue from gateD, upD
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

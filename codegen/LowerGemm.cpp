@@ -29,8 +29,9 @@ bool isGemmMain(const Op *op) {
          op->kind() == OpKind::Matmul;
 }
 
-// True when `v` is computed (within the region) from one of `roots`.
-bool dependsOn(const Value *v, const std::set<const Op *> &roots) {
+} // namespace
+
+bool dependsOnAny(const Value *v, const std::set<const Op *> &roots) {
   std::set<const Op *> seen;
   std::vector<const Value *> work{v};
   while (!work.empty()) {
@@ -46,12 +47,64 @@ bool dependsOn(const Value *v, const std::set<const Op *> &roots) {
   return false;
 }
 
-bool yielded(const Value *v) {
+bool isYielded(const Value *v) {
   for (const Op *u : v->users())
     if (u->kind() == OpKind::Yield)
       return true;
   return false;
 }
+
+std::pair<Op *, Op *> knownScaleCastOf(const Value *v, const std::set<const Op *> &mains) {
+  Op *castD = nullptr, *amaxD = nullptr;
+  int others = 0;
+  for (Op *u : v->users()) {
+    if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
+      amaxD = u;
+    } else if (u->kind() == OpKind::Cast && u->operand(0) == v && !castD &&
+               u->strAttr("granularity") == "tensor" && !dependsOnAny(u->operand(1), mains)) {
+      castD = u;
+    } else {
+      ++others;
+    }
+  }
+  if (!castD || others != 0 || isYielded(v))
+    return {nullptr, nullptr};
+  return {castD, amaxD};
+}
+
+Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kernelIndex,
+                        int *slot) {
+  std::optional<int> inv = lw.inverseBuffer(v, layout);
+  if (!inv)
+    return Error("internal error: no inverse-scale buffer for %" + v->name());
+  const auto pending = lw.pendingInverses(v);
+  if (std::find(pending.begin(), pending.end(), layout) != pending.end()) {
+    // Nothing computed it yet (e.g. the scale is a graph input): a launch inverts it.
+    const TensorType &t = v->type();
+    if (lw.mDivisor(v) != 1)
+      return Error("%" + v->name() +
+                   " (ceil(M/128) rows) cannot be inverted for cuBLASLt "
+                   "by codegen yet");
+    LaunchDesc d;
+    d.kind = LaunchKind::Inverse;
+    d.suffix = "inverse";
+    d.description = "1 / %" + v->name() + " for cuBLASLt";
+    // The scale as a [rows, groups] grid: [] -> 1x1, [R] -> Rx1, [R, G] -> RxG.
+    d.rows = t.rank() == 2   ? Lowerer::rowsOf(t)
+             : t.rank() == 1 ? Lowerer::rowsOf(TensorType({t.dim(0), 1}, t.dtype()))
+                             : AffineM{0, 1};
+    d.cols = t.rank() == 2 ? Lowerer::colsOf(t) : 1;
+    d.invIn = lw.bufferOf(v);
+    d.invOutBuf = *inv;
+    d.invLayout = layout;
+    lw.addLaunch(d, kernelIndex);
+    lw.markInverseWritten(v, layout);
+  }
+  *slot = *inv;
+  return Status::ok();
+}
+
+namespace {
 
 // The bias operand of a GEMM op, or null.
 const Value *biasOf(const Op *main) {
@@ -144,11 +197,15 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       continue;
     bool after = false;
     for (const Value *o : op->operands())
-      after |= dependsOn(o, mains);
+      after |= dependsOnAny(o, mains);
     (after ? epi : a.pre).push_back(op.get());
   }
   for (Op *m : a.mains)
     a.written.push_back(m->result());
+  if (a.mains.size() == 2) {
+    analyzeDualGemm(kernel, generatedCapable, std::move(epi), a);
+    return a;
+  }
   if (a.mains.size() != 1) {
     a.post = epi;
     return a;
@@ -172,23 +229,7 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
   // only for FP8 outputs; otherwise the amax is the epilogue launch's): the cast and amax
   // of `v`, or nulls when its users are not exactly those.
   auto castDOf = [&](const Value *v) -> std::pair<Op *, Op *> {
-    Op *castD = nullptr, *amaxD = nullptr;
-    int others = 0;
-    if (!fp8)
-      return {nullptr, nullptr};
-    for (Op *u : v->users()) {
-      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD) {
-        amaxD = u;
-      } else if (u->kind() == OpKind::Cast && u->operand(0) == v && !castD &&
-                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains)) {
-        castD = u;
-      } else {
-        ++others;
-      }
-    }
-    if (!castD || others != 0 || yielded(v))
-      return {nullptr, nullptr};
-    return {castD, amaxD};
+    return fp8 ? knownScaleCastOf(v, mains) : std::pair<Op *, Op *>{nullptr, nullptr};
   };
   // The generated GEMM writes its extra outputs through TMA in whole 16-byte units of N.
   const bool extraOk = !generatedOnly || Lowerer::colsOf(main->result()->type()) % 16 == 0;
@@ -206,10 +247,10 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
     if (nonYield != 1)
       u = nullptr;
     bool gelu = u && u->kind() == OpKind::Gelu && u->strAttr("approximate") == "tanh";
-    bool fuse = u && tail->numUses() == 1 && !yielded(tail) && (gelu || u->kind() == OpKind::Relu);
+    bool fuse = u && tail->numUses() == 1 && !isYielded(tail) && (gelu || u->kind() == OpKind::Relu);
     // FP8: the planner fuses it where the generated GEMM may run the kernel (FusionPlanner's
     // auxGelu).
-    if (!fuse && gelu && extraOk && tensorScales && tail->numUses() == 2 && yielded(tail) &&
+    if (!fuse && gelu && extraOk && tensorScales && tail->numUses() == 2 && isYielded(tail) &&
         (!fp8 || castDOf(u->result()).first)) {
       a.aux = tail;
       fuse = true;
@@ -226,20 +267,20 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
   // input h: the generated GEMM reads h in its epilogue and writes the FP8 cast of dh (with a
   // scale known before the GEMM), its amax, its column sums (the bias gradient) and its
   // transpose, so the bf16 dy and dh are never written (FusionPlanner's gradEpilogue).
-  if (fp8 && tensorScales && generatedCapable && tail->numUses() == 1 && !yielded(tail) &&
+  if (fp8 && tensorScales && generatedCapable && tail->numUses() == 1 && !isYielded(tail) &&
       main->result()->type().rank() == 2 && Lowerer::colsOf(main->result()->type()) % 16 == 0) {
     Op *gg = tail->users().front();
     if (gg->kind() == OpKind::GeluGrad && gg->strAttr("approximate") == "tanh" &&
         gg->operand(0) == tail && gg->operand(1) != tail &&
-        gg->operand(1)->type().dtype() == DType::BF16 && !dependsOn(gg->operand(1), mains) &&
-        gg->parentOp() == &kernel && !yielded(gg->result())) {
+        gg->operand(1)->type().dtype() == DType::BF16 && !dependsOnAny(gg->operand(1), mains) &&
+        gg->parentOp() == &kernel && !isYielded(gg->result())) {
       Op *castD = nullptr, *amaxD = nullptr, *colSum = nullptr;
       bool others = false;
       for (Op *u : gg->result()->users()) {
         if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD)
           amaxD = u;
         else if (u->kind() == OpKind::Cast && u->operand(0) == gg->result() && !castD &&
-                 u->strAttr("granularity") == "tensor" && !dependsOn(u->operand(1), mains))
+                 u->strAttr("granularity") == "tensor" && !dependsOnAny(u->operand(1), mains))
           castD = u;
         else if (u->kind() == OpKind::ColSum && !colSum)
           colSum = u;
@@ -338,6 +379,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
   if (!a.pre.empty())
     if (Status s = buildLaunches(lw, kernel, kernelIndex, a.pre, "prologue"); !s)
       return s;
+  if (a.swiglu)
+    return lowerDualGemm(lw, kernel, kernelIndex, a);
   for (size_t i = 0; i < a.mains.size(); ++i) {
     const Op *main = a.mains[i];
     CublasLtGemm g;
@@ -369,35 +412,9 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       InvLayout la = block ? InvLayout::KBlockMajor : InvLayout::RowMajor;
       InvLayout lb = block ? InvLayout::RowMajorPad4 : InvLayout::RowMajor;
       for (auto [v, layout, slot] : {std::tuple{main->operand(2), la, &g.invScaleA},
-                                     std::tuple{main->operand(3), lb, &g.invScaleB}}) {
-        std::optional<int> inv = lw.inverseBuffer(v, layout);
-        if (!inv)
-          return Error("internal error: no inverse-scale buffer for %" + v->name());
-        const auto pending = lw.pendingInverses(v);
-        if (std::find(pending.begin(), pending.end(), layout) != pending.end()) {
-          // Nothing computed it yet (e.g. the scale is a graph input): a launch inverts it.
-          const TensorType &t = v->type();
-          if (lw.mDivisor(v) != 1)
-            return Error("%" + v->name() +
-                         " (ceil(M/128) rows) cannot be inverted for cuBLASLt "
-                         "by codegen yet");
-          LaunchDesc d;
-          d.kind = LaunchKind::Inverse;
-          d.suffix = "inverse";
-          d.description = "1 / %" + v->name() + " for cuBLASLt";
-          // The scale as a [rows, groups] grid: [] -> 1x1, [R] -> Rx1, [R, G] -> RxG.
-          d.rows = t.rank() == 2   ? Lowerer::rowsOf(t)
-                   : t.rank() == 1 ? Lowerer::rowsOf(TensorType({t.dim(0), 1}, t.dtype()))
-                                   : AffineM{0, 1};
-          d.cols = t.rank() == 2 ? Lowerer::colsOf(t) : 1;
-          d.invIn = lw.bufferOf(v);
-          d.invOutBuf = *inv;
-          d.invLayout = layout;
-          lw.addLaunch(d, kernelIndex);
-          lw.markInverseWritten(v, layout);
-        }
-        *slot = *inv;
-      }
+                                     std::tuple{main->operand(3), lb, &g.invScaleB}})
+        if (Status st = inverseScaleInto(lw, v, layout, kernelIndex, slot); !st)
+          return st;
     }
     int biasLaunchIn = -1; // the f32 GEMM result a launch adds an unfusable bias to
     if (const Value *bias = biasOf(main)) {

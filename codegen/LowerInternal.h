@@ -206,6 +206,10 @@ struct GemmAnalysis {
   Op *geluGrad = nullptr;
   const Value *gradIn = nullptr;
   Op *colSum = nullptr;
+  /// The dual GEMM fused in one generated step (LowerDualGemm.cpp): this swiglu of the two
+  /// results (mains[0] the gate, mains[1] the up projection) is the epilogue, with its tensor
+  /// amax (amaxD) and FP8 cast (castD) where they follow it.
+  Op *swiglu = nullptr;
   /// The epilogue holds what only the generated GEMM computes (row scales with an activation
   /// or an amax, a per-row amax): the step runs on it (CublasLtGemm::backend Generated).
   bool needsGenerated = false;
@@ -221,6 +225,27 @@ struct GemmAnalysis {
 /// and the backward's gelu_grad with its cast, amax, column sums and transpose (on cuBLASLt the
 /// result goes to CublasLtGemm::gradD and a launch computes the epilogue).
 GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
+/// True when `v` is computed (within the region) from one of `roots`.
+bool dependsOnAny(const Value *v, const std::set<const Op *> &roots);
+/// True when a yield of the kernel returns `v`.
+bool isYielded(const Value *v);
+/// The FP8 cast of `v` with a per-tensor scale known before the GEMM (not computed from
+/// `mains`) and the tensor amax of `v`, when those are exactly v's users and v is not yielded;
+/// nulls otherwise.
+std::pair<Op *, Op *> knownScaleCastOf(const Value *v, const std::set<const Op *> &mains);
+/// The buffer of 1 / `v` in `layout` for a GEMM step into *slot, with a launch that inverts it
+/// where nothing computed it yet.
+Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kernelIndex,
+                        int *slot);
+/// The dual-GEMM analysis of a kernel with two GEMMs sharing A (fills `a`, whose mains,
+/// pre and written are set): when the generated GEMM may run it (`generatedCapable`) and both
+/// are FP8 with tensor scales, no bias and bf16 results used only by one swiglu, `a.swiglu`
+/// is set, mains ordered (gate, up), and the swiglu with the tensor amax and FP8 cast that
+/// follow it fused; otherwise every op after the GEMMs is left to the epilogue launch.
+void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> epi,
+                     GemmAnalysis &a);
+/// Lowers a kernel that analyzeDualGemm fused: one GEMM step for both weights.
+Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
 /// reads in place, in the other layout; null when there is none.
 const Op *inPlaceTranspose(const Op *main, int i);

@@ -79,10 +79,14 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
      << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T"
                    : "[" + std::to_string(c.k) + ", " + std::to_string(c.n) + "]")
      << (c.aKMajor && c.bKMajor ? " (TN)" : "") << "\n";
-  os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b) << ", D " << bufStr(p, c.d) << "\n";
+  os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b)
+     << (c.b2 >= 0 ? " (gate), B2 " + bufStr(p, c.b2) + " (up)" : std::string()) << ", D "
+     << bufStr(p, c.d) << "\n";
   if (c.invScaleA >= 0 || c.invScaleB >= 0)
     os << "//   scales " << scaleModeStr(c.scaleMode) << ": 1/sA " << bufStr(p, c.invScaleA)
-       << ", 1/sB " << bufStr(p, c.invScaleB) << (c.fastAccum ? ", fast accumulation" : "") << "\n";
+       << ", 1/sB " << bufStr(p, c.invScaleB)
+       << (c.invScaleB2 >= 0 ? ", 1/sB2 " + bufStr(p, c.invScaleB2) : std::string())
+       << (c.fastAccum ? ", fast accumulation" : "") << "\n";
   os << "//   epilogue " << epilogueStr(c.epilogue);
   if (c.bias >= 0)
     os << ", bias " << bufStr(p, c.bias);
@@ -96,6 +100,11 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", D transposed to " << bufStr(p, c.transD);
   if (c.gradIn >= 0)
     os << ", D from gelu_grad(result, " << bufStr(p, c.gradIn) << ")";
+  if (c.b2 >= 0)
+    os << ", D from swiglu(A B^T, A B2^T)";
+  if (c.b2 >= 0 && c.gateD >= 0)
+    os << " (cuBLASLt: the results to " << bufStr(p, c.gateD) << " and " << bufStr(p, c.upD)
+       << ")";
   if (c.gradD >= 0)
     os << " (cuBLASLt: the result to " << bufStr(p, c.gradD) << ")";
   if (c.colSum >= 0)
@@ -130,6 +139,14 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     printStep(os, p, Step(std::move(copy)),
               label + " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.gradD) +
                   ")");
+  }
+  for (const GeneratedLaunch &f : c.dualFallback) {
+    if (c.backend == GemmBackend::Generated)
+      break; // the generated GEMM computes the swiglu itself
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)),
+              label + " after cuBLASLt (the swiglu epilogue from " + bufStr(p, c.gateD) + " and " +
+                  bufStr(p, c.upD) + ")");
   }
   for (const GeneratedLaunch &f : c.biasFallback) {
     if (c.backend == GemmBackend::Generated)

@@ -296,6 +296,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     notes.push_back("no GELU_AUX algorithm: the GELU input written as D, the epilogue by launches");
   if (g.gradD >= 0)
     notes.push_back("the gelu_grad epilogue by a launch from its bf16 result");
+  if (g.b2 >= 0)
+    notes.push_back("gate and up as two GEMMs, the swiglu epilogue by a launch");
   if (choice)
     notes.push_back(choice->why);
   std::string log = "cublaslt";
@@ -316,6 +318,18 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
                 static_cast<size_t>(plan().buffers[g.a].bytes(m)), stream);
   if (Status st = cublas->run(call.config, call.pointers, stream); !st)
     return st;
+  if (g.b2 >= 0) {
+    // The dual GEMM's second call: the up weight into upD (cublasLtCall set up the gate's).
+    CublasLtGemmPointers up = call.pointers;
+    up.b = reinterpret_cast<const void *>(ptrs[g.b2]);
+    up.invScaleB = reinterpret_cast<const float *>(ptrs[g.invScaleB2]);
+    up.d = reinterpret_cast<void *>(ptrs[g.upD]);
+    if (alignmentOf(ptrs[g.b2]) < call.config.alignB || alignmentOf(ptrs[g.upD]) < call.config.alignD)
+      return Error("cuBLASLt GEMM '" + g.name + "': the up weight or its result buffer is less "
+                   "aligned than the gate's, for which the algorithm was chosen");
+    if (Status st = cublas->run(call.config, up, stream); !st)
+      return st;
+  }
   if (call.padRows && g.dPadded >= 0) {
     const BufferDesc &d = plan().buffers[g.d];
     FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.d], ptrs[g.dPadded],
@@ -327,6 +341,9 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
     for (const GeneratedLaunch &l : g.auxFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
         return st;
+  for (const GeneratedLaunch &l : g.dualFallback) // the swiglu epilogue from gateD and upD
+    if (Status st = launch(l, ptrs, m, stream); !st)
+      return st;
   for (const GeneratedLaunch &l : g.gradFallback) // the gelu_grad epilogue from gradD
     if (Status st = launch(l, ptrs, m, stream); !st)
       return st;

@@ -52,6 +52,10 @@
 // into amax[row]; atomic, NaN wins; the amax must start at 0); D = y
 // rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
 //
+// With Dual (gemm_sm90_dual.cuh), B is two tensors of N rows (gate: mapB, up: mapB2, scales
+// scaleB and scaleB2) and D[m, n] = swiglu(gate[m, n], up[m, n]): each stage loads BN / 2 rows of
+// each, and the epilogue stores BN / 2 columns per tile.
+//
 // With XO != 0 (gemm_sm90_store_aux.cuh), the TMA-store epilogue of an FP8 D also writes the
 // pre-activation in bf16 (mapAux) and D transposed (mapDT), or takes the backward's gelu_grad
 // of the result with a saved input (p.epiIn) and the column sums of that (p.colPart); the maps
@@ -73,137 +77,15 @@
 #include "fp8c/common.cuh"
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
+#include "fp8c/gemm_sm90_dual.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_store_aux.cuh"
+#include "fp8c/gemm_sm90_ring.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
 namespace fp8c {
 namespace sm90 {
-
-// --- the shared-memory ring ---------------------------------------------------------------------
-
-/// Addresses of the ring (aligned to 1024 bytes for the 128-byte swizzle), the TMA-store
-/// epilogue's chunk buffers (`epiBufs` of 64 x 64 16-bit values per consumer warpgroup,
-/// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh),
-/// the column-sum exchange (kColSumBytes per consumer warpgroup, with XO & kXoColSum), the
-/// mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
-/// stagingEmpty[castSlots]) and, after them, the consumers' column buffers (EpilogueInputs:
-/// BN / 2 float4 per consumer warpgroup, when the epilogue has per-column inputs; sharedBytes
-/// counts them).
-template <int BM, int BN, int Stages> struct Ring {
-  static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, epi, staging, colSum, bars, cols;
-  int castSlots, epiBufs;
-  __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0,
-                                  bool colSums = false)
-      : castSlots(castSlots_), epiBufs(epiBufs_) {
-    a = (raw + 1023u) & ~1023u;
-    b = a + Stages * kStageA;
-    epi = b + Stages * kStageB; // stages are multiples of 1024 bytes: aligned for the swizzle
-    staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
-    colSum = staging + u32(castSlots) * 2u * kStageA;
-    bars = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
-    // 16-byte aligned: bars is, and the barrier count is even.
-    cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
-  }
-  /// Consumer warpgroup cw's column buffer as a generic pointer (`raw` is the shared array).
-  __device__ __forceinline__ float4 *colBuffer(u8 *raw, int cw) const {
-    return reinterpret_cast<float4 *>(raw + (cols - smemAddr(raw))) + cw * (BN / 2);
-  }
-  /// Consumer warpgroup cw's TMA-store chunk buffers.
-  __device__ __forceinline__ u32 epiBuffer(int cw) const {
-    return epi + u32(cw * epiBufs) * kEpiChunkBytes;
-  }
-  /// Consumer warpgroup cw's column-sum exchange.
-  __device__ __forceinline__ u32 colSumBuffer(int cw) const {
-    return colSum + u32(cw) * u32(kColSumBytes);
-  }
-  __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
-  __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
-  __device__ __forceinline__ u32 turn(int w) const { return bars + 8u * u32(2 * Stages + w); }
-  __device__ __forceinline__ u32 stagingFull(int j) const {
-    return bars + 8u * u32(2 * Stages + 2 + j);
-  }
-  __device__ __forceinline__ u32 stagingEmpty(int j) const {
-    return bars + 8u * u32(2 * Stages + 2 + castSlots + j);
-  }
-};
-
-/// Hands stage `empty` back to the producer(s): with a cluster (Cm > 1) the stage is filled by
-/// every block's producer (B multicast), so each consumer warp arrives on the stage's `empty`
-/// barrier in every block of the cluster.
-template <int Cm> __device__ __forceinline__ void releaseStage(u32 empty) {
-  if constexpr (Cm == 1) {
-    mbarArrive(empty);
-  } else {
-#pragma unroll
-    for (int r = 0; r < Cm; ++r)
-      mbarArriveCluster(empty, r);
-  }
-}
-
-/// One stage's wgmmas: K = 128 in four k32 steps, for each 64-row slice `h` of the warpgroup's
-/// rows (A from shared address a + 64 h rows), WN columns of B from shared address b; the first
-/// k32 step scales the old accumulators by `scaleD` (0: overwrite). Fenced and committed by the
-/// caller.
-template <int WN, int Slices, Dt TA, Dt TB>
-__device__ __forceinline__ void stageMma(float (&acc)[Slices][WN / 2], u32 a, u32 b, int scaleD) {
-#pragma unroll
-  for (int kk = 0; kk < kBK / 32; ++kk)
-#pragma unroll
-    for (int h = 0; h < Slices; ++h)
-      wgmma<WN, TA, TB>(acc[h], smemDesc(a + u32(h) * 64u * kBK + kk * 32), smemDesc(b + kk * 32),
-                        kk > 0 ? 1 : scaleD);
-}
-
-/// The main loop over one tile's kBlocks stages with fast accumulation, from ring position
-/// (s, phase), which it advances. With `Overlap` the previous stage's wgmmas stay in flight
-/// while the next stage is waited for (wait_group 1, then the previous stage is released);
-/// otherwise each stage is released after wait_group 0. `onIssued` runs once the last stage's
-/// wgmmas are issued (before the last wait).
-template <int WN, int Slices, int BM, int BN, int Stages, Dt TA, Dt TB, bool Overlap, int Cm,
-          typename OnIssued>
-__device__ __forceinline__ void mainLoop(float (&acc)[Slices][WN / 2],
-                                         const Ring<BM, BN, Stages> &ring, u32 aOff, u32 bOff,
-                                         int kBlocks, int &s, u32 &phase, OnIssued onIssued) {
-  using R = Ring<BM, BN, Stages>;
-  const int lane = threadIdx.x % 32;
-  int prev = 0;
-  for (int kb = 0; kb < kBlocks; ++kb) {
-    mbarWait(ring.full(s), phase);
-    wgmmaFence();
-    stageMma<WN, Slices, TA, TB>(acc, ring.a + s * R::kStageA + aOff, ring.b + s * R::kStageB + bOff,
-                                 1);
-    wgmmaCommit();
-    if constexpr (Overlap) {
-      // The previous stage's wgmmas are done once at most this one group is pending.
-      wgmmaWait<1>();
-      if (kb > 0 && lane == 0)
-        releaseStage<Cm>(ring.empty(prev));
-    } else {
-      wgmmaWait<0>();
-      if (lane == 0)
-        releaseStage<Cm>(ring.empty(s));
-    }
-    prev = s;
-    if (++s == Stages) {
-      s = 0;
-      phase ^= 1u;
-    }
-  }
-  onIssued();
-  if constexpr (Overlap) {
-    wgmmaWait<0>();
-    if (kBlocks > 0 && lane == 0)
-      releaseStage<Cm>(ring.empty(prev));
-  }
-#pragma unroll
-  for (int h = 0; h < Slices; ++h)
-#pragma unroll
-    for (int i = 0; i < WN / 2; ++i)
-      fenceReg(acc[h][i]);
-}
 
 // --- the consumers -------------------------------------------------------------------------------
 
@@ -283,14 +165,50 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
     r = 0;
 }
 
+/// The epilogue of one consumer warpgroup's 64 x WN slice at (rowBase, colBase): with `Dual`, the
+/// swiglu of its gate and up halves (gemm_sm90_dual.cuh; scales gateScale = tensorScale and
+/// upScale) stored as WN / 2 columns from colBase / 2; otherwise the extra-output epilogue
+/// (XO != 0), the TMA-store epilogue (EB > 0) or the register epilogue.
+template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax, int XO,
+          bool InAhead, bool Dual>
+__device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmParams &p,
+                                            const TmaDesc &mapD, const TmaDesc &mapAux,
+                                            const TmaDesc &mapDT, u32 epiBuf, u32 colSumBuf,
+                                            int &seq, int bar, int rowBase, int colBase,
+                                            const float (&sa)[2], const float4 *colBuf,
+                                            float tensorScale, float upScale, float scaleD) {
+  if constexpr (Dual) {
+    float h[WN / 4];
+    swigluHalves<WN>(acc, h, tensorScale, upScale);
+    if constexpr (EB > 0)
+      epilogueTma<WN / 2, EB, TD, S, HasBias, TBias, A, Amax>(h, p, mapD, epiBuf, seq, bar,
+                                                              rowBase, colBase / 2, sa, colBuf,
+                                                              1.0f, scaleD);
+    else
+      epilogue<WN / 2, TD, S, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, sa, colBuf,
+                                                       1.0f, scaleD);
+  } else if constexpr (XO != 0) {
+    epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, InAhead>(
+        acc, p, mapD, mapAux, mapDT, epiBuf, colSumBuf, seq, bar, rowBase, colBase, sa, colBuf,
+        tensorScale, scaleD);
+  } else if constexpr (EB > 0) {
+    epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc, p, mapD, epiBuf, seq, bar, rowBase,
+                                                       colBase, sa, colBuf, tensorScale, scaleD);
+  } else {
+    epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc, p, rowBase, colBase, sa, colBuf,
+                                                tensorScale, scaleD);
+  }
+}
+
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
 /// columns cw * BN / 2.. of every tile.
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO>
+          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO, bool Dual>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                    const TmaDesc &mapD, const TmaDesc &mapAux,
                                                    const TmaDesc &mapDT, float4 *colBuf, int cw,
-                                                   float tensorScale, float scaleD) {
+                                                   float tensorScale, float upScale,
+                                                   float scaleD) {
   using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
   using In = EpilogueInputs<WN, 1, S, HasBias, TBias>;
@@ -375,17 +293,9 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                           phase, [] {});
     }
     in.stage(colBuf, 1 + cw);
-    if constexpr (XO != 0)
-      epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192)>(
-          acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
-          rowBase, colBase, in.sa[0], colBuf, tensorScale, scaleD);
-    else if constexpr (EB > 0)
-      epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc[0], p, mapD, ring.epiBuffer(cw),
-                                                         seq, 1 + cw, rowBase, colBase,
-                                                         in.sa[0], colBuf, tensorScale, scaleD);
-    else
-      epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc[0], p, rowBase, colBase, in.sa[0], colBuf,
-                                                  tensorScale, scaleD);
+    finishSlice<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192), Dual>(
+        acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
+        rowBase, colBase, in.sa[0], colBuf, tensorScale, upScale, scaleD);
   }
   if (EB > 0 && t == 0)
     bulkWaitAll(); // the chunk buffers live in shared memory: no exit before the stores read them
@@ -404,11 +314,11 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
 /// all of its tile's full waits before it handed over the turn. (Without the turns, a warpgroup
 /// quick to finish its epilogue could take a stage still holding the other's tile for its own.)
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, int Amax, bool Overlap, int Cm, int EB, int XO>
+          Act A, int Amax, bool Overlap, int Cm, int EB, int XO, bool Dual>
 __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                 const TmaDesc &mapD, const TmaDesc &mapAux,
                                                 const TmaDesc &mapDT, float4 *colBuf, int cw,
-                                                float tensorScale, float scaleD) {
+                                                float tensorScale, float upScale, float scaleD) {
   constexpr int kSlices = BM / 64;
   using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
   const TileWalk<Cm> walk(p);
@@ -439,19 +349,10 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
         });
     in.stage(colBuf, 1 + cw);
 #pragma unroll
-    for (int h = 0; h < kSlices; ++h) {
-      if constexpr (XO != 0)
-        epilogueTmaAux<BN, EB, TD, S, HasBias, TBias, A, Amax, XO, false>(
-            acc[h], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
-            tm * BM + 64 * h, tn * BN, in.sa[h], colBuf, tensorScale, scaleD);
-      else if constexpr (EB > 0)
-        epilogueTma<BN, EB, TD, S, HasBias, TBias, A, Amax>(acc[h], p, mapD, ring.epiBuffer(cw),
-                                                           seq, 1 + cw, tm * BM + 64 * h, tn * BN,
-                                                           in.sa[h], colBuf, tensorScale, scaleD);
-      else
-        epilogue<BN, TD, S, HasBias, TBias, A, Amax>(acc[h], p, tm * BM + 64 * h, tn * BN,
-                                                    in.sa[h], colBuf, tensorScale, scaleD);
-    }
+    for (int h = 0; h < kSlices; ++h)
+      finishSlice<BN, EB, TD, S, HasBias, TBias, A, Amax, XO, false, Dual>(
+          acc[h], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
+          tm * BM + 64 * h, tn * BN, in.sa[h], colBuf, tensorScale, upScale, scaleD);
     // The other warpgroup's tile.
     const int skip = s + p.kBlocks;
     s = skip % Stages;
@@ -465,10 +366,11 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
           Dt TBias, Act A, int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
-          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0>
+          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
-                                         const TmaDesc &mapD, const TmaDesc &mapAux,
-                                         const TmaDesc &mapDT, const GemmParams &p) {
+                                         const TmaDesc &mapB2, const TmaDesc &mapD,
+                                         const TmaDesc &mapAux, const TmaDesc &mapDT,
+                                         const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
@@ -484,7 +386,9 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): a 16-bit or FP8 D, whole
   // chunks (128 bytes of a row) per warpgroup.
   static_assert(EB == 0 || XO != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
-                            (kPingPong || BM == 128 ? BN : BN / 2) % epiChunkCols<TD>() == 0),
+                            (kPingPong || BM == 128 ? BN : BN / 2) / (Dual ? 2 : 1) %
+                                    epiChunkCols<TD>() ==
+                                0),
                 "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
   // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in units of 16 KB
   // (with the pre-activation) or 8 KB.
@@ -492,6 +396,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                 "extra epilogue outputs: an FP8 D and one or two units per warpgroup");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
+  // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor
+  // scales, the swiglu as the epilogue's only operation, single blocks loading A as FP8.
+  static_assert(!Dual || ((kPingPong || BM == 128) && S == Scale::Tensor && !HasBias &&
+                          A == Act::None && XO == 0 && CS == 0 && Cm == 1 && BN % 32 == 0),
+                "dual GEMM: whole tiles per warpgroup, tensor scales, no bias, activation or "
+                "extra outputs, no bf16-A prologue or cluster");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
   // take the 64 rows, consumer c the columns c*BN/2..; half the tensor work per B byte.
   constexpr int WN = kPingPong || BM == 128 ? BN : BN / 2;
@@ -544,6 +454,8 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     } else if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
+      if constexpr (Dual)
+        tmaPrefetchMap(&mapB2);
       const TileWalk<Cm> walk(p);
       int s = 0;
       u32 phase = 0;
@@ -556,7 +468,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           mbarWait(ring.empty(s), phase ^ 1u);
           mbarExpectTx(ring.full(s), R::kStageA + R::kStageB);
           tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
-          if constexpr (Cm == 1) {
+          if constexpr (Dual) {
+            // The gate rows of the tile's output columns, then the same rows of up.
+            tmaLoad2d(ring.b + s * R::kStageB, &mapB, ring.full(s), kb * kBK, tn * (BN / 2));
+            tmaLoad2d(ring.b + s * R::kStageB + R::kStageB / 2, &mapB2, ring.full(s), kb * kBK,
+                      tn * (BN / 2));
+          } else if constexpr (Cm == 1) {
             tmaLoad2d(ring.b + s * R::kStageB, &mapB, ring.full(s), kb * kBK, tn * BN);
           } else {
             // This block's 1 / Cm of the B tile (mapB's box is BN / Cm rows), to every block.
@@ -574,18 +491,22 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   } else {
     // Consumers.
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
-    float tensorScale = 1.0f, scaleD = 1.0f;
+    float tensorScale = 1.0f, upScale = 1.0f, scaleD = 1.0f;
     if constexpr (S == Scale::Tensor)
       tensorScale = p.scaleA[0] * p.scaleB[0];
+    if constexpr (Dual)
+      upScale = p.scaleA[0] * p.scaleB2[0];
     if constexpr (isFp8(TD))
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
-      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB, XO>(
-          p, ring, mapD, mapAux, mapDT, ring.colBuffer(smemRaw, wg - 1), wg - 1, tensorScale, scaleD);
+      consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB, XO,
+                      Dual>(p, ring, mapD, mapAux, mapDT, ring.colBuffer(smemRaw, wg - 1), wg - 1,
+                            tensorScale, upScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote, Cm, EB, XO>(p, ring, mapD, mapAux, mapDT, ring.colBuffer(smemRaw, wg - 1), wg - 1,
-                                          tensorScale, scaleD);
+                         Promote, Cm, EB, XO, Dual>(p, ring, mapD, mapAux, mapDT,
+                                                    ring.colBuffer(smemRaw, wg - 1), wg - 1,
+                                                    tensorScale, upScale, scaleD);
   }
   // No block may exit while another block of its cluster can still arrive on its barriers.
   if constexpr (Cm > 1)

@@ -263,7 +263,8 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   for (int i : {g.a, g.b, g.d})
     if (!valid(i))
       return fail("operand buffer index " + std::to_string(i) + " out of range");
-  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux, g.gradD})
+  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux, g.gradD, g.b2,
+                g.invScaleB2, g.gateD, g.upD})
     if (i != -1 && !valid(i))
       return fail("buffer index " + std::to_string(i) + " out of range");
   auto pitch = [&](int i) -> int64_t {
@@ -328,6 +329,20 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
     p.scaleD = nullptr;
     p.amaxD = nullptr;
     c.alignD = alignmentOf(addr(g.gradD));
+  }
+  if (g.b2 != -1) {
+    // The dual GEMM's swiglu epilogue is the generated GEMM's: cuBLASLt runs this call for the
+    // gate (B) into gateD, the runtime repeats it for the up weight (b2, invScaleB2) into upD,
+    // and the step's dualFallback launches compute the epilogue from both.
+    if (g.gateD == -1 || g.upD == -1)
+      return fail("a dual GEMM needs its gate and up result buffers");
+    c.dType = plan.buffers[g.gateD].type.dtype();
+    c.ldd = pitch(g.gateD);
+    c.hasScaleD = c.hasAmaxD = false;
+    p.d = reinterpret_cast<void *>(addr(g.gateD));
+    p.scaleD = nullptr;
+    p.amaxD = nullptr;
+    c.alignD = alignmentOf(addr(g.gateD));
   }
   if (c.isFp8() && (!p.invScaleA || !p.invScaleB))
     return fail("an FP8 GEMM needs both inverse-scale buffers");

@@ -25,12 +25,13 @@ struct DeviceParams {
   float *amaxA;
   const void *epiIn;
   float *colPart;
+  const float *scaleB2;
   int64_t ldd, ldIn, ldsa, ldsb;
   int32_t m, n, k;
   int32_t tilesM, tilesN, kBlocks;
   int32_t groupM;
 };
-static_assert(sizeof(DeviceParams) == 144, "DeviceParams must match sm90::GemmParams");
+static_assert(sizeof(DeviceParams) == 152, "DeviceParams must match sm90::GemmParams");
 
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
@@ -67,7 +68,8 @@ int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
 int GemmSm90Kernel::epilogueBuffers() const {
   const bool d16 = dType == DType::BF16 || dType == DType::F16;
   const int chunkCols = d16 ? 64 : isFp8(dType) ? 128 : 0; // 128 bytes of a row
-  const int wn = schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2;
+  // Output columns of one consumer warpgroup's slice.
+  const int wn = (schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2) / (swiglu ? 2 : 1);
   if (extraOutputs()) {
     // Units of 64 x 64 (gemm_sm90_store_aux.cuh): with the pre-activation, one unit of 16 KB
     // (y, D and D^T; two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel);
@@ -162,6 +164,16 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.colSumType && *k.colSumType != DType::BF16 && *k.colSumType != DType::F16 &&
       *k.colSumType != DType::F32)
     return fail("column sums are written in bf16, f16 or f32");
+  if (k.swiglu) {
+    if (k.scaleMode != GemmScaleMode::Tensor || k.biasType || k.activation != GemmActivation::None)
+      return fail("the dual GEMM (swiglu) takes tensor scales, no bias and no other activation");
+    if (k.extraOutputs() || k.castA || k.clusterM != 1)
+      return fail("the dual GEMM (swiglu) writes D alone, from FP8 A, in single blocks (no "
+                  "extra outputs, bf16-A prologue or cluster)");
+    if (!pingPong && k.bm != 128)
+      return fail("the dual GEMM (swiglu) needs whole tiles per consumer warpgroup: the "
+                  "cooperative schedule with bm = 128, or ping-pong");
+  }
   // Promotion holds the result and one K block's accumulators (Block128: two, pipelined).
   if (k.promotes() && wn > (k.scaleMode == GemmScaleMode::Block128 ? 128 : 192))
     return fail(k.scaleMode == GemmScaleMode::Block128
@@ -215,6 +227,9 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return Status::ok();
   if (!p->a || !p->b || !p->d || !p->invScaleA || !p->invScaleB)
     return fail("A, B, D and both scale pointers are required");
+  if (k.swiglu && (!p->b2 || !p->invScaleB2 || !aligned(p->b2, 16)))
+    return fail("the dual GEMM (swiglu) needs the up weight (b2, 16-byte aligned) and its scale "
+                "(invScaleB2)");
   if (!aligned(p->a, 16) || !aligned(p->b, 16) || !aligned(p->d, 16))
     return fail("A, B and D must be 16-byte aligned");
   if (k.biasType && !p->bias)
@@ -273,6 +288,32 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   } else {
     k.bn = 256;
     k.stages = 4;
+  }
+  if (k.swiglu) {
+    // The dual GEMM: whole tiles per warpgroup. Decode: ping-pong 64-row tiles; otherwise
+    // 128 x 256 cooperative tiles (128 output columns: whole TMA-store chunks of an FP8 D) or,
+    // for a 16-bit D, ping-pong 128 x 128; promotion as above (128 x 192, the register epilogue).
+    if (prob.m <= 64) {
+      k.schedule = GemmSchedule::PingPong;
+      k.bm = 64;
+      k.bn = 128;
+      k.stages = 8;
+    } else if (k.promotes()) {
+      k.schedule = GemmSchedule::Cooperative;
+      k.bm = 128;
+      k.bn = 192;
+      k.stages = 5;
+    } else if (isFp8(k.dType)) {
+      k.schedule = GemmSchedule::Cooperative;
+      k.bm = 128;
+      k.bn = 256;
+      k.stages = 4;
+    } else {
+      k.schedule = GemmSchedule::PingPong;
+      k.bm = 128;
+      k.bn = 128;
+      k.stages = 6;
+    }
   }
   k.overlap = !k.promotes();
   if (k.extraOutputs()) {
@@ -444,10 +485,16 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
                             k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
       !st)
     return st;
-  // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile.
-  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb, k.bn / k.clusterM, "B");
+  // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile; the dual
+  // GEMM half of it from each weight.
+  CUtensorMap mapB2{};
+  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb,
+                            k.swiglu ? k.bn / 2 : k.bn / k.clusterM, k.swiglu ? "gate B" : "B");
       !st)
     return st;
+  if (k.swiglu)
+    if (Status st = encodeMap(drv, &mapB2, p.b2, prob.n, prob.k, prob.ldb, k.bn / 2, "up B2"); !st)
+      return st;
   // D in boxes of 64 rows x 128 bytes, 128-byte swizzle: the layout the epilogue writes its
   // chunks in; unused by the register epilogue.
   // With extra outputs, units of 64 x 64: D and D^T in boxes of 64 rows x 64 bytes at the
@@ -480,6 +527,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.amaxA = p.amaxA;
   dp.epiIn = p.gradIn;
   dp.colPart = p.colPartials;
+  dp.scaleB2 = p.invScaleB2;
   dp.ldd = prob.ldd;
   dp.ldIn = prob.ldIn;
   dp.ldsa = prob.ldsa;
@@ -488,7 +536,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.n = int32_t(prob.n);
   dp.k = int32_t(prob.k);
   dp.tilesM = int32_t(ceilDiv(prob.m, k.bm));
-  dp.tilesN = int32_t(ceilDiv(prob.n, k.bn));
+  dp.tilesN = int32_t(ceilDiv(prob.n, k.outCols()));
   dp.kBlocks = int32_t(ceilDiv(prob.k, kBK));
   // The kernel walks units of clusterM vertically adjacent tiles; groupM counts unit rows.
   const int cm = k.clusterM;
@@ -502,7 +550,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &mapD, &mapAux, &mapDT, &dp};
+  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &dp};
   if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
                               stream, args, false, k.name());
       !st || !k.colSumType)

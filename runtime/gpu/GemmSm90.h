@@ -126,6 +126,16 @@ struct GemmSm90Kernel {
   /// 64-row slice (GemmSm90Pointers::colPartials, [ceil(M/64)][N] f32) that a second kernel of
   /// the module adds up in order (deterministic), launched by run() after the GEMM.
   std::optional<DType> colSumType;
+  /// The dual GEMM of a SwiGLU MLP (codegen/kernels/gemm_sm90_dual.cuh): B and B2
+  /// (GemmSm90Pointers::b2, invScaleB2) are the gate and up weights, both [N, K], and
+  /// D[m, n] = swiglu(gate, up) with gate = bf16(A B^T * invScaleA * invScaleB) and up likewise
+  /// (the graph's roundings), then amaxD and the FP8 cast as usual. Each tile computes bn / 2
+  /// output columns (bn / 2 rows of each weight). Tensor scales, no bias, activation None, no
+  /// extra outputs or bf16-A prologue, clusterM = 1, whole tiles per consumer warpgroup (not the
+  /// cooperative bm = 64 split).
+  bool swiglu = false;
+  /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
+  int outCols() const { return swiglu ? bn / 2 : bn; }
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
   /// 8 KB chunk buffers per unit of the extra-output epilogue: 2 with auxOut, else 1.
   int extraUnitChunks() const { return auxOut ? 2 : 1; }
@@ -145,7 +155,8 @@ struct GemmSm90Kernel {
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
-  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn) and "_colsum<dtype>" (colSumType).
+  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_colsum<dtype>" (colSumType) and
+  /// "_swiglu" (the dual GEMM).
   /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
@@ -165,9 +176,11 @@ struct GemmSm90Problem {
 struct GemmSm90Pointers {
   const void *a = nullptr;
   const void *b = nullptr;
+  const void *b2 = nullptr; ///< swiglu: the up weight, [N, K] with B's pitch
   void *d = nullptr;
   const float *invScaleA = nullptr;
   const float *invScaleB = nullptr;
+  const float *invScaleB2 = nullptr; ///< swiglu: the up weight's inverse scale, [1]
   const void *bias = nullptr;
   float *amaxD = nullptr;
   const float *scaleD = nullptr;

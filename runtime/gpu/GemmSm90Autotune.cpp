@@ -104,6 +104,8 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     all.push_back(withTile(heuristic, 64, 128, 8, coop));
     all.push_back(withTile(heuristic, 64, 256, 5, coop));
     all.push_back(withTile(heuristic, 64, 128, 8, pp));
+    if (base.swiglu) // the dual GEMM's 64-row tiles are ping-pong only
+      all.push_back(withTile(heuristic, 64, 256, 4, pp));
   }
   std::vector<GemmSm90Kernel> out;
   for (const GemmSm90Kernel &k : all) {

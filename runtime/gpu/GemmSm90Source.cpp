@@ -85,6 +85,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_dgelu";
   if (colSumType)
     s += std::string("_colsum") + shortName(*colSumType);
+  if (swiglu)
+    s += "_swiglu";
   return s;
 }
 
@@ -98,6 +100,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   "\n" + entry +
                   "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapB2,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapAux,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
@@ -116,8 +119,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
                   ", " + (k.amaxA ? "true" : "false") + ", " +
                   std::to_string(k.epilogueBuffers()) + ", " +
-                  std::to_string(k.extraOutputBits()) +
-                  ">(mapA, mapB, mapD, mapAux, mapDT, p);\n}\n";
+                  std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") +
+                  ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, p);\n}\n";
   if (k.colSumType)
     s += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "_colsum(const float *part, int slices, int n, void *out) {\n"

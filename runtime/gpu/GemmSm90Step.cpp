@@ -50,6 +50,14 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     if (g.colSum >= 0)
       k.colSumType = plan.buffers[g.colSum].type.dtype();
   }
+  if (g.b2 >= 0) {
+    if (!valid(g.b2) || !valid(g.invScaleB2))
+      return fail("internal error: the dual GEMM's up weight or scale buffer index is out of range");
+    const BufferDesc &b = plan.buffers[g.b], &b2 = plan.buffers[g.b2];
+    if (b2.type != b.type || b2.ld != b.ld)
+      return fail("its gate and up weights differ in type or pitch");
+    k.swiglu = true;
+  }
   if (!g.bKMajor || !g.aKMajor)
     return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
   if (!valid(g.invScaleA) || !valid(g.invScaleB))
@@ -124,6 +132,8 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.d = addr(g.d);
   p.invScaleA = static_cast<const float *>(addr(g.invScaleA));
   p.invScaleB = static_cast<const float *>(addr(g.invScaleB));
+  p.b2 = addr(g.b2);
+  p.invScaleB2 = static_cast<const float *>(addr(g.invScaleB2));
   p.bias = addr(g.bias);
   p.amaxD = static_cast<float *>(addr(g.amaxD));
   p.scaleD = static_cast<const float *>(addr(g.scaleD));

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -116,21 +117,21 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0>(mapA, mapB, mapD, mapAux, mapDT, p)"),
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, p)"),
             std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false>"), std::string::npos);
   // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
   // no room beside a 7-stage ring.
   GemmSm90Kernel regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
   EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false>"), std::string::npos);
   GemmSm90Kernel fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
   EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
@@ -147,8 +148,37 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(xo.epilogueBuffers(), 2);
   EXPECT_EQ(xo.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
-  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3>(mapA, mapB, mapD, mapAux, mapDT, p)"),
+  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, p)"),
             std::string::npos);
+  // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
+  // with row scales, a bias, an activation, extra outputs, or the cooperative 64-row split.
+  const GemmSm90Kernel sw = swigluConfigs().front();
+  EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
+  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true>(mapA, mapB, mapB2, mapD, mapAux, mapDT, p)"),
+            std::string::npos);
+  EXPECT_EQ(sw.outCols(), 128);
+  GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
+  EXPECT_EQ(swPp.epilogueBuffers(), 0);     // less than a 128-byte FP8 chunk: registers
+  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
+           [](GemmSm90Kernel &x) { x.scaleMode = GemmScaleMode::OuterVector; },
+           [](GemmSm90Kernel &x) { x.biasType = DType::BF16; },
+           [](GemmSm90Kernel &x) { x.activation = GemmActivation::Silu; },
+           [](GemmSm90Kernel &x) { x.transD = true; },
+           [](GemmSm90Kernel &x) { x.bm = 64; }}) {
+    GemmSm90Kernel bad = sw;
+    edit(bad);
+    Status st = checkGemmSm90Kernel(bad);
+    EXPECT_FALSE(st.isOk()) << bad.name();
+    EXPECT_NE(st.message().find("dual GEMM (swiglu)"), std::string::npos) << st.message();
+  }
+  GemmSm90Pointers noUp{};
+  alignas(16) int8_t dummy[64] = {};
+  noUp.a = noUp.b = dummy;
+  noUp.d = dummy;
+  noUp.invScaleA = noUp.invScaleB = noUp.scaleD = reinterpret_cast<const float *>(dummy);
+  noUp.amaxD = reinterpret_cast<float *>(dummy);
+  Status st = checkGemmSm90(sw, GemmSm90Problem{64, 256, 256, 256, 256, 256}, &noUp);
+  EXPECT_NE(st.message().find("needs the up weight (b2"), std::string::npos) << st.message();
   GemmSm90Problem xp{256, 256, 256, 256, 256, 256, 0, 0, 256, 256};
   EXPECT_TRUE(checkGemmSm90(xo, xp).isOk());
   GemmSm90Kernel bad = xo;
@@ -327,6 +357,24 @@ TEST(GemmSm90Compile, TileHeuristic) {
   EXPECT_EQ(pp.bn, 128);
   EXPECT_TRUE(pp.overlap);
   EXPECT_TRUE(checkGemmSm90(pp, up).isOk());
+  // The dual GEMM: 128 x 256 cooperative for an FP8 h (128 output columns, TMA stores),
+  // ping-pong 128 x 128 for a bf16 h, ping-pong 64-row tiles for decode, 128 x 192 promoting.
+  GemmSm90Kernel sw = k;
+  sw.swiglu = true;
+  sw.dType = DType::F8E4M3FN;
+  GemmSm90Kernel swBig = chooseGemmSm90Tiles(sw, up, h200);
+  EXPECT_EQ(swBig.schedule, GemmSchedule::Cooperative);
+  EXPECT_EQ(swBig.bn, 256);
+  EXPECT_EQ(swBig.epilogueBuffers(), 2);
+  EXPECT_TRUE(checkGemmSm90(swBig, up).isOk());
+  GemmSm90Kernel swDecode = chooseGemmSm90Tiles(sw, {16, 14336, 4096, 4096, 4096, 14336}, h200);
+  EXPECT_EQ(swDecode.schedule, GemmSchedule::PingPong);
+  EXPECT_EQ(swDecode.bm, 64);
+  EXPECT_TRUE(checkGemmSm90(swDecode, {16, 14336, 4096, 4096, 4096, 14336}).isOk());
+  sw.dType = DType::BF16;
+  EXPECT_EQ(chooseGemmSm90Tiles(sw, up, h200).schedule, GemmSchedule::PingPong);
+  sw.fastAccum = false;
+  EXPECT_EQ(chooseGemmSm90Tiles(sw, up, h200).bn, 192);
   GemmSm90Kernel gelu = k;
   gelu.scaleMode = GemmScaleMode::OuterVector;
   gelu.biasType = DType::BF16;

@@ -166,6 +166,36 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   return out;
 }
 
+std::vector<GemmSm90Kernel> swigluConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = kernel(256, 4);
+  k.swiglu = true;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k); // the delayed recipe's: FP8 h, TMA stores
+  k = pingPong(128, 128, 6);
+  k.swiglu = true;
+  k.amaxD = true;
+  out.push_back(k); // tensorwise: bf16 h and its amax
+  k.dType = DType::F8E4M3FN;
+  out.push_back(k); // FP8 h from the register epilogue (64 output columns)
+  k = kernel(192, 5, false);
+  k.swiglu = true;
+  k.fastAccum = false;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k); // promotion, 96 output columns
+  k = pingPong(64, 128, 8);
+  k.swiglu = true;
+  k.amaxD = true;
+  out.push_back(k); // decode
+  k = pingPong(64, 256, 4);
+  k.swiglu = true;
+  k.dType = DType::F8E4M3FN;
+  out.push_back(k);
+  return out;
+}
+
 /// The extra epilogue outputs (the bf16 pre-activation, D transposed) of an FP8 D: the
 /// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
 /// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
@@ -294,6 +324,8 @@ std::vector<GemmSm90Kernel> configs() {
   k.fastAccum = false;
   out.push_back(k);
   for (const GemmSm90Kernel &c : auxConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : swigluConfigs())
     out.push_back(c);
   // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
   k = pingPong(128, 128, 6);

@@ -115,6 +115,13 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   std::vector<double> a, b;
   operand(M, lda, k.aType, aBytes, a);
   operand(N, ldb, k.bType, bBytes, b);
+  // The dual GEMM (swiglu): the up weight, [N, K] like the gate's B, with its own scale; D's
+  // reference is bf16(silu(gate) * up) of the bf16-rounded f64 gate and up (the graph's
+  // roundings).
+  std::vector<uint8_t> b2Bytes;
+  std::vector<double> b2;
+  if (k.swiglu)
+    operand(N, ldb, k.bType, b2Bytes, b2);
   // The bf16-A prologue (castA): A is bf16 (padding garbage past K, about 1 % of the elements
   // large enough to saturate), quantized by the kernel with quantA (tensor or per row); the
   // reference quantizes it on the host the same way (f32 product, RNE, saturating) into
@@ -153,7 +160,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   std::vector<float> sa, sb;
   if (k.scaleMode == GemmScaleMode::Tensor) {
     sa = {scale(rng)};
-    sb = {scale(rng)};
+    sb = {scale(rng), scale(rng)}; // [1]: the up weight's scale (swiglu)
   } else if (k.scaleMode == GemmScaleMode::OuterVector) {
     for (int64_t i = 0; i < M; ++i)
       sa.push_back(scale(rng));
@@ -206,6 +213,14 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           acc *= double(sa[size_t(i)]) * double(sb[size_t(j)]);
         if (k.biasType)
           acc += bias[size_t(j)];
+        if (k.swiglu) {
+          double up = 0;
+          for (int64_t x = 0; x < K; ++x)
+            up += a[size_t(i * K + x)] * b2[size_t(j * K + x)];
+          const double g = bf16ToFloat(floatToBf16(float(acc)));
+          const double u = bf16ToFloat(floatToBf16(float(up * double(sa[0]) * double(sb[1]))));
+          acc = g / (1 + std::exp(-g)) * u;
+        }
         pre[size_t(i * N + j)] = acc;
         ref[size_t(i * N + j)] =
             k.geluGradIn ? acc * geluTanhDeriv(bf16ToFloat(xin[size_t(i * prob.ldIn + j)]))
@@ -222,6 +237,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   }
 
   DeviceBuffer dA = upload(aBytes.data(), aBytes.size()), dB = upload(bBytes.data(), bBytes.size());
+  DeviceBuffer dB2 = upload(b2Bytes.data(), b2Bytes.size());
   DeviceBuffer dA16 = upload(a16.data(), a16.size() * 2);
   DeviceBuffer dQuantA = upload(quantA.data(), quantA.size() * 4);
   const float zeroA = 0;
@@ -247,6 +263,10 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   p.d = dD->data();
   p.invScaleA = static_cast<const float *>(dSa.data());
   p.invScaleB = static_cast<const float *>(dSb.data());
+  if (k.swiglu) {
+    p.b2 = dB2.data();
+    p.invScaleB2 = static_cast<const float *>(dSb.data()) + 1;
+  }
   p.bias = k.biasType ? dBias.data() : nullptr;
   p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;
   p.scaleD = static_cast<const float *>(dScaleD.data());
@@ -347,8 +367,10 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // The largest element carries the tensor cores' accumulation error: with fast accumulation
     // (FP8 wgmma's own sums over all of K) it was seen at 1.3e-3 of the f64 value at K = 1000
     // (bias + GELU, FP8 D); promoted sums stay within 1e-3. Per row, the same bound.
-    // With geluGradIn the amax is of the bf16-rounded derivative: plus 2^-8 relative.
-    const double tol = (k.promotes() ? 1e-3 : 2e-3) + (k.geluGradIn ? 0x1p-8 : 0.0);
+    // With geluGradIn or swiglu the amax is of bf16-rounded values (for swiglu, of bf16-rounded
+    // gate and up too): plus 2^-8 relative per rounding.
+    const double tol = (k.promotes() ? 1e-3 : 2e-3) + (k.geluGradIn ? 0x1p-8 : 0.0) +
+                       (k.swiglu ? 0x1p-7 : 0.0);
     if (!k.amaxRows) {
       EXPECT_NEAR(amaxes[0], refAmax, tol * refAmax);
     } else {

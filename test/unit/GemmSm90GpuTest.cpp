@@ -144,6 +144,25 @@ TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
   runCase(*runner, {ks[2], 50, 208, 300}, rng);
 }
 
+// The dual GEMM of a SwiGLU MLP (gate and up weights in one kernel, the swiglu in the epilogue):
+// each config the heuristic picks (GemmSm90Configs' swigluConfigs) at M 1 to 8191 with tile
+// tails in N and K, several tiles per warpgroup, and 64-row tiles. The gate and up results are
+// rounded to bf16 (the graph's roundings) from accumulators that carry the GEMM's own error, so
+// an element may round one bf16 step away from the f64 reference's: 3e-3 beyond D's rounding.
+TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(31);
+  const std::vector<GemmSm90Kernel> ks = sm90configs::swigluConfigs();
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {ks[0], m, 448, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[1], 1000, 328, 700, 3, 3e-3}, rng);
+  runCase(*runner, {ks[2], 300, 200, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[3], 8192, 336, 1000, 0, 3e-3}, rng);
+  for (int64_t m : {1, 16, 64})
+    runCase(*runner, {ks[4], m, 1000, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[5], 30, 1024, 4096, 0, 3e-3}, rng);
+}
+
 // Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
 // the rowwise MLP's first GEMM (row scales, bias, tanh GELU, bf16 D) in both schedules, both
 // store paths (N = 336: TMA stores; N = 333: registers), an FP8 D, row tails, promotion.

@@ -115,15 +115,18 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuGeneratedGemmExampleTest,
                                               info.param.m);
                          });
 
-// M = 8192: the 128 x 256 tiles. The interpreter cannot take this size, so the peer is the
-// cuBLASLt backend on the same inputs (both against the f32 math of the same plan).
-class GpuGeneratedGemmLargeTest : public ::testing::TestWithParam<const char *> {};
+// M = 8192: the 128 x 256 tiles (for the SwiGLU MLP, the dual GEMM of gate and up in one
+// kernel). The interpreter cannot take this size, so the peer is the cuBLASLt backend on the
+// same inputs (both against the f32 math of the same plan).
+class GpuGeneratedGemmLargeTest
+    : public ::testing::TestWithParam<std::pair<const char *, const char *>> {};
 
 TEST_P(GpuGeneratedGemmLargeTest, MlpAt8192MatchesCublasLtBackend) {
   FP8C_REQUIRE_GPU();
-  const std::string recipe = GetParam();
+  const std::string file = GetParam().first, recipe = GetParam().second;
+  const std::string what = file.substr(0, file.find('.')) + " " + recipe + " M=8192";
   const int64_t m = 8192;
-  std::unique_ptr<Module> mod = parse(readExample("mlp.mlir"));
+  std::unique_ptr<Module> mod = parse(readExample(file));
   ASSERT_TRUE(mod);
   std::unique_ptr<Executable> gen = compileWith(*mod->graphs()[0], passesFor(recipe), m, "generated");
   std::unique_ptr<Executable> lt = compileWith(*mod->graphs()[0], passesFor(recipe), m, "cublaslt");
@@ -131,20 +134,28 @@ TEST_P(GpuGeneratedGemmLargeTest, MlpAt8192MatchesCublasLtBackend) {
   std::map<std::string, HostTensor> in = inputsFor(*gen, 11, m);
   std::map<std::string, HostTensor> a = runOnDevice(*gen, in, nullptr);
   std::map<std::string, HostTensor> b = runOnDevice(*lt, in, nullptr);
-  expectGemmsRanOn(*gen, "generated sm90", "mlp " + recipe + " M=8192");
-  expectGemmsRanOn(*lt, "cublaslt", "mlp " + recipe + " M=8192");
+  expectGemmsRanOn(*gen, "generated sm90", what);
+  expectGemmsRanOn(*lt, "cublaslt", what);
   for (const std::string &name : gen->outputNames()) {
     ASSERT_TRUE(a.count(name) && b.count(name)) << name;
     double rel = relativeFrobeniusError(a[name], b[name]);
     EXPECT_LT(rel, 2e-2) << recipe << " output " << name;
     EXPECT_EQ(nanCount(a[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
-    std::cout << "[ large    ] mlp " << recipe << " M=8192 '" << name
+    std::cout << "[ large    ] " << what << " '" << name
               << "': generated vs cuBLASLt backend, relative error " << rel << "\n";
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Recipes, GpuGeneratedGemmLargeTest,
-                         ::testing::Values("tensorwise", "delayed", "rowwise", "blockwise"));
+INSTANTIATE_TEST_SUITE_P(
+    Recipes, GpuGeneratedGemmLargeTest,
+    ::testing::Values(std::pair{"mlp.mlir", "tensorwise"}, std::pair{"mlp.mlir", "delayed"},
+                      std::pair{"mlp.mlir", "rowwise"}, std::pair{"mlp.mlir", "blockwise"},
+                      std::pair{"swiglu_mlp.mlir", "tensorwise"},
+                      std::pair{"swiglu_mlp.mlir", "delayed"}),
+    [](const auto &info) {
+      std::string f = info.param.first;
+      return f.substr(0, f.find('.')) + "_" + info.param.second;
+    });
 
 TEST(GpuGeneratedGemmCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
   FP8C_REQUIRE_GPU();

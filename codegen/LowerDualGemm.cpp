@@ -1,0 +1,121 @@
+// Lowering of a dual GEMM (the gate and up projections of a SwiGLU MLP, two FP8 GEMMs sharing
+// A, whose results meet only in one fp8.swiglu): one CublasLtGemm step with the up weight as
+// its second B (CublasLtGemm::b2). The generated Hopper GEMM runs both in one kernel and
+// writes the swiglu (with its tensor amax and FP8 cast) from registers, so neither bf16 result
+// is written; on cuBLASLt (backend auto measures the two) the step runs two GEMMs into the
+// results' buffers and a launch computes the epilogue from them (dualFallback). Where the
+// generated GEMM cannot take it (row or block scales, a bias, results not bf16 or used
+// elsewhere, --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an
+// epilogue launch (LowerGemm.cpp).
+#include "codegen/LowerInternal.h"
+
+#include <algorithm>
+
+namespace fp8c::codegen {
+namespace {
+
+bool tensorScaled(const Op *m) {
+  return m->kind() == OpKind::ScaledMatmul && m->numOperands() == 4 &&
+         m->operand(2)->type().rank() == 0 && m->operand(3)->type().rank() == 0;
+}
+
+} // namespace
+
+void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> epi,
+                     GemmAnalysis &a) {
+  a.post = epi;
+  Op *m0 = a.mains[0], *m1 = a.mains[1];
+  if (!generatedCapable || !tensorScaled(m0) || !tensorScaled(m1) ||
+      m0->operand(0) != m1->operand(0) || m0->operand(2) != m1->operand(2) ||
+      m0->operand(1)->type() != m1->operand(1)->type() ||
+      m0->result()->type() != m1->result()->type() ||
+      m0->result()->type().dtype() != DType::BF16 ||
+      m0->boolAttr("fast_accum") != m1->boolAttr("fast_accum"))
+    return;
+  const Value *r0 = m0->result(), *r1 = m1->result();
+  if (r0->numUses() != 1 || r1->numUses() != 1 || isYielded(r0) || isYielded(r1))
+    return;
+  Op *s = r0->users().front();
+  if (s->kind() != OpKind::Swiglu || s != r1->users().front() || s->parentOp() != &kernel ||
+      s->result()->type().dtype() != DType::BF16)
+    return;
+  if (s->operand(0) == r1)
+    std::swap(a.mains[0], a.mains[1]); // mains: (gate, up)
+  const std::set<const Op *> mains(a.mains.begin(), a.mains.end());
+  std::vector<Op *> fused{s};
+  const Value *tail = s->result();
+  auto [castD, amaxD] = knownScaleCastOf(tail, mains);
+  if (!castD) // D is the bf16 swiglu (used after the kernel); its tensor amax still fuses
+    for (Op *u : tail->users())
+      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD &&
+          u->parentOp() == &kernel)
+        amaxD = u;
+  for (Op *f : {amaxD, castD})
+    if (f)
+      fused.push_back(f);
+  a.swiglu = s;
+  a.amaxD = amaxD;
+  a.castD = castD;
+  a.fused = fused;
+  a.written = {castD ? castD->result() : tail};
+  a.post.clear();
+  for (Op *op : epi)
+    if (std::find(fused.begin(), fused.end(), op) == fused.end())
+      a.post.push_back(op);
+}
+
+Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a) {
+  const Op *gate = a.mains[0], *up = a.mains[1];
+  const Value *A = gate->operand(0);
+  CublasLtGemm g;
+  g.name = "k" + std::to_string(kernelIndex) + "_gemm";
+  g.a = lw.gemmOperandBuffer(A);
+  g.b = lw.gemmOperandBuffer(gate->operand(1));
+  g.b2 = lw.gemmOperandBuffer(up->operand(1));
+  g.m = Lowerer::rowsOf(A->type());
+  g.k = Lowerer::colsOf(A->type());
+  if (g.k == kDynamic)
+    return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
+  g.n = gate->operand(1)->type().dim(0);
+  g.backend = lw.options().gemmBackend;
+  g.scaleMode = GemmScaleMode::Tensor;
+  g.fastAccum = gate->boolAttr("fast_accum");
+  for (auto [v, slot] : {std::pair{gate->operand(2), &g.invScaleA},
+                         std::pair{gate->operand(3), &g.invScaleB},
+                         std::pair{up->operand(3), &g.invScaleB2}})
+    if (Status st = inverseScaleInto(lw, v, InvLayout::RowMajor, kernelIndex, slot); !st)
+      return st;
+  std::string ops;
+  for (const Op *op : {gate, up})
+    ops += std::string(op->name()) + " %" + op->result()->name() + ", ";
+  for (const Op *f : a.fused)
+    ops += std::string(f->name()) + " %" + f->result()->name() + (f == a.fused.back() ? "" : ", ");
+  g.description = ops + " (one GEMM for both weights)";
+  if (a.amaxD) {
+    g.amaxD = lw.bufferOf(a.amaxD->result());
+    lw.desc(g.amaxD).zeroInit = true;
+    lw.setAmaxRound(g.amaxD, a.amaxD->operand(0)->type().dtype());
+  }
+  if (a.castD)
+    g.scaleD = lw.bufferOf(a.castD->operand(1));
+  // Auto's other choice: cuBLASLt writes the two results and one launch computes the epilogue.
+  // (--backend=generated has no such choice: the bf16 results then get no buffers at all.)
+  if (g.backend != GemmBackend::Generated) {
+    g.gateD = lw.bufferOf(gate->result());
+    g.upD = lw.bufferOf(up->result());
+    const size_t mark = lw.stepCount();
+    if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "dual_fallback"); !s)
+      return s;
+    g.dualFallback = lw.takeLaunchesSince(mark);
+  }
+  g.d = lw.bufferOf(a.written[0]);
+  const BufferDesc &dd = lw.desc(g.d);
+  if (dd.ld > Lowerer::colsOf(dd.type) && isFloat8(dd.type.dtype()))
+    lw.desc(g.d).zeroInit = true; // the pad columns of an FP8 operand-to-be must be zero
+  lw.addGemm(std::move(g));
+  if (!a.post.empty())
+    return buildLaunches(lw, kernel, kernelIndex, a.post, "epilogue");
+  return Status::ok();
+}
+
+} // namespace fp8c::codegen

@@ -1,0 +1,33 @@
+// The dual GEMM's swiglu (gemm_sm90.cuh with Dual): the gate and up projections of a SwiGLU MLP
+// share A, so one kernel computes both. Each stage's B tile holds BN / 2 rows of the gate weight
+// (mapB) followed by the same BN / 2 rows of the up weight (mapB2), so a warpgroup's accumulators
+// for columns c and c + WN / 2 are gate and up of the same output column, held by the same
+// thread at indices i and i + WN / 4 of the wgmma accumulator layout (per 8 columns, four values:
+// rows r and r + 8, two columns each). The epilogue reduces them to the WN / 2 output columns in
+// that same layout, which the usual epilogues then amax, cast and store.
+#pragma once
+
+#include "fp8c/common.cuh"
+#include "fp8c/gemm_sm90_defs.cuh"
+#include "fp8c/ops.cuh"
+
+namespace fp8c {
+namespace sm90 {
+
+/// h = bf16(swiglu(bf16(gate * gateScale), bf16(up * upScale))): the graph's roundings (the two
+/// GEMM results and the swiglu are bf16 values), the swiglu as the generated launches compute
+/// it (op::swiglu). `acc` holds a warpgroup's WN columns (gate half, then up half).
+template <int WN>
+__device__ __forceinline__ void swigluHalves(const float (&acc)[WN / 2], float (&h)[WN / 4],
+                                             float gateScale, float upScale) {
+  static_assert(WN % 16 == 0, "whole 8-column groups in each half");
+#pragma unroll
+  for (int i = 0; i < WN / 4; ++i) {
+    const float gate = roundTo<Dt::BF16>(acc[i] * gateScale);
+    const float up = roundTo<Dt::BF16>(acc[i + WN / 4] * upScale);
+    h[i] = roundTo<Dt::BF16>(op::swiglu(gate, up));
+  }
+}
+
+} // namespace sm90
+} // namespace fp8c
