@@ -80,6 +80,17 @@ const GraphVariant kGraphVariants[] = {
      return o;
    },
    2},
+  {"fp8c.lt", true,
+   "fp8c::compile with the recipe and backend=cublaslt: every FP8 GEMM on cuBLASLt, and what "
+   "only the generated GEMM fuses (the SwiGLU MLP's dual GEMM, row-scaled epilogues) as "
+   "separate GEMMs and launches (weights quantized every run)",
+   asIs,
+   [](const std::string &r) {
+     CompileOptions o = withRecipe(r);
+     o.backend = "cublaslt";
+     return o;
+   },
+   2},
   {"fp8c.static.gen", true,
    "fp8c::compile with the recipe, weights=static and backend=generated (the inference form of "
    "a Linear or MLP on fp8c's own GEMM: only the activations are quantized per run)",

@@ -17,7 +17,7 @@ import json
 import re
 import sys
 
-SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static", "fp8c.gen", "fp8c.static.gen",
+SUMMARY = ["bf16", "fp8-gemm", "unfused", "fp8c", "fp8c.static", "fp8c.gen", "fp8c.lt", "fp8c.static.gen",
            "torch.bf16", "torch.scaled_mm", "torchao.eager", "torchao.compile", "torchao.infer"]
 PLOTTED = ["fp8-gemm", "unfused", "fp8c", "fp8c.static", "fp8c.gen", "torch.scaled_mm", "torchao.eager",
            "torchao.compile", "torchao.infer"]
