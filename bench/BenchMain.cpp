@@ -4,7 +4,9 @@
 // table at the end, and writes the JSON that bench/report.py merges and plots.
 //
 //   fp8c-bench [--shapes=FILE] [--only=NAME,...] [--recipes=R,...] [--variants=V,...]
-//              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only]
+//              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only] [--profile]
+// --profile prints, under each fp8c row, every step's median over 7 profiled runs and what it
+// ran (a GEMM step: its backend and the measured choice behind it).
 #include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
 #include "bench/Report.h"
@@ -36,6 +38,7 @@ struct Args {
   std::string json;
   int jobs = 8;
   bool lowerOnly = false; ///< passes and lowering of every graph variant, no GPU
+  bool profile = false;   ///< per-step medians of every fp8c row (Prepared::profileLines)
   TimingOptions timing;
   std::string command;
 };
@@ -72,6 +75,8 @@ bool parseArgs(int argc, char **argv, Args &a) {
       a.jobs = std::max(1, std::atoi(v));
     else if (const char *v = val("--target-ms="))
       a.timing.targetMs = std::atof(v);
+    else if (s == "--profile")
+      a.profile = true;
     else if (s == "--lower-only")
       a.lowerOnly = true;
     else if (s == "--quick") {
@@ -312,6 +317,14 @@ int main(int argc, char **argv) {
             r.relErrVsBf16 = relErr(*out, bf16Out);
           if (bf16Us > 0)
             r.speedupVsBf16 = bf16Us / r.stats.medianUs;
+          if (args.profile) {
+            Expected<std::vector<std::string>> lines = p.profileLines(stream);
+            if (!lines)
+              r.error = lines.error();
+            else
+              for (const std::string &l : *lines)
+                std::printf("    %s %s %s\n", r.variant.c_str(), r.recipe.c_str(), l.c_str());
+          }
         }
       }
       j.prepared = Error("done"); // frees its device memory before the next shape

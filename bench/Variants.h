@@ -52,6 +52,12 @@ public:
   /// The first `rows` rows of its output after a run of set 0 (bf16 values widened); empty
   /// when the output is not comparable with the others' (different inputs).
   virtual Expected<std::vector<float>> outputRows(int64_t rows, CUstream stream) = 0;
+  /// fp8c-bench --profile: each step's median time over a few profiled runs of set 0 (an event
+  /// after every launch), one line per step with what it ran (a GEMM: its backend and the
+  /// measured choice behind it); empty where the variant is not an fp8c executable.
+  virtual Expected<std::vector<std::string>> profileLines(CUstream) {
+    return std::vector<std::string>{};
+  }
 };
 
 /// A variant: its name in tables, whether it depends on the recipe (bf16 does not), what it

@@ -2,7 +2,7 @@
 # One device call of the fifteenth session (the dual GEMM with the swiglu epilogue): the GPU
 # tests named by TESTS, then fp8c-bench on ONLY (default mlp.swiglu) for RECIPES (default
 # tensorwise,delayed), then the PyTorch peer on the same shapes; logs under $OUT.
-# SKIP_TESTS=1 / SKIP_BENCH=1 / SKIP_TORCH=1 leave parts out.
+# BENCH_ARGS adds fp8c-bench arguments; SKIP_TESTS=1 / SKIP_BENCH=1 / SKIP_TORCH=1 leave parts out.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64 FP8C_CACHE_DIR=/tmp/c
 B=build-gpu/bin
@@ -15,9 +15,9 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   timeout ${BENCH_TIMEOUT:-200} $B/fp8c-bench --only=$ONLY --recipes=${RECIPES:-tensorwise,delayed} \
-    --json=$OUT/fp8c-bench.json > $OUT/fp8c-bench.txt 2>&1
+    --json=$OUT/fp8c-bench.json ${BENCH_ARGS:-} > $OUT/fp8c-bench.txt 2>&1
   echo "fp8c-bench exit status: $?" | tee -a $OUT/fp8c-bench.txt
-  tail -40 $OUT/fp8c-bench.txt
+  grep -vE "^\s*$" $OUT/fp8c-bench.txt | tail -${BENCH_TAIL:-40}
 fi
 if [ -z "${SKIP_TORCH:-}" ]; then
   timeout ${TORCH_TIMEOUT:-150} python3 bench/peers/torch_fp8.py --only $ONLY --json $OUT/torch.json > $OUT/torch.txt 2>&1
