@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include <fcntl.h>
@@ -336,6 +337,12 @@ GemmSm90TuneCacheStats GemmSm90TuneCache::stats() const {
 Expected<std::vector<double>>
 timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstream stream,
                         const GemmSm90SustainedTiming &opts) {
+  // One timing at a time per process: compiles that run in parallel (fp8c-bench prepares its
+  // variants on 8 threads) would otherwise time their GEMMs against each other's load (seen on
+  // the H200: cuBLASLt's down projection "measured" at 2166 us, 678 us alone, and the
+  // generated GEMM picked for it).
+  static std::mutex serial;
+  std::lock_guard<std::mutex> lock(serial);
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());

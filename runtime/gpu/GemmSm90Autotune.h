@@ -130,7 +130,9 @@ struct GemmSm90SustainedTiming {
   int rounds = 7;
 };
 
-/// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming). An error when
+/// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming); calls from
+/// several threads of a process are serialized, so none times against another's load. An
+/// error when
 /// a call fails, a CUDA call fails, `rounds` is below 1, or `stream` is being captured into a
 /// CUDA graph.
 Expected<std::vector<double>>
