@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call of the fifteenth session (the dual GEMM with the swiglu epilogue): the GPU
+# One device call of the fourteenth session (the dual GEMM with the swiglu epilogue): the GPU
 # tests named by TESTS, then fp8c-bench on ONLY (default mlp.swiglu) for RECIPES (default
 # tensorwise,delayed), then the PyTorch peer on the same shapes; logs under $OUT.
 # BENCH_ARGS adds fp8c-bench arguments; SKIP_TESTS=1 / SKIP_BENCH=1 / SKIP_TORCH=1 leave parts out.
