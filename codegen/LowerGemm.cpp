@@ -6,8 +6,10 @@
 //   2. one CublasLtGemm per GEMM, taking what cuBLASLt's epilogue can: bias, GELU (tanh) or
 //      RELU on the GEMM result, and, with per-tensor scales, the tensor amax of the result
 //      (AMAX_D) and its FP8 cast when the cast's scale is known before the GEMM (scaleD);
-//   3. a generated epilogue launch for the rest (GELU erf, SiLU, the swiglu of a dual GEMM,
-//      residual adds, row and 1x128 amaxes, 1x128 casts, ...).
+//   3. a generated epilogue launch for the rest (GELU erf, SiLU, the swiglu of a dual GEMM
+//      the generated GEMM cannot take, residual adds, row and 1x128 amaxes, 1x128 casts, ...).
+// A dual GEMM (gate and up sharing A, meeting in one swiglu) that the generated GEMM can take is
+// one step with both weights: LowerDualGemm.cpp.
 // cuBLASLt's outer-vector (rowwise) and 128-block scale modes take no epilogue but a bias and
 // no FP8 output, so with those scales everything after the bias is the epilogue launch's, unless
 // the generated GEMM may run the step (backend auto or generated on sm_90a): then with row
