@@ -319,30 +319,25 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   c.alignB = alignmentOf(addr(g.b));
   c.alignD = alignmentOf(addr(g.d));
   c.alignBias = alignmentOf(addr(g.bias));
-  if (g.gradD != -1) {
-    // The fused gelu_grad epilogue is the generated GEMM's: cuBLASLt writes the GEMM result to
-    // gradD, and the step's gradFallback launches compute the epilogue from it.
-    c.dType = plan.buffers[g.gradD].type.dtype();
-    c.ldd = pitch(g.gradD);
+  // An epilogue only the generated GEMM fuses: cuBLASLt writes the plain GEMM result to `buf`
+  // (no D scale, no amax) and the step's fallback launches compute the epilogue from it.
+  auto resultTo = [&](int buf) {
+    c.dType = plan.buffers[buf].type.dtype();
+    c.ldd = pitch(buf);
     c.hasScaleD = c.hasAmaxD = false;
-    p.d = reinterpret_cast<void *>(addr(g.gradD));
+    p.d = reinterpret_cast<void *>(addr(buf));
     p.scaleD = nullptr;
     p.amaxD = nullptr;
-    c.alignD = alignmentOf(addr(g.gradD));
-  }
+    c.alignD = alignmentOf(addr(buf));
+  };
+  if (g.gradD != -1) // the gelu_grad epilogue: gradFallback reads the result from gradD
+    resultTo(g.gradD);
   if (g.b2 != -1) {
-    // The dual GEMM's swiglu epilogue is the generated GEMM's: cuBLASLt runs this call for the
-    // gate (B) into gateD, the runtime repeats it for the up weight (b2, invScaleB2) into upD,
-    // and the step's dualFallback launches compute the epilogue from both.
+    // The dual GEMM's swiglu epilogue: this call is the gate's (B) into gateD; the runtime
+    // repeats it for the up weight (b2, invScaleB2) into upD, and dualFallback reads both.
     if (g.gateD == -1 || g.upD == -1)
       return fail("a dual GEMM needs its gate and up result buffers");
-    c.dType = plan.buffers[g.gateD].type.dtype();
-    c.ldd = pitch(g.gateD);
-    c.hasScaleD = c.hasAmaxD = false;
-    p.d = reinterpret_cast<void *>(addr(g.gateD));
-    p.scaleD = nullptr;
-    p.amaxD = nullptr;
-    c.alignD = alignmentOf(addr(g.gateD));
+    resultTo(g.gateD);
   }
   if (c.isFp8() && (!p.invScaleA || !p.invScaleB))
     return fail("an FP8 GEMM needs both inverse-scale buffers");
