@@ -7,6 +7,7 @@
 #include "ir/Clone.h"
 #include "ir/Parser.h"
 #include "runtime/DeviceTensorIO.h"
+#include "runtime/StepProfiler.h"
 
 #include <fmt/format.h>
 
@@ -172,34 +173,14 @@ public:
   }
 
   Expected<std::vector<std::string>> profileLines(CUstream stream) override {
-    constexpr int kRuns = 7;
-    Executable &e = *exes_[0];
-    e.setProfiling(true);
-    std::vector<std::vector<StepTime>> runs;
-    Status st = Status::ok();
-    for (int r = 0; r < kRuns && st; ++r) {
-      st = e.run(bindings_[0], stream);
-      if (!st)
-        break;
-      Expected<std::vector<StepTime>> t = e.lastProfile();
-      if (!t)
-        st = Error(t.error());
-      else
-        runs.push_back(*t);
-    }
-    e.setProfiling(false);
-    if (!st)
-      return Error("profile: " + st.message());
+    Expected<std::vector<StepTime>> steps = medianStepTimes(*exes_[0], bindings_[0], 7, stream);
+    if (!steps)
+      return Error("profile: " + steps.error());
     std::vector<std::string> out;
     double total = 0;
-    for (size_t i = 0; i < runs[0].size(); ++i) {
-      std::vector<double> us;
-      for (const auto &run : runs)
-        us.push_back(run[i].us);
-      std::sort(us.begin(), us.end());
-      total += us[us.size() / 2];
-      const StepTime &s = runs[0][i];
-      out.push_back(fmt::format("{:9.1f} us  {:<28} {}", us[us.size() / 2], s.name.substr(0, 28),
+    for (const StepTime &s : *steps) {
+      total += s.us;
+      out.push_back(fmt::format("{:9.1f} us  {:<28} {}", s.us, s.name.substr(0, 28),
                                 s.what.rfind("gemm:", 0) == 0 ? s.what : s.what.substr(0, 100)));
     }
     out.push_back(fmt::format("{:9.1f} us  (sum of the step medians)", total));

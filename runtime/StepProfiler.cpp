@@ -1,6 +1,8 @@
 // StepProfiler (StepProfiler.h).
 #include "runtime/StepProfiler.h"
 
+#include <algorithm>
+
 namespace fp8c {
 
 StepProfiler::~StepProfiler() {
@@ -48,6 +50,37 @@ Expected<std::vector<StepTime>> StepProfiler::times() {
     steps_[i].us = 1000.0 * ms;
   }
   return steps_;
+}
+
+Expected<std::vector<StepTime>> medianStepTimes(Executable &e, const Bindings &bindings, int runs,
+                                                CUstream stream) {
+  e.setProfiling(true);
+  std::vector<std::vector<StepTime>> all;
+  Status st = Status::ok();
+  for (int r = 0; r < runs && st; ++r) {
+    st = e.run(bindings, stream);
+    if (!st)
+      break;
+    Expected<std::vector<StepTime>> t = e.lastProfile();
+    if (!t)
+      st = Error(t.error());
+    else
+      all.push_back(*t);
+  }
+  e.setProfiling(false);
+  if (!st)
+    return Error(st.message());
+  if (all.empty())
+    return std::vector<StepTime>{};
+  std::vector<StepTime> out = all[0];
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::vector<double> us;
+    for (const auto &run : all)
+      us.push_back(run[i].us);
+    std::sort(us.begin(), us.end());
+    out[i].us = us[us.size() / 2];
+  }
+  return out;
 }
 
 } // namespace fp8c

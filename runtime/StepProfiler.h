@@ -36,4 +36,10 @@ private:
   size_t used_ = 0;
 };
 
+/// Runs `e` `runs` times with profiling on (off again after) and returns each step's median
+/// time, with the step's name and what it ran from the first run. For fp8c --bench --profile
+/// and fp8c-bench --profile.
+Expected<std::vector<StepTime>> medianStepTimes(Executable &e, const Bindings &bindings, int runs,
+                                                CUstream stream);
+
 } // namespace fp8c

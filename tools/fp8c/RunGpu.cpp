@@ -10,6 +10,7 @@
 #include "runtime/DeviceTensorIO.h"
 #include "runtime/Executable.h"
 #include "runtime/Interpreter.h"
+#include "runtime/StepProfiler.h"
 #include "runtime/TensorStats.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DeviceBuffer.h"
@@ -61,27 +62,15 @@ Expected<std::string> benchRuns(CudaDriver &drv, Executable &E, const Bindings &
   std::string out = buf;
   if (!profile)
     return out;
-  E.setProfiling(true);
-  std::vector<std::vector<StepTime>> runs;
-  for (int i = 0; i < 20; ++i) {
-    if (Status st = E.run(bindings, nullptr); !st)
-      return Error(st.message());
-    Expected<std::vector<StepTime>> t = E.lastProfile();
-    if (!t)
-      return Error(t.error());
-    runs.push_back(*t);
-  }
-  E.setProfiling(false);
+  Expected<std::vector<StepTime>> steps = medianStepTimes(E, bindings, 20, nullptr);
+  if (!steps)
+    return Error(steps.error());
   out += "--profile: median of 20 runs per step (an event after each step)\n";
   double sum = 0;
-  for (size_t s = 0; s < runs[0].size(); ++s) {
-    std::vector<double> us;
-    for (const auto &r : runs)
-      us.push_back(r[s].us);
-    std::sort(us.begin(), us.end());
-    sum += us[us.size() / 2];
-    std::snprintf(buf, sizeof buf, "  %9.1f us  %s: %s\n", us[us.size() / 2],
-                  runs[0][s].name.c_str(), runs[0][s].what.substr(0, 150).c_str());
+  for (const StepTime &s : *steps) {
+    sum += s.us;
+    std::snprintf(buf, sizeof buf, "  %9.1f us  %s: %s\n", s.us, s.name.c_str(),
+                  s.what.substr(0, 150).c_str());
     out += buf;
   }
   std::snprintf(buf, sizeof buf, "  %9.1f us  total of the step medians\n", sum);
