@@ -69,9 +69,13 @@ Expected<std::vector<Shape>> parseShapes(const std::string &text, const std::str
         s.cudaGraph = true;
         continue;
       }
+      if (t == "residual") {
+        s.residual = true;
+        continue;
+      }
       auto eq = t.find('=');
       if (eq == std::string::npos)
-        return fail("expected key=value or a flag (bias, graph), got '" + t + "'");
+        return fail("expected key=value or a flag (bias, graph, residual), got '" + t + "'");
       std::string key = t.substr(0, eq);
       char *end = nullptr;
       long long v = std::strtoll(t.c_str() + eq + 1, &end, 10);
@@ -87,8 +91,8 @@ Expected<std::vector<Shape>> parseShapes(const std::string &text, const std::str
     for (const auto &[key, v] : kv)
       if (std::find(need.begin(), need.end(), key) == need.end())
         return fail("unknown key '" + key + "' for kind " + tok[1]);
-    if (s.bias && s.kind != ShapeKind::Linear)
-      return fail("the bias flag applies to linear shapes only");
+    if ((s.bias || s.residual) && s.kind != ShapeKind::Linear)
+      return fail("the bias and residual flags apply to linear shapes only");
     s.m = kv["M"];
     s.k = kv.count("K") ? kv["K"] : 0;
     s.n = kv.count("N") ? kv["N"] : 0;
@@ -111,12 +115,19 @@ std::string graphText(const Shape &s) {
     std::string bArg = s.bias ? fmt::format(", %b: {}", t1(s.n)) : "";
     std::string bUse = s.bias ? ", %b" : "";
     std::string bTy = s.bias ? ", " + t1(s.n) : "";
-    return fmt::format("func.func @{f}(%x: {x}, %w: {w}{ba}) -> {y} {{\n"
+    std::string rArg = s.residual ? fmt::format(", %r: {}", tm(s.n)) : "";
+    std::string out = s.residual ? "%z" : "%y";
+    std::string add = s.residual ? fmt::format("  %z = fp8.add %y, %r : ({y}, {y}) -> {y}\n",
+                                               fmt::arg("y", tm(s.n)))
+                                 : "";
+    return fmt::format("func.func @{f}(%x: {x}, %w: {w}{ba}{ra}) -> {y} {{\n"
                        "  %y = fp8.linear %x, %w{bu} : ({x}, {w}{bt}) -> {y}\n"
-                       "  return %y : {y}\n}}\n",
+                       "{add}"
+                       "  return {out} : {y}\n}}\n",
                        fmt::arg("f", f), fmt::arg("x", tm(s.k)), fmt::arg("w", t2(s.n, s.k)),
                        fmt::arg("y", tm(s.n)), fmt::arg("ba", bArg), fmt::arg("bu", bUse),
-                       fmt::arg("bt", bTy));
+                       fmt::arg("bt", bTy), fmt::arg("ra", rArg), fmt::arg("add", add),
+                       fmt::arg("out", out));
   }
   case ShapeKind::Mlp:
     return fmt::format(
@@ -168,7 +179,7 @@ double ioBytesOf(const Shape &s, int weightBytes) {
     in = double(s.m) * s.k;
     w = double(s.n) * s.k;
     bias = s.bias ? s.n : 0;
-    out = double(s.m) * s.n;
+    out = double(s.m) * s.n * (s.residual ? 2 : 1); // r read, z written
     break;
   case ShapeKind::Mlp:
     in = out = double(s.m) * s.d;

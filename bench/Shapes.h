@@ -19,6 +19,8 @@ struct Shape {
   int64_t k = 0, n = 0; ///< Linear
   int64_t d = 0, h = 0; ///< Mlp, Swiglu: model dim and hidden dim
   bool bias = false;    ///< Linear only (Mlp always has biases, Swiglu never)
+  /// Linear only: z = x W^T (+ b) + r with r a bf16 [M, N] input (a residual stream).
+  bool residual = false;
   bool cudaGraph = false;
   /// "M=8192 K=4096 N=6144"
   std::string dims() const;
@@ -33,7 +35,8 @@ struct GemmDims {
 /// Parses the shape file's text; errors carry "file:line: ".
 Expected<std::vector<Shape>> parseShapes(const std::string &text, const std::string &file);
 
-/// The shape's graph, with a dynamic token dim: inputs %x then weights (and biases), output %y.
+/// The shape's graph, with a dynamic token dim: inputs %x then weights (and biases, and the
+/// residual %r), output %y.
 std::string graphText(const Shape &s);
 /// The GEMMs of the graph, in order (gate and up of a SwiGLU MLP are two).
 std::vector<GemmDims> gemmsOf(const Shape &s);

@@ -69,7 +69,7 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
       for (const auto *fallbacks : {&std::get<CublasLtGemm>(s).biasFallback,
                                     &std::get<CublasLtGemm>(s).auxFallback,
                                     &std::get<CublasLtGemm>(s).transFallback,
-                                    &std::get<CublasLtGemm>(s).gradFallback,
+                                    &std::get<CublasLtGemm>(s).epiFallback,
                                     &std::get<CublasLtGemm>(s).dualFallback})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);

@@ -117,6 +117,8 @@ const char *gemmBackendName(GemmBackend b);
 /// The backend named `s`, or nothing for a name that is not one of gemmBackendName's.
 std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias };
+/// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
+enum class EpiInOp { GeluGrad, Residual };
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
 /// with amax(|D|) and FP8 output D * scaleD. A and B are FP8, K-major (TN), or both bf16/f16
@@ -149,18 +151,23 @@ struct CublasLtGemm {
   /// generated GEMM writes it in its epilogue (GemmSm90Kernel::transD); on cuBLASLt the
   /// `transFallback` launch transposes D after the GEMM.
   int transD = -1;
-  /// The backward's gelu_grad in the epilogue (generated GEMM only, backend Generated): D is the
-  /// FP8 cast of gelu_grad(GEMM result, x) with x = gradIn (the GELU's saved input, bf16
-  /// [M, N]), and amaxD its amax. -1 if none.
-  int gradIn = -1;
+  /// An input the generated GEMM's epilogue reads (bf16 [M, N], like D), and what it computes
+  /// with it (epiInOp), or -1:
+  ///   GeluGrad  the backward's gelu_grad: D is the FP8 cast of gelu_grad(GEMM result, x) with
+  ///             x = epiIn, the GELU's saved input, and amaxD its amax;
+  ///   Residual  a residual add after the bias and activation: D (and amaxD, scaleD) is of
+  ///             round(round(act(GEMM result + bias)) + r) with r = epiIn.
+  int epiIn = -1;
+  EpiInOp epiInOp = EpiInOp::GeluGrad;
   /// The column sums of the epilogue's value (before the FP8 cast; the bias gradient,
   /// fp8.col_sum) into colSum ([N]), through f32 partial sums per 64 rows in colPartials (a
   /// temp of ceil(M/64) x N). Generated GEMM only; -1 if none.
   int colSum = -1, colPartials = -1;
-  /// With gradIn: where cuBLASLt (auto's other choice, measured against the fused generated
-  /// GEMM) writes the GEMM result (bf16 [M, N]), which the `gradFallback` launches (gelu_grad,
-  /// its amax, cast, column sums and transpose: one cast-transpose) then read. -1 otherwise.
-  int gradD = -1;
+  /// With epiIn: where cuBLASLt (auto's other choice, measured against the fused generated
+  /// GEMM) writes the GEMM result (bf16 [M, N], after its bias and activation), which the
+  /// `epiFallback` launches then read: gelu_grad, its amax, cast, column sums and transpose
+  /// (one cast-transpose), or the residual add with its amax and cast. -1 otherwise.
+  int epiD = -1;
   /// A dual GEMM (the gate and up projections of a SwiGLU MLP share A): b2 is the up weight
   /// ([N, K] like b, the gate weight) with its inverse scale invScaleB2 (Tensor scales), and D
   /// is the epilogue (amaxD, the FP8 cast) of h = swiglu(gate, up), gate and up the two GEMM
@@ -205,7 +212,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> biasFallback; ///< empty or one launch
   std::vector<GeneratedLaunch> auxFallback;  ///< empty unless aux >= 0 (with transD: D^T too)
   std::vector<GeneratedLaunch> transFallback; ///< transD >= 0: D^T from D, after cuBLASLt
-  std::vector<GeneratedLaunch> gradFallback;  ///< gradD >= 0: the epilogue from gradD, after cuBLASLt
+  std::vector<GeneratedLaunch> epiFallback;  ///< epiD >= 0: the epilogue from epiD, after cuBLASLt
   std::vector<GeneratedLaunch> dualFallback;  ///< b2 >= 0: the swiglu epilogue from gateD, upD
 };
 

@@ -17,7 +17,9 @@
 // runs on it. The generated GEMM also writes, beside an FP8 D, the GELU's saved input (aux) and
 // D transposed (transD; a transpose launch after cuBLASLt); and, for the backward, the FP8
 // gelu_grad of its result with the GELU's saved input read in the epilogue, its amax, column
-// sums and transpose (gradIn; after cuBLASLt, one cast-transpose launch from the bf16 result).
+// sums and transpose (epiIn; after cuBLASLt, one cast-transpose launch from the bf16 result);
+// and a residual add of a bf16 input with its amax and FP8 cast (epiIn; after cuBLASLt, a
+// launch from the bf16 result).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -164,7 +166,9 @@ Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int ke
     }
   }
   if (g.scaleMode == GemmScaleMode::OuterVector && g.bias >= 0) {
-    const BufferDesc &d = lw.desc(g.d);
+    // Into the result cuBLASLt writes: D, or epiD where launches compute the epilogue from it.
+    const int dst = g.epiD >= 0 ? g.epiD : g.d;
+    const BufferDesc &d = lw.desc(dst);
     const Value *bias = biasOf(main);
     LaunchDesc l;
     l.suffix = "bias_fallback";
@@ -172,13 +176,13 @@ Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int ke
                     ", added in place where cuBLASLt has no outer-vector algorithm with a bias";
     l.rows = Lowerer::rowsOf(d.type);
     l.cols = Lowerer::colsOf(d.type);
-    l.inputs.push_back({g.d, d.type.dtype(), lw.ldOf(g.d), Bcast::Full});
+    l.inputs.push_back({dst, d.type.dtype(), lw.ldOf(dst), Bcast::Full});
     l.inputs.push_back({g.bias, bias->type().dtype(), 0, Bcast::Col});
     l.result = "fp8c::roundTo<" + dtName(d.type.dtype()) + ">(fp8c::op::add(x[0], x[1]))";
     l.valueDt = d.type.dtype();
-    l.storeBuf = g.d;
+    l.storeBuf = dst;
     l.storeDt = d.type.dtype();
-    l.storeLd = lw.ldOf(g.d);
+    l.storeLd = lw.ldOf(dst);
     g.biasFallback.push_back(lw.renderNamed(l, kernelIndex));
   }
   return Status::ok();
@@ -265,12 +269,35 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       tail = u->result();
     }
   }
+  // A residual add, z = tail + r with r a bf16 [M, N] tensor computed before the GEMM: the
+  // generated GEMM reads r in its epilogue and writes z (its amax and FP8 cast follow below), so
+  // no launch reads the GEMM result back (a transformer's output projection plus the residual
+  // stream). r's pitch must be whole 16-byte units (N % 8 == 0); otherwise the add is the
+  // epilogue launch's.
+  if (fp8 && (tensorScales || rowEpilogue) && generatedCapable && !a.aux &&
+      tail->numUses() == 1 && !isYielded(tail) && tail->type().dtype() == DType::BF16 &&
+      tail->type().rank() == 2 && Lowerer::colsOf(tail->type()) % 8 == 0) {
+    Op *add = tail->users().front();
+    const Value *r = add->kind() == OpKind::Add
+                         ? (add->operand(0) == tail ? add->operand(1) : add->operand(0))
+                         : nullptr;
+    if (r && r != tail && add->parentOp() == &kernel && r->type() == tail->type() &&
+        add->result()->type() == tail->type() && !dependsOnAny(r, mains)) {
+      a.residual = add;
+      a.epiIn = r;
+      a.epiResult = tail;
+      a.epiFirst = add;
+      fused.insert(add);
+      a.fused.push_back(add);
+      tail = add->result();
+    }
+  }
   // The backward's tanh gelu_grad of the result, dh = gelu_grad(dy, h) with the GELU's saved
   // input h: the generated GEMM reads h in its epilogue and writes the FP8 cast of dh (with a
   // scale known before the GEMM), its amax, its column sums (the bias gradient) and its
   // transpose, so the bf16 dy and dh are never written (FusionPlanner's gradEpilogue).
-  if (fp8 && tensorScales && generatedCapable && tail->numUses() == 1 && !isYielded(tail) &&
-      main->result()->type().rank() == 2 && Lowerer::colsOf(main->result()->type()) % 16 == 0) {
+  if (fp8 && tensorScales && generatedCapable && !a.residual && tail->numUses() == 1 &&
+      !isYielded(tail) && main->result()->type().rank() == 2 && Lowerer::colsOf(main->result()->type()) % 16 == 0) {
     Op *gg = tail->users().front();
     if (gg->kind() == OpKind::GeluGrad && gg->strAttr("approximate") == "tanh" &&
         gg->operand(0) == tail && gg->operand(1) != tail &&
@@ -291,7 +318,9 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       }
       if (castD && !others) {
         a.geluGrad = gg;
-        a.gradIn = gg->operand(1);
+        a.epiIn = gg->operand(1);
+        a.epiResult = tail;
+        a.epiFirst = gg;
         a.castD = castD;
         a.amaxD = amaxD;
         a.colSum = colSum;
@@ -324,16 +353,18 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       tail = castD->result();
       // Its transpose in the kernel (the weight-gradient GEMM's operand): a third output.
       for (Op *u : tail->users())
-        if (u->kind() == OpKind::Transpose && extraOk && !a.transD && u->parentOp() == &kernel) {
+        if (u->kind() == OpKind::Transpose && extraOk && !a.residual && !a.transD &&
+            u->parentOp() == &kernel) {
           a.transD = u;
           fused.insert(u);
           a.fused.push_back(u);
         }
     }
   }
-  if (rowEpilogue) {
+  if ((rowEpilogue || a.residual) && !a.amaxD) {
     // The amax of D (per row, or of the tensor), D not cast: the rowwise cast that follows
-    // takes its scale from it.
+    // takes its scale from it, or (a residual add with tensor scales) the tensorwise cast of
+    // the next GEMM's input.
     for (Op *u : tail->users()) {
       const std::string gran = u->kind() == OpKind::Amax ? u->strAttr("granularity") : "";
       if ((gran == "row" || gran == "tensor") && !a.amaxD && u->operand(0) == tail &&
@@ -344,8 +375,11 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
         a.fused.push_back(u);
       }
     }
-    a.needsGenerated = !a.fused.empty();
   }
+  // With row scales, cuBLASLt (outer-vector mode) takes no activation or amax: those make the
+  // step the generated GEMM's, unless they follow a residual add, which the fallback launches
+  // compute from cuBLASLt's result with everything after it.
+  a.needsGenerated = rowEpilogue && !a.fused.empty() && a.fused.front() != a.epiFirst;
   a.written[0] = tail;
   for (Op *op : epi)
     if (!fused.count(op))
@@ -436,20 +470,29 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       if (a.aux && f->operand(0) == a.aux)
         ops += " (its input %" + a.aux->name() + " written as the aux output)";
       if (f == a.geluGrad)
-        ops += " (its saved input %" + a.gradIn->name() + " read in the epilogue)";
+        ops += " (its saved input %" + a.epiIn->name() + " read in the epilogue)";
+      if (f == a.residual)
+        ops += " (the residual %" + a.epiIn->name() + " read in the epilogue)";
     }
     if (a.needsGenerated) // only the generated GEMM computes this epilogue
       g.backend = GemmBackend::Generated;
-    if (a.gradIn && i == 0) {
-      g.gradIn = lw.bufferOf(a.gradIn);
-      // Auto's other choice: cuBLASLt writes the result in bf16 and one cast-transpose launch
-      // computes the epilogue from it (the unfused plan's launch), measured against the fused
-      // generated GEMM by the runtime.
-      g.gradD = lw.bufferOf(main->result());
-      const size_t mark = lw.stepCount();
-      if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "grad_fallback"); !s)
-        return s;
-      g.gradFallback = lw.takeLaunchesSince(mark);
+    if (a.epiIn && i == 0) {
+      g.epiIn = lw.bufferOf(a.epiIn);
+      g.epiInOp = a.residual ? EpiInOp::Residual : EpiInOp::GeluGrad;
+      if (g.backend != GemmBackend::Generated) {
+        // Auto's other choice: cuBLASLt writes the result (after its bias and activation) in
+        // bf16 and launches compute the rest of the epilogue from it (the unfused plan's
+        // launches: for gelu_grad one cast-transpose), measured against the fused generated
+        // GEMM by the runtime. Forced onto the generated GEMM, the result needs no buffer.
+        g.epiD = lw.bufferOf(a.epiResult);
+        const auto first = std::find(a.fused.begin(), a.fused.end(), a.epiFirst);
+        const size_t mark = lw.stepCount();
+        if (Status s = buildLaunches(lw, kernel, kernelIndex, {first, a.fused.end()},
+                                     a.residual ? "residual_fallback" : "grad_fallback");
+            !s)
+          return s;
+        g.epiFallback = lw.takeLaunchesSince(mark);
+      }
     }
     if (a.colSum && i == 0) {
       g.colSum = lw.bufferOf(a.colSum->result());
@@ -481,7 +524,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     if (a.transD && i == 0)
       g.transD = lw.bufferOf(a.transD->result()); // pad columns written zero by either path
-    if (a.transD && i == 0 && !a.geluGrad) { // (gradFallback writes D^T itself)
+    if (a.transD && i == 0 && !a.geluGrad) { // (epiFallback writes D^T itself)
       // After cuBLASLt (or a generated GEMM that cannot take it at this M): D transposed by
       // a launch.
       const size_t mark = lw.stepCount();

@@ -201,10 +201,17 @@ struct GemmAnalysis {
   Op *transD = nullptr;               ///< the transpose of the FP8 D written beside it
   bool amaxRows = false;              ///< amaxD is per row of D (the generated GEMM only)
   /// The backward's tanh gelu_grad of the result (an MLP's second dgrad GEMM), its saved input
-  /// read in the epilogue (gradIn), the FP8 cast of it (castD), its amax (amaxD) and its column
+  /// read in the epilogue (epiIn), the FP8 cast of it (castD), its amax (amaxD) and its column
   /// sums (colSum, the bias gradient) in the generated GEMM's epilogue.
   Op *geluGrad = nullptr;
-  const Value *gradIn = nullptr;
+  const Value *epiIn = nullptr;
+  /// A residual add of the (activated) result and epiIn, a bf16 [M, N] tensor, read in the
+  /// generated GEMM's epilogue; its amax and FP8 cast follow it into the epilogue (amaxD, castD).
+  Op *residual = nullptr;
+  /// With epiIn: the value cuBLASLt writes (CublasLtGemm::epiD) when it runs the step, and the
+  /// first op of `fused` that the fallback launches compute from it.
+  const Value *epiResult = nullptr;
+  Op *epiFirst = nullptr;
   Op *colSum = nullptr;
   /// The dual GEMM fused in one generated step (LowerDualGemm.cpp): this swiglu of the two
   /// results (mains[0] the gate, mains[1] the up projection) is the epilogue, with its tensor
@@ -222,8 +229,9 @@ struct GemmAnalysis {
 /// TMA-store epilogue writes them in; otherwise they are launches after the GEMM.
 /// `generatedCapable` (backend auto or generated, arch sm_90a): epilogues only the generated
 /// GEMM computes are fused: row-scaled activations and amaxes (GemmAnalysis::needsGenerated),
-/// and the backward's gelu_grad with its cast, amax, column sums and transpose (on cuBLASLt the
-/// result goes to CublasLtGemm::gradD and a launch computes the epilogue).
+/// the backward's gelu_grad with its cast, amax, column sums and transpose, and a residual add
+/// with its amax and cast (on cuBLASLt the result goes to CublasLtGemm::epiD and launches compute
+/// the epilogue).
 GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
 /// True when `v` is computed (within the region) from one of `roots`.
 bool dependsOnAny(const Value *v, const std::set<const Op *> &roots);

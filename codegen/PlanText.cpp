@@ -98,15 +98,17 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << ", GELU input to aux " << bufStr(p, c.aux);
   if (c.transD >= 0)
     os << ", D transposed to " << bufStr(p, c.transD);
-  if (c.gradIn >= 0)
-    os << ", D from gelu_grad(result, " << bufStr(p, c.gradIn) << ")";
+  if (c.epiIn >= 0 && c.epiInOp == EpiInOp::GeluGrad)
+    os << ", D from gelu_grad(result, " << bufStr(p, c.epiIn) << ")";
+  if (c.epiIn >= 0 && c.epiInOp == EpiInOp::Residual)
+    os << ", D from result + residual " << bufStr(p, c.epiIn);
   if (c.b2 >= 0)
     os << ", D from swiglu(A B^T, A B2^T)";
   if (c.b2 >= 0 && c.gateD >= 0)
     os << " (cuBLASLt: the results to " << bufStr(p, c.gateD) << " and " << bufStr(p, c.upD)
        << ")";
-  if (c.gradD >= 0)
-    os << " (cuBLASLt: the result to " << bufStr(p, c.gradD) << ")";
+  if (c.epiD >= 0)
+    os << " (cuBLASLt: the result to " << bufStr(p, c.epiD) << ")";
   if (c.colSum >= 0)
     os << ", column sums to " << bufStr(p, c.colSum) << " (partials per 64 rows in "
        << bufStr(p, c.colPartials) << ")";
@@ -132,12 +134,12 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     GeneratedLaunch copy = f;
     printStep(os, p, Step(std::move(copy)), label + " after cuBLASLt (D transposed)");
   }
-  for (const GeneratedLaunch &f : c.gradFallback) {
+  for (const GeneratedLaunch &f : c.epiFallback) {
     if (c.backend == GemmBackend::Generated)
       break; // the generated GEMM computes the epilogue itself
     GeneratedLaunch copy = f;
     printStep(os, p, Step(std::move(copy)),
-              label + " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.gradD) +
+              label + " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.epiD) +
                   ")");
   }
   for (const GeneratedLaunch &f : c.dualFallback) {

@@ -294,8 +294,10 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     notes.push_back("bias added by a launch");
   if (call.epilogueAfter)
     notes.push_back("no GELU_AUX algorithm: the GELU input written as D, the epilogue by launches");
-  if (g.gradD >= 0)
-    notes.push_back("the gelu_grad epilogue by a launch from its bf16 result");
+  if (g.epiD >= 0)
+    notes.push_back(g.epiInOp == EpiInOp::Residual
+                        ? "the residual add by a launch from the bf16 result"
+                        : "the gelu_grad epilogue by a launch from its bf16 result");
   if (g.b2 >= 0)
     notes.push_back("gate and up as two GEMMs, the swiglu epilogue by a launch");
   if (choice)
@@ -335,8 +337,9 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
     FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, ptrs[g.d], ptrs[g.dPadded],
                 static_cast<size_t>(d.bytes(m)), stream);
   }
-  if (call.addBiasAfter)
-    return launch(g.biasFallback.front(), ptrs, m, stream);
+  if (call.addBiasAfter) // (before the epilogue launches that read the result)
+    if (Status st = launch(g.biasFallback.front(), ptrs, m, stream); !st)
+      return st;
   if (call.epilogueAfter) // the launches from aux (D^T included)
     for (const GeneratedLaunch &l : g.auxFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
@@ -344,7 +347,7 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
   for (const GeneratedLaunch &l : g.dualFallback) // the swiglu epilogue from gateD and upD
     if (Status st = launch(l, ptrs, m, stream); !st)
       return st;
-  for (const GeneratedLaunch &l : g.gradFallback) // the gelu_grad epilogue from gradD
+  for (const GeneratedLaunch &l : g.epiFallback) // gelu_grad or the residual add, from epiD
     if (Status st = launch(l, ptrs, m, stream); !st)
       return st;
   if (!call.epilogueAfter) // D^T of the D cuBLASLt wrote

@@ -57,14 +57,14 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   add(g.invScaleA, Fill::One);
   add(g.invScaleB, Fill::One);
   add(g.scaleD, Fill::One);
-  add(g.gradIn, Fill::Random);
+  add(g.epiIn, Fill::Random);
   add(g.b2, Fill::Random);
   add(g.invScaleB2, Fill::One);
-  for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.gradD,
+  for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.epiD,
                 g.gateD, g.upD})
     add(i, Fill::Zero);
   for (const auto *fallbacks :
-       {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.gradFallback, &g.dualFallback})
+       {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.epiFallback, &g.dualFallback})
     for (const GeneratedLaunch &l : *fallbacks)
       for (int i : l.buffers)
         add(i, Fill::Zero);

@@ -24,13 +24,13 @@ std::vector<int> buffersOf(const Step &s) {
   const auto &c = std::get<CublasLtGemm>(s);
   std::vector<int> out;
   for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
-                c.transD, c.gradIn, c.colSum, c.colPartials, c.gradD, c.aPadded, c.dPadded,
+                c.transD, c.epiIn, c.colSum, c.colPartials, c.epiD, c.aPadded, c.dPadded,
                 c.b2, c.invScaleB2, c.gateD, c.upD})
     if (b >= 0)
       out.push_back(b);
   // The launches the step may run after the GEMM (or instead of part of its epilogue).
   for (const auto *fallbacks :
-       {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.gradFallback, &c.dualFallback})
+       {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback, &c.dualFallback})
     for (const GeneratedLaunch &l : *fallbacks)
       out.insert(out.end(), l.buffers.begin(), l.buffers.end());
   return out;

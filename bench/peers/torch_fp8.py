@@ -36,9 +36,9 @@ def parse_shapes(path):
         line = line.split("#", 1)[0].split()
         if not line:
             continue
-        s = {"name": line[0], "kind": line[1], "bias": False, "graph": False}
+        s = {"name": line[0], "kind": line[1], "bias": False, "graph": False, "residual": False}
         for t in line[2:]:
-            if t in ("bias", "graph"):
+            if t in ("bias", "graph", "residual"):
                 s[t] = True
             else:
                 k, v = t.split("=")
@@ -64,6 +64,8 @@ class Model(torch.nn.Module):
         self.kind = s["kind"]
         if self.kind == "linear":
             self.lin = torch.nn.Linear(s["K"], s["N"], bias=s["bias"])
+            # The residual stream r [M, N] added to the output (flag residual), held by the model.
+            self.r = (torch.nn.Buffer(torch.randn(s["M"], s["N"])) if s["residual"] else None)
         elif self.kind == "mlp":
             self.fc1 = torch.nn.Linear(s["D"], s["H"], bias=True)
             self.fc2 = torch.nn.Linear(s["H"], s["D"], bias=True)
@@ -80,7 +82,7 @@ class Model(torch.nn.Module):
 
     def forward(self, x):
         if self.kind == "linear":
-            return self.lin(x)
+            return self.lin(x) if self.r is None else self.lin(x) + self.r
         if self.kind == "mlp":
             return self.fc2(F.gelu(self.fc1(x), approximate="tanh"))
         return self.down(F.silu(self.gate(x)) * self.up(x))

@@ -59,7 +59,8 @@
 // With XO != 0 (gemm_sm90_store_aux.cuh), the TMA-store epilogue of an FP8 D also writes the
 // pre-activation in bf16 (mapAux) and D transposed (mapDT), or takes the backward's gelu_grad
 // of the result with a saved input (p.epiIn) and the column sums of that (p.colPart); the maps
-// are unused otherwise.
+// are unused otherwise. With XO == kXoResidual (gemm_sm90_residual.cuh), the epilogue adds a
+// bf16 input (p.epiIn) to its value before the amax, cast and store, for any D.
 //
 // Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
 // at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
@@ -78,6 +79,7 @@
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_dual.cuh"
+#include "fp8c/gemm_sm90_residual.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_store_aux.cuh"
@@ -167,7 +169,8 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
 
 /// The epilogue of one consumer warpgroup's 64 x WN slice at (rowBase, colBase): with `Dual`, the
 /// swiglu of its gate and up halves (gemm_sm90_dual.cuh; scales gateScale = tensorScale and
-/// upScale) stored as WN / 2 columns from colBase / 2; otherwise the extra-output epilogue
+/// upScale) stored as WN / 2 columns from colBase / 2; with the residual add (kXoResidual), the
+/// sums through the TMA-store or register epilogue; otherwise the extra-output epilogue
 /// (XO != 0), the TMA-store epilogue (EB > 0) or the register epilogue.
 template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax, int XO,
           bool InAhead, bool Dual>
@@ -187,6 +190,14 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
     else
       epilogue<WN / 2, TD, S, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, sa, colBuf,
                                                        1.0f, scaleD);
+  } else if constexpr (XO == kXoResidual) {
+    addResidual<WN, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
+    if constexpr (EB > 0)
+      epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, Amax>(
+          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, 1.0f, scaleD);
+    else
+      epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, Amax>(acc, p, rowBase, colBase, sa,
+                                                                     colBuf, 1.0f, scaleD);
   } else if constexpr (XO != 0) {
     epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, InAhead>(
         acc, p, mapD, mapAux, mapDT, epiBuf, colSumBuf, seq, bar, rowBase, colBase, sa, colBuf,
@@ -229,7 +240,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
     In in;
     in.load(p, rowBase, colBase);
-    if constexpr ((XO & kXoGeluGrad) != 0)
+    if constexpr ((XO & (kXoGeluGrad | kXoResidual)) != 0)
       prefetchEpilogueInput<WN, 64>(p, rowBase, colBase);
 #pragma unroll
     for (int i = 0; i < WN / 2; ++i)
@@ -333,7 +344,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
     walk.coords(u, p, tm, tn);
     In in;
     in.load(p, tm * BM, tn * BN);
-    if constexpr ((XO & kXoGeluGrad) != 0)
+    if constexpr ((XO & (kXoGeluGrad | kXoResidual)) != 0)
       prefetchEpilogueInput<BN, BM>(p, tm * BM, tn * BN);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
@@ -385,15 +396,19 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
   // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): a 16-bit or FP8 D, whole
   // chunks (128 bytes of a row) per warpgroup.
-  static_assert(EB == 0 || XO != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
+  static_assert(EB == 0 || (XO & kXoOutputs) != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
                             (kPingPong || BM == 128 ? BN : BN / 2) / (Dual ? 2 : 1) %
                                     epiChunkCols<TD>() ==
                                 0),
                 "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
   // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in units of 16 KB
   // (with the pre-activation) or 8 KB.
-  static_assert(XO == 0 || (isFp8(TD) && (EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
+  static_assert((XO & kXoOutputs) == 0 ||
+                    (isFp8(TD) && (EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
                 "extra epilogue outputs: an FP8 D and one or two units per warpgroup");
+  // The residual add (gemm_sm90_residual.cuh): alone among the XO bits, not in the dual GEMM.
+  static_assert((XO & kXoResidual) == 0 || (XO == kXoResidual && !Dual),
+                "the residual add combines with no extra outputs and not with the dual GEMM");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor

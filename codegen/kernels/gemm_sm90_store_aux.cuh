@@ -38,6 +38,11 @@ constexpr int kXoAux = 1;      ///< write the bf16 pre-activation through mapAux
 constexpr int kXoTrans = 2;    ///< write D transposed through mapDT
 constexpr int kXoGeluGrad = 4; ///< v = gelu_grad(y, x) with x read from p.epiIn (bf16)
 constexpr int kXoColSum = 8;   ///< per-64-row column sums of v into p.colPart
+/// Not an extra output: the residual add of p.epiIn before the usual epilogue (any D;
+/// gemm_sm90_residual.cuh), alone among these bits.
+constexpr int kXoResidual = 16;
+/// The bits that run the extra-output epilogue (epilogueTmaAux).
+constexpr int kXoOutputs = kXoAux | kXoTrans | kXoGeluGrad | kXoColSum;
 
 /// 8 KB chunk buffers per unit: y, D and D^T (kXoAux), or D and D^T.
 template <int XO> FP8C_HD constexpr int xoUnitChunks() { return (XO & kXoAux) ? 2 : 1; }

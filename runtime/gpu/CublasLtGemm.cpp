@@ -263,7 +263,7 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
   for (int i : {g.a, g.b, g.d})
     if (!valid(i))
       return fail("operand buffer index " + std::to_string(i) + " out of range");
-  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux, g.gradD, g.b2,
+  for (int i : {g.invScaleA, g.invScaleB, g.bias, g.amaxD, g.scaleD, g.aux, g.epiD, g.b2,
                 g.invScaleB2, g.gateD, g.upD})
     if (i != -1 && !valid(i))
       return fail("buffer index " + std::to_string(i) + " out of range");
@@ -330,8 +330,8 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
     p.amaxD = nullptr;
     c.alignD = alignmentOf(addr(buf));
   };
-  if (g.gradD != -1) // the gelu_grad epilogue: gradFallback reads the result from gradD
-    resultTo(g.gradD);
+  if (g.epiD != -1) // gelu_grad or a residual add: epiFallback reads the result from epiD
+    resultTo(g.epiD);
   if (g.b2 != -1) {
     // The dual GEMM's swiglu epilogue: this call is the gate's (B) into gateD; the runtime
     // repeats it for the up weight (b2, invScaleB2) into upD, and dualFallback reads both.

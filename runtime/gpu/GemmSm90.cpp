@@ -161,6 +161,9 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.geluGradIn && (k.activation != GemmActivation::None || k.auxOut))
     return fail("the gelu_grad epilogue (geluGradIn) replaces the activation and writes no "
                 "pre-activation: activation None, auxOut off");
+  if (k.residualIn && (k.extraOutputs() || k.swiglu))
+    return fail("the residual add (residualIn) combines with no extra outputs (aux, D^T, "
+                "gelu_grad, column sums) and not with the dual GEMM");
   if (k.colSumType && *k.colSumType != DType::BF16 && *k.colSumType != DType::F16 &&
       *k.colSumType != DType::F32)
     return fail("column sums are written in bf16, f16 or f32");
@@ -213,10 +216,11 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     if ((k.auxOut && prob.ldAux < prob.n) || (k.transD && prob.ldDT < ceilDiv(prob.m, 16) * 16))
       return fail("the aux pitch must be at least N and the D^T pitch at least M rounded up to "
                   "16 (its pad columns are written as zeros)");
-    if (k.geluGradIn && (prob.ldIn < prob.n || prob.ldIn % 8 != 0))
-      return fail("the gelu_grad input's pitch must be at least N and a multiple of 8 elements "
-                  "(got " + std::to_string(prob.ldIn) + ")");
   }
+  if ((k.geluGradIn || k.residualIn) && (prob.ldIn < prob.n || prob.ldIn % 8 != 0))
+    return fail(std::string("the ") + (k.geluGradIn ? "gelu_grad" : "residual") +
+                " input's pitch must be at least N and a multiple of 8 elements (got " +
+                std::to_string(prob.ldIn) + ")");
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
       return fail("Block128: ldsa must be at least M");
@@ -244,8 +248,10 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the kernel writes the amax of A but no amaxA pointer was given");
   if ((k.auxOut && (!p->aux || !aligned(p->aux, 16))) || (k.transD && (!p->dT || !aligned(p->dT, 16))))
     return fail("the aux and D^T outputs need 16-byte aligned pointers");
-  if (k.geluGradIn && (!p->gradIn || !aligned(p->gradIn, 16)))
-    return fail("the gelu_grad epilogue needs the GELU's saved input (gradIn), 16-byte aligned");
+  if (k.geluGradIn && (!p->epiIn || !aligned(p->epiIn, 16)))
+    return fail("the gelu_grad epilogue needs the GELU's saved input (epiIn), 16-byte aligned");
+  if (k.residualIn && (!p->epiIn || !aligned(p->epiIn, 16)))
+    return fail("the residual add needs its input r (epiIn), 16-byte aligned");
   if (k.colSumType && (!p->colSums || !p->colPartials || !aligned(p->colPartials, 8)))
     return fail("the column sums need their output (colSums) and an 8-byte aligned f32 "
                 "workspace of ceil(M/64) x N (colPartials)");
@@ -525,7 +531,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.scaleD = p.scaleD;
   dp.quantA = p.quantScaleA;
   dp.amaxA = p.amaxA;
-  dp.epiIn = p.gradIn;
+  dp.epiIn = p.epiIn;
   dp.colPart = p.colPartials;
   dp.scaleB2 = p.invScaleB2;
   dp.ldd = prob.ldd;

@@ -117,10 +117,16 @@ struct GemmSm90Kernel {
   bool transD = false;
   /// The backward's gelu_grad in the epilogue: the value cast to D (and reduced into amaxD) is
   /// v = bf16(bf16(y) * gelu_tanh'(x)), y the GEMM result (scaled, with bias), x the GELU's
-  /// saved input (bf16 [M, N], GemmSm90Pointers::gradIn, pitch ldIn): the dgrad GEMM of an
+  /// saved input (bf16 [M, N], GemmSm90Pointers::epiIn, pitch ldIn): the dgrad GEMM of an
   /// MLP's second layer writes the FP8 gradient of the first layer's pre-activation directly.
   /// Activation None, no auxOut.
   bool geluGradIn = false;
+  /// A residual add (codegen/kernels/gemm_sm90_residual.cuh): the epilogue's value becomes
+  /// z = bf16(bf16(act(y)) + r), r a bf16 [M, N] input (GemmSm90Pointers::epiIn, pitch ldIn, a
+  /// multiple of 8 elements, 16-byte aligned), before the amax, FP8 cast and store, which are
+  /// then of z: a projection plus the residual stream in one pass. Any D; not with the extra
+  /// outputs, geluGradIn or swiglu.
+  bool residualIn = false;
   /// Column sums of the value cast to D (v, or act(y)), the bias gradient: written to
   /// GemmSm90Pointers::colSums ([N] of this dtype, bf16 or f32) through f32 partial sums per
   /// 64-row slice (GemmSm90Pointers::colPartials, [ceil(M/64)][N] f32) that a second kernel of
@@ -139,10 +145,11 @@ struct GemmSm90Kernel {
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
   /// 8 KB chunk buffers per unit of the extra-output epilogue: 2 with auxOut, else 1.
   int extraUnitChunks() const { return auxOut ? 2 : 1; }
-  /// The epilogue's extra-output bits (gemm_sm90_store_aux.cuh: kXoAux | kXoTrans |
-  /// kXoGeluGrad | kXoColSum).
+  /// The epilogue's XO bits (gemm_sm90_store_aux.cuh: kXoAux | kXoTrans | kXoGeluGrad |
+  /// kXoColSum, and kXoResidual).
   int extraOutputBits() const {
-    return (auxOut ? 1 : 0) | (transD ? 2 : 0) | (geluGradIn ? 4 : 0) | (colSumType ? 8 : 0);
+    return (auxOut ? 1 : 0) | (transD ? 2 : 0) | (geluGradIn ? 4 : 0) | (colSumType ? 8 : 0) |
+           (residualIn ? 16 : 0);
   }
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
@@ -155,8 +162,8 @@ struct GemmSm90Kernel {
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
-  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_colsum<dtype>" (colSumType) and
-  /// "_swiglu" (the dual GEMM).
+  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_res" (residualIn),
+  /// "_colsum<dtype>" (colSumType) and "_swiglu" (the dual GEMM).
   /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
@@ -169,7 +176,7 @@ struct GemmSm90Problem {
   int64_t lda = 0, ldb = 0, ldd = 0;
   int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
   int64_t ldAux = 0, ldDT = 0; ///< auxOut, transD: pitches of aux ([M, N]) and dT ([N, M])
-  int64_t ldIn = 0;            ///< geluGradIn: pitch of gradIn ([M, N])
+  int64_t ldIn = 0;            ///< geluGradIn, residualIn: pitch of epiIn ([M, N])
 };
 
 /// Device pointers of one call (inverse scales: dequantization factors, multiplied).
@@ -188,7 +195,8 @@ struct GemmSm90Pointers {
   float *amaxA = nullptr;             ///< castA with amaxA: max |A|
   void *aux = nullptr;                ///< auxOut: the bf16 pre-activation [M, N]
   void *dT = nullptr;                 ///< transD: D transposed [N, M]
-  const void *gradIn = nullptr;       ///< geluGradIn: the GELU's saved input, bf16 [M, N]
+  /// geluGradIn: the GELU's saved input; residualIn: the residual r. bf16 [M, N].
+  const void *epiIn = nullptr;
   void *colSums = nullptr;            ///< colSumType: the column sums [N]
   float *colPartials = nullptr;       ///< colSumType: workspace, [ceil(M/64)][N] f32
 };

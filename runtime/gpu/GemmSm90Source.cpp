@@ -83,6 +83,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_dt";
   if (geluGradIn)
     s += "_dgelu";
+  if (residualIn)
+    s += "_res";
   if (colSumType)
     s += std::string("_colsum") + shortName(*colSumType);
   if (swiglu)

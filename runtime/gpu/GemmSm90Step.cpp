@@ -35,18 +35,23 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     k.auxOut = g.aux >= 0;
     k.transD = g.transD >= 0;
   }
-  if (g.gradIn >= 0 || g.colSum >= 0) {
+  const bool residual = g.epiIn >= 0 && g.epiInOp == EpiInOp::Residual;
+  if (g.epiIn >= 0) {
+    if (!valid(g.epiIn))
+      return fail("internal error: the epilogue input's buffer index is out of range");
+    if (plan.buffers[g.epiIn].type.dtype() != DType::BF16)
+      return fail(std::string(residual ? "the residual" : "the GELU's saved input") + " is " +
+                  std::string(dtypeName(plan.buffers[g.epiIn].type.dtype())) +
+                  "; the generated GEMM's epilogue reads it in bf16");
+    k.residualIn = residual;
+    k.geluGradIn = !residual;
+  }
+  if (k.geluGradIn || g.colSum >= 0) {
     if (!isFloat8(k.dType))
       return fail("it takes gelu_grad or column sums in its epilogue beside a " +
                   std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
-    if ((g.gradIn >= 0 && !valid(g.gradIn)) || (g.colSum >= 0 && !valid(g.colSum)) ||
-        (g.colSum >= 0 && !valid(g.colPartials)))
-      return fail("internal error: the gelu_grad input or column-sum buffer index is out of range");
-    if (g.gradIn >= 0 && plan.buffers[g.gradIn].type.dtype() != DType::BF16)
-      return fail("the GELU's saved input is " +
-                  std::string(dtypeName(plan.buffers[g.gradIn].type.dtype())) +
-                  "; the gelu_grad epilogue reads it in bf16");
-    k.geluGradIn = g.gradIn >= 0;
+    if ((g.colSum >= 0 && !valid(g.colSum)) || (g.colSum >= 0 && !valid(g.colPartials)))
+      return fail("internal error: the column-sum buffer index is out of range");
     if (g.colSum >= 0)
       k.colSumType = plan.buffers[g.colSum].type.dtype();
   }
@@ -113,8 +118,8 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
     p.ldAux = plan.buffers[g.aux].pitch(m);
   if (g.transD >= 0)
     p.ldDT = plan.buffers[g.transD].pitch(m);
-  if (g.gradIn >= 0)
-    p.ldIn = plan.buffers[g.gradIn].pitch(m);
+  if (g.epiIn >= 0)
+    p.ldIn = plan.buffers[g.epiIn].pitch(m);
   if (g.scaleMode == GemmScaleMode::Block128) {
     p.ldsa = plan.buffers[g.invScaleA].pitch(m); // roundup(M, 4): BufferDesc::ldAlignM
     p.ldsb = plan.buffers[g.invScaleB].pitch(m); // roundup(ceil(K/128), 4)
@@ -139,7 +144,7 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.scaleD = static_cast<const float *>(addr(g.scaleD));
   p.aux = addr(g.aux);
   p.dT = addr(g.transD);
-  p.gradIn = addr(g.gradIn);
+  p.epiIn = addr(g.epiIn);
   p.colSums = addr(g.colSum);
   p.colPartials = static_cast<float *>(addr(g.colPartials));
   return p;

@@ -40,7 +40,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (std::string ex : {"linear", "mlp", "swiglu_mlp"}) {
+  for (std::string ex : {"linear", "mlp", "swiglu_mlp", "linear_residual"}) {
     std::string text = readFile(std::string(FP8C_SOURCE_DIR) + "/examples/" + ex + ".mlir");
     for (std::string r : {"tensorwise", "delayed", "rowwise", "blockwise"})
       for (std::string w : {"dynamic", "static"})
@@ -158,7 +158,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
   int launches = 0, compiled = 0;
   double seconds = 0;
   std::set<std::string> seen;
-  for (std::string ex : {"linear", "mlp", "swiglu_mlp"}) {
+  for (std::string ex : {"linear", "mlp", "swiglu_mlp", "linear_residual"}) {
     std::string text = readFile(std::string(FP8C_SOURCE_DIR) + "/examples/" + ex + ".mlir");
     for (std::string r : {"tensorwise", "delayed", "rowwise", "blockwise", "none"}) {
       SCOPED_TRACE(ex + " --train --recipe=" + r);

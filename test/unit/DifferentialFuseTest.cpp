@@ -273,6 +273,9 @@ const DiffCase kCases[] = {
     {"swiglu_mlp.mlir", "recipe=delayed", "swiglu_mlp_delayed"},
     {"swiglu_mlp.mlir", "recipe=rowwise", "swiglu_mlp_rowwise"},
     {"swiglu_mlp.mlir", "recipe=blockwise", "swiglu_mlp_blockwise"},
+    {"linear_residual.mlir", "recipe=tensorwise", "linear_residual_tensorwise"},
+    {"linear_residual.mlir", "recipe=delayed", "linear_residual_delayed"},
+    {"linear_residual.mlir", "recipe=rowwise", "linear_residual_rowwise"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Examples, DifferentialFuse, ::testing::ValuesIn(kCases),

@@ -48,7 +48,7 @@ TEST(GemmBackendCompile, GeneratedGemmKernelsOfTheExamplesCompileForSm90a) {
   for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
     cases.push_back({readExample("mlp.mlir"), recipe, false, 8192});
   if (all) {
-    for (const char *file : {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir"})
+    for (const char *file : {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir", "linear_residual.mlir"})
       for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
         cases.push_back({readExample(file), recipe, false, 37});
     cases.push_back({readExample("mlp.mlir"), "tensorwise", true, 37});

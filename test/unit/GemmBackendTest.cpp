@@ -71,7 +71,7 @@ TEST(GemmBackend, UnknownBackendIsACompileError) {
 }
 
 TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
-  for (const char *example : {"linear", "mlp", "swiglu_mlp"}) {
+  for (const char *example : {"linear", "mlp", "swiglu_mlp", "linear_residual"}) {
     std::unique_ptr<Module> m = parseExample(example);
     ASSERT_TRUE(m);
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})

@@ -88,10 +88,11 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
       EXPECT_EQ(e.registers, 168) << r->log;
     }
     EXPECT_TRUE(found) << "no ptxas report for " << k.name() << ":\n" << r->log;
-    // The gelu_grad epilogue reads the saved input (prefetched to L2 first); column sums go
-    // through shuffles, a shared exchange and the module's second kernel.
-    EXPECT_EQ(r->ptx.find("prefetch.global.L2") != std::string::npos, k.geluGradIn);
-    EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, k.geluGradIn);
+    // The gelu_grad and residual epilogues read their input (prefetched to L2 first); column
+    // sums go through shuffles, a shared exchange and the module's second kernel.
+    const bool epiIn = k.geluGradIn || k.residualIn;
+    EXPECT_EQ(r->ptx.find("prefetch.global.L2") != std::string::npos, epiIn);
+    EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, epiIn);
     EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos, k.colSumType.has_value());
     EXPECT_EQ(foundSums, k.colSumType.has_value()) << r->log;
   }
@@ -179,6 +180,36 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   noUp.amaxD = reinterpret_cast<float *>(dummy);
   Status st = checkGemmSm90(sw, GemmSm90Problem{64, 256, 256, 256, 256, 256}, &noUp);
   EXPECT_NE(st.message().find("needs the up weight (b2"), std::string::npos) << st.message();
+  // The residual add: named, instantiated with its XO bit (16) through the usual epilogues;
+  // refused beside extra outputs or the dual GEMM, with an input pitch that is not whole
+  // 16-byte units, and without the input.
+  const GemmSm90Kernel res = residualConfigs().front();
+  EXPECT_EQ(res.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2_res");
+  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, p)"),
+            std::string::npos);
+  EXPECT_EQ(res.epilogueBuffers(), 2);
+  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
+           [](GemmSm90Kernel &x) { x.dType = DType::F8E4M3FN, x.transD = true; },
+           [](GemmSm90Kernel &x) { x.dType = DType::F8E4M3FN, x.geluGradIn = true; },
+           [](GemmSm90Kernel &x) { x.swiglu = true; }}) {
+    GemmSm90Kernel badRes = res;
+    edit(badRes);
+    Status st = checkGemmSm90Kernel(badRes);
+    EXPECT_NE(st.message().find("residual add (residualIn) combines with no extra outputs"),
+              std::string::npos)
+        << badRes.name() << ": " << st.message();
+  }
+  GemmSm90Problem rp{256, 256, 256, 256, 256, 256, 0, 0, 0, 0, 260};
+  EXPECT_NE(checkGemmSm90(res, rp).message().find("residual input's pitch must be at least N and "
+                                                  "a multiple of 8"),
+            std::string::npos);
+  rp.ldIn = 264;
+  EXPECT_TRUE(checkGemmSm90(res, rp).isOk());
+  GemmSm90Pointers noR = noUp;
+  EXPECT_NE(checkGemmSm90(res, rp, &noR).message().find("needs its input r (epiIn)"),
+            std::string::npos);
+  noR.epiIn = dummy;
+  EXPECT_TRUE(checkGemmSm90(res, rp, &noR).isOk()) << checkGemmSm90(res, rp, &noR).message();
   GemmSm90Problem xp{256, 256, 256, 256, 256, 256, 0, 0, 256, 256};
   EXPECT_TRUE(checkGemmSm90(xo, xp).isOk());
   GemmSm90Kernel bad = xo;

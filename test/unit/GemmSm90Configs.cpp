@@ -196,6 +196,40 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   return out;
 }
 
+std::vector<GemmSm90Kernel> residualConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.residualIn = true;
+  out.push_back(k); // the down projection plus the residual stream (K 14336: ping-pong)
+  k = kernel(256, 4);
+  k.residualIn = true;
+  k.amaxD = true;
+  out.push_back(k); // wide cooperative tiles with the tensor amax of the sum
+  k = pingPong(128, 128, 6);
+  k.residualIn = true;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k); // row scales, bias and GELU before the add, per-row amax
+  k = kernel(256, 4);
+  k.residualIn = true;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k); // the delayed recipe's FP8 sum through TMA stores
+  k = kernel(192, 5, false);
+  k.residualIn = true;
+  k.fastAccum = false;
+  k.biasType = DType::F32;
+  out.push_back(k); // promotion
+  k = kernel(128, 8);
+  k.bm = 64;
+  k.residualIn = true;
+  k.tmaStore = false;
+  out.push_back(k); // decode, the register epilogue
+  return out;
+}
+
 /// The extra epilogue outputs (the bf16 pre-activation, D transposed) of an FP8 D: the
 /// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
 /// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
@@ -326,6 +360,8 @@ std::vector<GemmSm90Kernel> configs() {
   for (const GemmSm90Kernel &c : auxConfigs())
     out.push_back(c);
   for (const GemmSm90Kernel &c : swigluConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : residualConfigs())
     out.push_back(c);
   // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
   k = pingPong(128, 128, 6);

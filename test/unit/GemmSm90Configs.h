@@ -19,6 +19,10 @@ std::vector<GemmSm90Kernel> geluGradConfigs();
 /// the TMA-store epilogue, bf16 D ping-pong 128 x 128, promotion 128 x 192 with the register
 /// epilogue, decode ping-pong 64-row tiles) with its amax.
 std::vector<GemmSm90Kernel> swigluConfigs();
+/// The residual add in the epilogue: ping-pong and cooperative bf16 D (with the sum's amax),
+/// row scales with bias, GELU and a per-row amax, an FP8 D, promotion, and 64-row tiles storing
+/// from registers.
+std::vector<GemmSm90Kernel> residualConfigs();
 /// Every config: the heuristic's and the benchmark's, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs();
 

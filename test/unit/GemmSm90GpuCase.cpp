@@ -183,11 +183,12 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   // An FP8 D's scale: 0.75, or for swiglu (products of two K-long dot products, far past the
   // FP8 range) 256 / the reference's amax, set once the reference is known.
   float scaleD = 0.75f;
-  // The gelu_grad epilogue's saved input x: bf16 [M, N], pitch N + 8, NaN in the padding (the
-  // kernel must not read it); D's reference is then y * gelu'(x).
+  // The epilogue's input x: bf16 [M, N], pitch N + 8, NaN in the padding (the kernel must not
+  // read it); D's reference is then y * gelu'(x) (gelu_grad), or bf16(act(y)) + x (the
+  // residual add).
   prob.ldIn = N + 8;
   std::vector<uint16_t> xin;
-  if (k.geluGradIn) {
+  if (k.geluGradIn || k.residualIn) {
     xin.assign(size_t(M * prob.ldIn), uint16_t(0x7FC1));
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j)
@@ -224,9 +225,11 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           acc = g / (1 + std::exp(-g)) * u;
         }
         pre[size_t(i * N + j)] = acc;
+        const double x = k.geluGradIn || k.residualIn ? bf16ToFloat(xin[size_t(i * prob.ldIn + j)]) : 0.0;
         ref[size_t(i * N + j)] =
-            k.geluGradIn ? acc * geluTanhDeriv(bf16ToFloat(xin[size_t(i * prob.ldIn + j)]))
-                         : act(acc, k.activation);
+            k.geluGradIn   ? acc * geluTanhDeriv(x)
+            : k.residualIn ? bf16ToFloat(floatToBf16(float(act(acc, k.activation)))) + x
+                           : act(acc, k.activation);
       }
   };
   {
@@ -290,7 +293,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   p.aux = k.auxOut ? dAux->data() : nullptr;
   p.dT = k.transD ? dDT->data() : nullptr;
   DeviceBuffer dIn = upload(xin.data(), xin.size() * 2);
-  p.gradIn = k.geluGradIn ? dIn.data() : nullptr;
+  p.epiIn = k.geluGradIn || k.residualIn ? dIn.data() : nullptr;
   // Column sums: [N] with a spare element, and the partials' workspace, both poisoned.
   const int sumBytes = k.colSumType ? dtypeBytes(*k.colSumType) : 4;
   Expected<DeviceBuffer> dSums = DeviceBuffer::allocate(size_t((N + 1) * sumBytes));
@@ -375,9 +378,11 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // The largest element carries the tensor cores' accumulation error: with fast accumulation
     // (FP8 wgmma's own sums over all of K) it was seen at 1.3e-3 of the f64 value at K = 1000
     // (bias + GELU, FP8 D); promoted sums stay within 1e-3. Per row, the same bound.
-    // With geluGradIn or swiglu the amax is of bf16-rounded values (for swiglu, of bf16-rounded
-    // gate and up too): plus 2^-8 relative per rounding.
+    // With geluGradIn, residualIn or swiglu the amax is of bf16-rounded values (for swiglu, of
+    // bf16-rounded gate and up too; for the residual add, of the rounded activation and sum):
+    // plus 2^-8 relative per rounding.
     const double tol = (k.promotes() ? 1e-3 : 2e-3) + (k.geluGradIn ? 0x1p-8 : 0.0) +
+                       (k.residualIn ? 0x1p-7 : 0.0) +
                        (k.swiglu ? 0x1p-7 : 0.0);
     if (!k.amaxRows) {
       EXPECT_NEAR(amaxes[0], refAmax, tol * refAmax);

@@ -163,6 +163,27 @@ TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
   runCase(*runner, {ks[5], 30, 1024, 4096, 0, 3e-3}, rng);
 }
 
+// The residual add in the epilogue (z = bf16(bf16(act(y)) + r), r read by the kernel): each
+// config of GemmSm90Configs' residualConfigs at M 1 to 8191, tile tails in N and K, several
+// tiles per warpgroup, both store paths (N 336: TMA stores; N 328 with an FP8 D, N 200 with
+// 64-row tiles: registers). The activation's bf16 rounding happens on accumulators that carry
+// the GEMM's own error, so an element may round one bf16 step away from the reference's: 3e-3
+// beyond D's rounding, as for the dual GEMM.
+TEST(GemmSm90Gpu, ResidualAddEpilogue) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(37);
+  const std::vector<GemmSm90Kernel> ks = sm90configs::residualConfigs();
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {ks[0], m, 336, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[1], 1000, 1024, 700, 3, 3e-3}, rng);
+  runCase(*runner, {ks[2], 777, 336, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[3], 300, 512, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[3], 300, 328, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[4], 8192, 336, 1000, 0, 3e-3}, rng);
+  for (int64_t m : {1, 16, 64})
+    runCase(*runner, {ks[5], m, 200, 1000, 0, 3e-3}, rng);
+}
+
 // Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
 // the rowwise MLP's first GEMM (row scales, bias, tanh GELU, bf16 D) in both schedules, both
 // store paths (N = 336: TMA stores; N = 333: registers), an FP8 D, row tails, promotion.

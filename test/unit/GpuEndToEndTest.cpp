@@ -251,7 +251,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"swiglu_mlp.mlir", "tensorwise", false},
                       ExampleCase{"swiglu_mlp.mlir", "delayed", false},
                       ExampleCase{"swiglu_mlp.mlir", "rowwise", false},
-                      ExampleCase{"swiglu_mlp.mlir", "blockwise", false}),
+                      ExampleCase{"swiglu_mlp.mlir", "blockwise", false},
+                      ExampleCase{"linear_residual.mlir", "tensorwise", false},
+                      ExampleCase{"linear_residual.mlir", "delayed", false},
+                      ExampleCase{"linear_residual.mlir", "rowwise", false}),
     [](const auto &info) {
       std::string f = info.param.file;
       f = f.substr(0, f.find('.'));

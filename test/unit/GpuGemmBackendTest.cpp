@@ -99,7 +99,7 @@ TEST_P(GpuGeneratedGemmExampleTest, MatchesInterpreterOnRandomInputs) {
 std::vector<ExampleCase> exampleCases() {
   std::vector<ExampleCase> out;
   for (int64_t m : {1, 37})
-    for (const char *file : {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir"})
+    for (const char *file : {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir", "linear_residual.mlir"})
       for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
         out.push_back({file, recipe, false, m});
   out.push_back({"mlp.mlir", "tensorwise", true, 37});
@@ -116,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuGeneratedGemmExampleTest,
                          });
 
 // M = 8192: the 128 x 256 tiles (for the SwiGLU MLP, the dual GEMM of gate and up in one
-// kernel). The interpreter cannot take this size, so the peer is the cuBLASLt backend on the
+// kernel; for linear_residual, the residual add in the epilogue). The interpreter cannot take this size, so the peer is the cuBLASLt backend on the
 // same inputs (both against the f32 math of the same plan).
 class GpuGeneratedGemmLargeTest
     : public ::testing::TestWithParam<std::pair<const char *, const char *>> {};
@@ -151,7 +151,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::pair{"mlp.mlir", "tensorwise"}, std::pair{"mlp.mlir", "delayed"},
                       std::pair{"mlp.mlir", "rowwise"}, std::pair{"mlp.mlir", "blockwise"},
                       std::pair{"swiglu_mlp.mlir", "tensorwise"},
-                      std::pair{"swiglu_mlp.mlir", "delayed"}),
+                      std::pair{"swiglu_mlp.mlir", "delayed"},
+                      std::pair{"linear_residual.mlir", "tensorwise"},
+                      std::pair{"linear_residual.mlir", "rowwise"}),
     [](const auto &info) {
       std::string f = info.param.first;
       return f.substr(0, f.find('.')) + "_" + info.param.second;

@@ -94,7 +94,7 @@ TEST(MemoryPlanTest, CublasStepsCountTheirEpilogueBuffersAndFallbacks) {
   g.d = 2;
   g.aux = 6;
   g.transD = 7;
-  g.gradIn = 8;
+  g.epiIn = 8;
   g.colSum = 9;
   g.colPartials = 10;
   GeneratedLaunch fallback;

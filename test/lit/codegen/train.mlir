@@ -114,10 +114,12 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // DELAYED-NOT: _inverse
 // The second layer's dgrad GEMM takes gelu_grad with the saved %h, the cast, amax, transpose
 // and the column sums of the first layer's bias; on cuBLASLt (auto, untuned at 64 tokens) it
-// writes %g_grad and one cast-transpose launch computes the rest from it.
+// writes %g_grad and one cast-transpose launch computes the rest from it. On the generated GEMM
+// alone (--backend=generated) %g_grad has no buffer.
 // DELAYED: GEMM fp8c_mlp_bwd_k1_gemm =====
 // DELAYED-NEXT: ops: fp8.scaled_matmul %g_grad, fp8.gelu_grad %h_grad (its saved input %h read in the epilogue), fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.col_sum %b1_grad, fp8.transpose %h_grad_fp8_t
-// DELAYED: D transposed to #{{[0-9]+}} %h_grad_fp8_t, D from gelu_grad(result, #{{[0-9]+}} %h) (cuBLASLt: the result to #{{[0-9]+}} %g_grad), column sums to #{{[0-9]+}} %b1_grad (partials per 64 rows in #{{[0-9]+}} %b1_grad.partials)
+// DELAYED-AUTO: D transposed to #{{[0-9]+}} %h_grad_fp8_t, D from gelu_grad(result, #{{[0-9]+}} %h) (cuBLASLt: the result to #{{[0-9]+}} %g_grad), column sums to #{{[0-9]+}} %b1_grad (partials per 64 rows in #{{[0-9]+}} %b1_grad.partials)
+// DELAYED-GEN: D transposed to #{{[0-9]+}} %h_grad_fp8_t, D from gelu_grad(result, #{{[0-9]+}} %h), column sums to #{{[0-9]+}} %b1_grad (partials per 64 rows in #{{[0-9]+}} %b1_grad.partials)
 // DELAYED-GEN-NEXT: backend generated
 // DELAYED-GEN-NOT: {{_cast_transpose|gelu_grad}}
 // DELAYED-AUTO: after cuBLASLt (the epilogue from its bf16 result #{{[0-9]+}} %g_grad): launch fp8c_mlp_bwd_k1_grad_fallback
