@@ -184,8 +184,12 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // 1x128 groups: one chunk per step (H200 sweep: 88 % of copy against 85 % with two).
   const bool groups1x128 = (d.amaxBuf >= 0 && d.amaxGran == Granularity::Block1x128) ||
                            (d.cast && d.cast->gran == Granularity::Block1x128);
+  // A plain copy (an output copy) takes one chunk too: 32 registers, so every thread slot of an
+  // SM is used; with two chunks ptxas spilled 8 bytes at every static M tried (48 registers).
+  const bool plainCopy = d.kind == LaunchKind::Rows && d.inputs.size() == 1 &&
+                         d.body.empty() && d.result == "x[0]" && d.amaxBuf < 0 && !d.cast;
   int E = d.kind == LaunchKind::Rows ? (nFull <= 2 ? 16 : 8) : 16;
-  int U = nFull <= 1 && !coop && !groups1x128 ? 2 : 1;
+  int U = nFull <= 1 && !coop && !groups1x128 && !plainCopy ? 2 : 1;
   if (d.kind == LaunchKind::Rows && t.chunk > 0)
     E = t.chunk;
   if (d.kind == LaunchKind::Rows && t.unroll > 0)
