@@ -15,9 +15,9 @@ GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true);
 std::vector<GemmSm90Kernel> auxConfigs();
 /// The backward's gelu_grad epilogue with column sums: promoted 128 x 192, ping-pong, 64 rows.
 std::vector<GemmSm90Kernel> geluGradConfigs();
-/// The dual GEMM with the swiglu epilogue: each tile the heuristic picks (FP8 D 128 x 256 with
-/// the TMA-store epilogue, bf16 D ping-pong 128 x 128, promotion 128 x 192 with the register
-/// epilogue, decode ping-pong 64-row tiles) with its amax.
+/// The dual GEMM with the swiglu epilogue: each tile the heuristic or the autotuner picks (FP8 D
+/// 128 x 256 with the TMA-store epilogue, bf16 and FP8 D ping-pong 128 x 128, promotion
+/// 128 x 192 with the register epilogue, decode ping-pong 64-row tiles) with its amax.
 std::vector<GemmSm90Kernel> swigluConfigs();
 /// The residual add in the epilogue: ping-pong and cooperative bf16 D (with the sum's amax),
 /// row scales with bias, GELU and a per-row amax, an FP8 D, promotion, and 64-row tiles storing
