@@ -50,6 +50,20 @@ TEST(BenchShapesTest, ShapeFileParsesAndEveryGraphVerifies) {
   EXPECT_DOUBLE_EQ(flopsOf(mlp), 2.0 * 2 * 8192.0 * 4096 * 14336);
   ASSERT_EQ(gemmsOf(mlp).size(), 2u);
   EXPECT_EQ(gemmsOf(mlp)[1].k, 14336);
+  // A residual linear adds the bf16 [M, N] input %r to the output: one GEMM, r read and the
+  // output written count in the floor's bytes.
+  const Shape &res = *std::find_if(shapes->begin(), shapes->end(),
+                                   [](const Shape &s) { return s.name == "residual.down"; });
+  EXPECT_TRUE(res.residual);
+  ASSERT_EQ(gemmsOf(res).size(), 1u);
+  Shape plain = res;
+  plain.residual = false;
+  EXPECT_DOUBLE_EQ(ioBytesOf(res, 1) - ioBytesOf(plain, 1), 2.0 * 8192 * 4096);
+  std::unique_ptr<Graph> rg = parseGraph(graphText(res));
+  ASSERT_TRUE(rg);
+  ASSERT_EQ(rg->numInputs(), 3u);
+  EXPECT_EQ(rg->input(2)->name(), "r");
+  EXPECT_NE(graphText(res).find("%z = fp8.add %y, %r"), std::string::npos) << graphText(res);
 }
 
 TEST(BenchShapesTest, ErrorsNameFileAndLine) {
@@ -61,7 +75,10 @@ TEST(BenchShapesTest, ErrorsNameFileAndLine) {
             "s.txt:3: unknown kind 'conv' (linear, mlp, swiglu)");
   EXPECT_EQ(err("a linear M=1 K=2\n"), "s.txt:1: shape 'a' needs N=");
   EXPECT_EQ(err("a linear M=1 K=0 N=3\n"), "s.txt:1: 'K' needs a positive integer, got '0'");
-  EXPECT_EQ(err("a mlp M=1 D=2 H=3 bias\n"), "s.txt:1: the bias flag applies to linear shapes only");
+  EXPECT_EQ(err("a mlp M=1 D=2 H=3 bias\n"),
+            "s.txt:1: the bias and residual flags apply to linear shapes only");
+  EXPECT_EQ(err("a swiglu M=1 D=2 H=3 residual\n"),
+            "s.txt:1: the bias and residual flags apply to linear shapes only");
   EXPECT_EQ(err("a linear M=1 K=2 N=3\na linear M=1 K=2 N=3\n"),
             "s.txt:2: duplicate shape name 'a'");
   EXPECT_EQ(err("\n# nothing\n"), "s.txt: no shapes");
