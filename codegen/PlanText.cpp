@@ -123,39 +123,24 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << "//   at M % 4 != 0 (M rounded up to 4):" << (c.aPadded >= 0 ? " A copied to " + bufStr(p, c.aPadded) : "")
        << (c.dPadded >= 0 ? " D written to " + bufStr(p, c.dPadded) + " and copied out" : "") << "\n";
   os << "\n";
-  for (const GeneratedLaunch &f : c.auxFallback) {
-    GeneratedLaunch copy = f;
-    printStep(os, p, Step(std::move(copy)),
-              label + " fallback (where cuBLASLt has no GELU_AUX algorithm)");
-  }
-  for (const GeneratedLaunch &f : c.transFallback) {
+  // The launches that complete a cuBLASLt step, in the order the runtime runs them
+  // (Executable's runCublas); none of them runs on a step forced onto the generated GEMM, which
+  // computes all of that itself.
+  auto after = [&](const std::vector<GeneratedLaunch> &ls, const std::string &what) {
     if (c.backend == GemmBackend::Generated)
-      break; // the generated GEMM writes D^T itself
-    GeneratedLaunch copy = f;
-    printStep(os, p, Step(std::move(copy)), label + " after cuBLASLt (D transposed)");
-  }
-  for (const GeneratedLaunch &f : c.epiFallback) {
-    if (c.backend == GemmBackend::Generated)
-      break; // the generated GEMM computes the epilogue itself
-    GeneratedLaunch copy = f;
-    printStep(os, p, Step(std::move(copy)),
-              label + " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.epiD) +
-                  ")");
-  }
-  for (const GeneratedLaunch &f : c.dualFallback) {
-    if (c.backend == GemmBackend::Generated)
-      break; // the generated GEMM computes the swiglu itself
-    GeneratedLaunch copy = f;
-    printStep(os, p, Step(std::move(copy)),
-              label + " after cuBLASLt (the swiglu epilogue from " + bufStr(p, c.gateD) + " and " +
-                  bufStr(p, c.upD) + ")");
-  }
-  for (const GeneratedLaunch &f : c.biasFallback) {
-    if (c.backend == GemmBackend::Generated)
-      break; // the generated GEMM adds the bias itself
-    GeneratedLaunch copy = f;
-    printStep(os, p, Step(std::move(copy)), label + " fallback (where cuBLASLt takes no bias)");
-  }
+      return;
+    for (const GeneratedLaunch &f : ls) {
+      GeneratedLaunch copy = f;
+      printStep(os, p, Step(std::move(copy)), label + what);
+    }
+  };
+  after(c.biasFallback, " fallback (where cuBLASLt takes no bias)");
+  after(c.auxFallback, " fallback (where cuBLASLt has no GELU_AUX algorithm)");
+  after(c.dualFallback, " after cuBLASLt (the swiglu epilogue from " + bufStr(p, c.gateD) +
+                            " and " + bufStr(p, c.upD) + ")");
+  after(c.epiFallback,
+        " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.epiD) + ")");
+  after(c.transFallback, " after cuBLASLt (D transposed)");
 }
 
 } // namespace
