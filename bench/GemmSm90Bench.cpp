@@ -12,12 +12,16 @@
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
-//                   [--cast-shape M K N]... [--hbm-tbs TB/s]
+//                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
+//                   [--variants row,fp8,precise,block]
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --cast-shape replaces the shapes of the bf16-A prologue's section (M 8192 K 4096 N 14336 and
 // M 8192 K 14336 N 4096; benchCastA).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
+// --no-plain / --no-cast leave out the plain shapes' and the bf16-A prologue's sections;
+// --variants keeps only the named epilogue variants (row scales + bias + GELU, FP8 D + amax,
+// tensor scales without fast accumulation, blockwise scales; all by default).
 // --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
 // the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
 // --quick times the heuristic's config, ping-pong 128 x 128 x 6 (unless --schedule cooperative)
@@ -49,6 +53,11 @@ namespace {
 bool wantCoop = true, wantPingPong = true;
 double soakS = 0; ///< --soak: seconds of back-to-back launches per fast-accumulating epilogue config
 double hbmTBs = 4.8; ///< --hbm-tbs: the HBM bandwidth of benchCastA's cast floor
+std::string variants = "row,fp8,precise,block"; ///< --variants: the epilogue variants to time
+
+bool wantVariant(const char *key) {
+  return ("," + variants + ",").find(std::string(",") + key + ",") != std::string::npos;
+}
 
 /// The persistent blocks `k` runs with at most, for the label (its error when unknown).
 std::string residentBlocks(GemmSm90Runner &g, const GemmSm90Kernel &k) {
@@ -229,7 +238,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n, ldsa, ldsb};
   const CublasLtGemmConfig c0 = plainLtConfig(s);
   std::vector<Variant> vs;
-  {
+  if (wantVariant("row")) {
     GemmSm90Kernel k;
     k.scaleMode = GemmScaleMode::OuterVector;
     k.biasType = DType::BF16;
@@ -240,7 +249,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     c.epilogue = GemmEpilogue::GeluBias;
     vs.push_back({"row scales + bias + gelu(tanh)", k, c, "tensor scales + GELU_BIAS"});
   }
-  {
+  if (wantVariant("fp8")) {
     GemmSm90Kernel k;
     k.dType = DType::F8E4M3FN;
     k.amaxD = true;
@@ -250,7 +259,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     c.hasScaleD = c.hasAmaxD = true;
     vs.push_back({"e4m3 out + amax", k, c, "e4m3 D + AMAX_D"});
   }
-  {
+  if (wantVariant("precise")) {
     GemmSm90Kernel k;
     k.fastAccum = false;
     k = chooseGemmSm90Tiles(k, prob, g.device());
@@ -258,7 +267,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     c.fastAccum = false;
     vs.push_back({"tensor scales, no fast accumulation", k, c, "no fast accum"});
   }
-  {
+  if (wantVariant("block")) {
     GemmSm90Kernel k;
     k.scaleMode = GemmScaleMode::Block128;
     k = chooseGemmSm90Tiles(k, prob, g.device());
@@ -306,14 +315,17 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     // and the clusters of two (B multicast) of cooperative 128 x 256 x 4 / 128 x 128 x 6 and
     // ping-pong 128 x 128 x 6, where the mode takes them and --schedule asks for them.
     std::vector<GemmSm90Kernel> ks{v.k};
-    auto add = [&](GemmSchedule sched, int bn, int stages, int cm = 1) {
+    // overlap: on for the fast-accumulating modes; with Block128 scales it picks a K block in
+    // flight (on) or alternating warpgroups (off).
+    auto add = [&](GemmSchedule sched, int bn, int stages, int cm = 1,
+                   bool overlap = true) {
       GemmSm90Kernel k = v.k;
       k.schedule = sched;
       k.clusterM = cm;
       k.bm = 128;
       k.bn = bn;
       k.stages = stages;
-      k.overlap = true;
+      k.overlap = overlap;
       const bool wanted = sched == GemmSchedule::PingPong ? wantPingPong : wantCoop;
       if (wanted && checkGemmSm90Kernel(k).isOk() &&
           std::none_of(ks.begin(), ks.end(), [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
@@ -325,7 +337,13 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     add(GemmSchedule::Cooperative, 256, 4, 2);
     add(GemmSchedule::PingPong, 128, 6, 2);
     add(GemmSchedule::Cooperative, 128, 6, 2); // the promoting modes' tile
-    add(GemmSchedule::Cooperative, 192, 5);    // promotion with tensor / row scales fits 192
+    // Promotion fits 192 columns (blockwise: with alternating warpgroups).
+    add(GemmSchedule::Cooperative, 192, 5, 1, !v.k.promotes());
+    if (v.k.scaleMode == GemmScaleMode::Block128) {
+      add(GemmSchedule::Cooperative, 192, 4, 1, false);
+      add(GemmSchedule::Cooperative, 128, 6, 1, true);
+      add(GemmSchedule::Cooperative, 128, 6, 1, false);
+    }
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
     std::vector<uint8_t> first;
     for (const GemmSm90Kernel &k : ks) {
@@ -384,7 +402,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 
 int main(int argc, char **argv) {
-  bool quick = false;
+  bool quick = false, noPlain = false, noCast = false;
   std::vector<Shape> shapes, epilogueShapes, castShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
@@ -411,6 +429,12 @@ int main(int argc, char **argv) {
       dumpDir = argv[++i];
     else if (a == "--quick")
       quick = true;
+    else if (a == "--no-plain")
+      noPlain = true;
+    else if (a == "--no-cast")
+      noCast = true;
+    else if (a == "--variants" && i + 1 < argc)
+      variants = argv[++i];
     else if (a == "--schedule" && i + 1 < argc) {
       const std::string v = argv[++i];
       if (v != "cooperative" && v != "pingpong" && v != "both")
@@ -421,7 +445,8 @@ int main(int argc, char **argv) {
       die("unknown argument " + a +
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
           "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... "
-          "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS])");
+          "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
+          "[--variants row,fp8,precise,block])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -440,12 +465,16 @@ int main(int argc, char **argv) {
     shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};
   if (epilogueShapes.empty())
     epilogueShapes = {{8192, 4096, 14336}};
+  if (noPlain)
+    shapes.clear();
   for (const Shape &s : shapes)
     benchShape(**g, **lt, s, quick);
   for (const Shape &s : epilogueShapes)
     benchEpilogues(**g, **lt, s);
   if (castShapes.empty())
     castShapes = {{8192, 4096, 14336}, {8192, 14336, 4096}};
+  if (noCast)
+    castShapes.clear();
   for (const Shape &s : castShapes)
     benchCastA(**g, **lt, s, hbmTBs);
   return 0;

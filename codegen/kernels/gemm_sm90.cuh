@@ -19,7 +19,9 @@
 //     With `Promote` (blockwise scales, or fast accumulation off), each 128-wide K block goes
 //     to a second register set and is added to the f32 result once its wgmmas completed: the
 //     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
-//     is that mode; promotion is its precise counterpart, as in DeepSeek-V3 / DeepGEMM).
+//     is that mode; promotion is its precise counterpart, as in DeepSeek-V3 / DeepGEMM). The
+//     two warpgroups alternate their blocks, each promoting while the other's wgmmas run;
+//     blockwise scales with `Overlap` instead keep one block in flight in a third register set.
 //   - PingPong: each warpgroup owns whole BM x BN tiles (BM / 64 wgmma m64nBNk32 per k32 step,
 //     BM * BN / 128 accumulators per thread), warpgroup w the block's tiles w, w + 2, ...; it
 //     skips the ring stages of the other's tiles. The main loops alternate (turn mbarriers), so
@@ -92,10 +94,11 @@ namespace sm90 {
 // --- the consumers -------------------------------------------------------------------------------
 
 /// The scales of one 128-wide K block for promotion: with Scale::Block, A's 1x128 block scales
-/// of the thread's two rows and B's 128x128 block scale of each 128 of the warpgroup's columns;
-/// otherwise 1.
+/// of the thread's two rows and B's 128x128 block scale of each 128-column block that the
+/// warpgroup's WN columns touch (colBase % 128 is 0 or 64: a 192-wide slice spans two blocks,
+/// split at column 128 or 64); otherwise 1.
 template <int WN, Scale S> struct PromoteScales {
-  static constexpr int kSb = WN >= 128 ? WN / 128 : 1;
+  static constexpr int kSb = WN % 128 == 0 ? WN / 128 : (WN + 64) / 128;
   float sa0 = 1.0f, sa1 = 1.0f, sb[kSb];
   __device__ __forceinline__ void load(const GemmParams &p, int kb, int row0, int colBase) {
 #pragma unroll
@@ -114,14 +117,15 @@ template <int WN, Scale S> struct PromoteScales {
   }
 };
 
-/// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8).
-template <int WN, Scale S>
-__device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                        const PromoteScales<WN, S> &sc) {
+/// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8), the
+/// slice starting Off columns into a 128-column block of B's scales.
+template <int WN, Scale S, int Off>
+__device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
+                                          const PromoteScales<WN, S> &sc) {
 #pragma unroll
   for (int j = 0; j < WN / 8; ++j) {
     if constexpr (S == Scale::Block) {
-      const float b = sc.sb[(8 * j) / 128];
+      const float b = sc.sb[(Off + 8 * j) / 128];
       const float f0 = sc.sa0 * b, f1 = sc.sa1 * b;
       acc[4 * j + 0] += tmp[4 * j + 0] * f0;
       acc[4 * j + 1] += tmp[4 * j + 1] * f0;
@@ -132,6 +136,21 @@ __device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)
       for (int x = 0; x < 4; ++x)
         acc[4 * j + x] += tmp[4 * j + x];
     }
+  }
+}
+
+/// promoteAt for the slice at colBase: a slice whose width is not a multiple of 128 starts 0 or
+/// 64 columns into its first scale block (a warp-uniform branch between two unrolled loops).
+template <int WN, Scale S>
+__device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
+                                        const PromoteScales<WN, S> &sc, int colBase) {
+  if constexpr (S == Scale::Block && WN % 128 != 0) {
+    if (colBase % 128 != 0)
+      promoteAt<WN, S, 64>(acc, tmp, sc);
+    else
+      promoteAt<WN, S, 0>(acc, tmp, sc);
+  } else {
+    promoteAt<WN, S, 0>(acc, tmp, sc);
   }
 }
 
@@ -254,11 +273,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       float tmp0[1][WN / 2];
       int r = s; // the ring position to release next: the oldest block in flight
       const int kBlocks = p.kBlocks;
-      if constexpr (S == Scale::Block) {
+      if constexpr (S == Scale::Block && Overlap) {
         // Two tmp sets alternate, so block kb + 1's wgmmas run while block kb is promoted, and
         // a block's scales are loaded before its wgmmas are waited for (H200: 0.59x -> 0.74x
-        // of cuBLASLt at K 14336, 0.71x -> 0.69x at K 4096). With tensor scales the same
-        // pipelining was 18 % slower at both K, so that mode waits for each block.
+        // of cuBLASLt at K 14336, 0.71x -> 0.69x at K 4096). Three accumulator sets: WN <= 128.
         float tmp1[1][WN / 2];
         // Block kb sits in `cur`: issue block kb + 1 into `nxt`, then wait for, release and
         // promote block kb.
@@ -272,7 +290,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
             wgmmaWait<0>();
           }
           retireBlock<WN, Stages, Cm>(cur, ring.empty(r), r, lane);
-          promote<WN, S>(acc[0], cur[0], sc);
+          promote<WN, S>(acc[0], cur[0], sc, colBase);
         };
         issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
         for (int kb = 0; kb < kBlocks; kb += 2) {
@@ -285,17 +303,19 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
         // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
         // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
         // completed (named barrier 3, once per kernel); from then on each one's block queues
-        // behind the other's, and each promotes while the other's wgmmas run.
-        const Sc ones{};
+        // behind the other's, and each promotes while the other's wgmmas run. Blockwise scales
+        // are loaded before the block's wgmmas are issued, so they arrive while those run.
         if (cw == 1 && !staggered)
           namedBarrier(3, 256);
         for (int kb = 0; kb < kBlocks; ++kb) {
+          Sc sc;
+          sc.load(p, kb, row0, colBase);
           issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
           wgmmaWait<0>();
           if (cw == 0 && !staggered && kb == 0)
             namedBarrierArrive(3, 256);
           retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-          promote<WN, S>(acc[0], tmp0[0], ones);
+          promote<WN, S>(acc[0], tmp0[0], sc, colBase);
         }
         staggered = true;
       }
@@ -385,7 +405,8 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
-  static_assert(S != Scale::Block || BN % 128 == 0, "blockwise scales need BN % 128 == 0");
+  static_assert(S != Scale::Block || !Overlap || (BM == 128 ? BN : BN / 2) <= 128,
+                "blockwise promotion with a block in flight holds three accumulator sets");
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
   static_assert(!kPingPong || !Promote, "ping-pong: no promotion (cooperative only)");
   static_assert(Cm == 1 || Cm == 2, "clusters of 1 or 2 blocks along M");

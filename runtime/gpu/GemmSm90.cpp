@@ -124,9 +124,6 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   }
   // Columns of one consumer warpgroup's wgmma.
   const int wn = pingPong || k.bm == 128 ? k.bn : k.bn / 2;
-  if (k.scaleMode == GemmScaleMode::Block128 && (k.bn % 128 != 0 || wn > 128))
-    return fail("Block128 scales need bn = 128 (bm = 64: 128 or 256): one B scale per 128 "
-                "columns, two accumulator sets");
   if (k.clusterM != 1 && k.clusterM != 2)
     return fail("clusterM must be 1 or 2 (blocks per cluster along M sharing the B tile)");
   if (k.stages < 2 || k.stages > 8)
@@ -177,13 +174,15 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       return fail("the dual GEMM (swiglu) needs whole tiles per consumer warpgroup: the "
                   "cooperative schedule with bm = 128, or ping-pong");
   }
-  // Promotion holds the result and one K block's accumulators (Block128: two, pipelined).
-  if (k.promotes() && wn > (k.scaleMode == GemmScaleMode::Block128 ? 128 : 192))
-    return fail(k.scaleMode == GemmScaleMode::Block128
-                    ? "Block128 promotion holds three accumulator sets: bn must be 64 or 128 "
-                      "(bm = 64: up to 256)"
-                    : "promotion per K block (fastAccum off) holds two accumulator sets: bn must "
-                      "be at most 192 (bm = 64: up to 384)");
+  // Promotion holds the result and one K block's accumulators; Block128 with overlap keeps a
+  // second block in flight (three sets).
+  const bool threeSets = k.scaleMode == GemmScaleMode::Block128 && k.overlap;
+  if (k.promotes() && wn > (threeSets ? 128 : 192))
+    return fail(threeSets ? "Block128 promotion with overlap (a K block in flight) holds three "
+                            "accumulator sets: bn must be 64 or 128 (bm = 64: up to 256), or "
+                            "overlap off"
+                          : "promotion per K block (Block128 scales, fastAccum off) holds two "
+                            "accumulator sets: bn must be at most 192 (bm = 64: 128 or 256)");
   return Status::ok();
 }
 

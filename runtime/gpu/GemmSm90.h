@@ -75,11 +75,15 @@ struct GemmSm90Kernel {
   int bm = 128;
   int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (cooperative bm = 64: 128 or 256)
   int stages = 4;       ///< shared-memory ring depth
-  bool overlap = true;  ///< keep one stage's wgmmas in flight (Tensor / OuterVector scales)
+  /// Without promotion: keep one stage's wgmmas in flight. With Block128 scales: keep one K
+  /// block's wgmmas in flight while the previous block is promoted (a third accumulator set,
+  /// wn <= 128); off, the two consumer warpgroups alternate their blocks instead. Ignored by
+  /// the other promoting mode (fastAccum off), which always alternates.
+  bool overlap = true;
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
   /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
-  /// Promotion holds two accumulator sets (three for Block128), so it needs bn <= 192 (Block128:
-  /// bn <= 128).
+  /// Promotion holds two accumulator sets (three for Block128 with overlap), so it needs
+  /// bn <= 192 (Block128 with overlap: bn <= 128).
   bool fastAccum = true;
   /// Blocks per cluster along M: 1, or 2 for pairs of blocks on vertically adjacent tiles that
   /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:

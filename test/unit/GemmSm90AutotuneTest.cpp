@@ -116,7 +116,7 @@ TEST(GemmSm90AutotuneCandidates, SmallMTriesSixtyFourRowTiles) {
   expectValidDistinct(both, mid);
 }
 
-TEST(GemmSm90AutotuneCandidates, PromotionKeepsCooperativeNarrowTilesWithoutOverlap) {
+TEST(GemmSm90AutotuneCandidates, BlockwisePromotionTriesBothSchedulesOfThePromotion) {
   GemmSm90Kernel base;
   base.scaleMode = GemmScaleMode::Block128;
   GemmSm90Problem prob = problem(8192, 14336, 4096);
@@ -129,11 +129,16 @@ TEST(GemmSm90AutotuneCandidates, PromotionKeepsCooperativeNarrowTilesWithoutOver
   }
   std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
   ASSERT_FALSE(ks.empty());
+  bool inFlight = false, wide = false;
   for (const GemmSm90Kernel &k : ks) {
     EXPECT_EQ(k.schedule, GemmSchedule::Cooperative) << k.name();
-    EXPECT_LE(k.bn, 128) << k.name();
-    EXPECT_FALSE(k.overlap) << k.name();
+    // A block in flight needs a third accumulator set: 128 columns at most.
+    EXPECT_LE(k.bn, k.overlap ? 128 : 192) << k.name();
+    inFlight |= k.overlap;
+    wide |= k.bn == 192;
   }
+  EXPECT_TRUE(inFlight) << "the block-in-flight promotion (overlap) is a candidate";
+  EXPECT_TRUE(wide) << "128 x 192 (alternating warpgroups) is a candidate";
   expectValidDistinct(ks, prob);
 }
 

@@ -288,7 +288,14 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   GemmSm90Kernel blk = k;
   blk.scaleMode = GemmScaleMode::Block128;
   blk.bn = 192;
-  EXPECT_NE(checkGemmSm90(blk, p).message().find("bn = 128"), std::string::npos);
+  blk.stages = 5;
+  blk.overlap = true; // a K block in flight: three accumulator sets of 96 do not fit
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("three accumulator sets"), std::string::npos);
+  blk.overlap = false; // alternating warpgroups: 192 columns fit, the scale pitches are missing
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("ldsa"), std::string::npos);
+  blk.bn = 256;
+  blk.stages = 4;
+  EXPECT_NE(checkGemmSm90(blk, p).message().find("at most 192"), std::string::npos);
   GemmSm90Kernel precise = k; // 128 x 256: two sets of 128 accumulators do not fit
   precise.fastAccum = false;
   EXPECT_NE(checkGemmSm90(precise, p).message().find("at most 192"), std::string::npos);

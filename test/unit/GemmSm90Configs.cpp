@@ -327,6 +327,16 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(128, 6, false);
   k.scaleMode = GemmScaleMode::Block128;
   out.push_back(k);
+  k.overlap = true; // a K block in flight (three accumulator sets)
+  out.push_back(k);
+  k.overlap = false;
+  k.bn = 192; // two B scale blocks per slice
+  k.stages = 5;
+  out.push_back(k);
+  k.stages = 4;
+  out.push_back(k);
+  k.bn = 128;
+  k.stages = 6;
   k.biasType = DType::BF16;
   k.activation = GemmActivation::GeluTanh;
   k.amaxD = true;
