@@ -369,6 +369,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
                               " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
                               std::to_string(k.stages) + (k.clusterM > 1 ? " c2" : "") +
                               (k.promotes() ? " promote" : "") +
+                              (k.scaleMode == GemmScaleMode::Block128 && k.overlap ? " inflight" : "") +
                               (&k == &ks[0] ? " [heur]" : "");
       std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
                   ms * 1e3, flop / ms / 1e9);

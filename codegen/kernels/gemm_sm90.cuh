@@ -81,6 +81,7 @@
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_dual.cuh"
+#include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_residual.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
@@ -92,30 +93,6 @@ namespace fp8c {
 namespace sm90 {
 
 // --- the consumers -------------------------------------------------------------------------------
-
-/// The scales of one 128-wide K block for promotion: with Scale::Block, A's 1x128 block scales
-/// of the thread's two rows and B's 128x128 block scale of each 128-column block that the
-/// warpgroup's WN columns touch (colBase % 128 is 0 or 64: a 192-wide slice spans two blocks,
-/// split at column 128 or 64); otherwise 1.
-template <int WN, Scale S> struct PromoteScales {
-  static constexpr int kSb = WN % 128 == 0 ? WN / 128 : (WN + 64) / 128;
-  float sa0 = 1.0f, sa1 = 1.0f, sb[kSb];
-  __device__ __forceinline__ void load(const GemmParams &p, int kb, int row0, int colBase) {
-#pragma unroll
-    for (int q = 0; q < kSb; ++q)
-      sb[q] = 1.0f;
-    if constexpr (S == Scale::Block) {
-      const int row1 = row0 + 8;
-      sa0 = row0 < p.m ? p.scaleA[i64(kb) * p.ldsa + row0] : 0.0f;
-      sa1 = row1 < p.m ? p.scaleA[i64(kb) * p.ldsa + row1] : 0.0f;
-#pragma unroll
-      for (int q = 0; q < kSb; ++q) {
-        const int nb = colBase / 128 + q;
-        sb[q] = nb * 128 < p.n ? p.scaleB[i64(nb) * p.ldsb + kb] : 0.0f;
-      }
-    }
-  }
-};
 
 /// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8), the
 /// slice starting Off columns into a 128-column block of B's scales.
@@ -274,15 +251,15 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       int r = s; // the ring position to release next: the oldest block in flight
       const int kBlocks = p.kBlocks;
       if constexpr (S == Scale::Block && Overlap) {
-        // Two tmp sets alternate, so block kb + 1's wgmmas run while block kb is promoted, and
-        // a block's scales are loaded before its wgmmas are waited for (H200: 0.59x -> 0.74x
-        // of cuBLASLt at K 14336, 0.71x -> 0.69x at K 4096). Three accumulator sets: WN <= 128.
-        float tmp1[1][WN / 2];
+        // Two tmp sets alternate, so block kb + 1's wgmmas run while block kb is promoted
+        // (H200: 0.59x -> 0.74x of cuBLASLt at K 14336). Three accumulator sets: WN <= 128.
         // Block kb sits in `cur`: issue block kb + 1 into `nxt`, then wait for, release and
         // promote block kb.
+        float tmp1[1][WN / 2];
+        BlockScaleSlots<WN> slots(ring.scaleSlots(cw, t), row0, colBase);
+        slots.fetch(p, 0);
+        slots.fetch(p, 1);
         auto step = [&](float(&cur)[1][WN / 2], float(&nxt)[1][WN / 2], int kb) {
-          Sc sc;
-          sc.load(p, kb, row0, colBase);
           if (kb + 1 < kBlocks) {
             issueBlock<WN, BM, BN, Stages, TA, TB>(nxt, ring, aOff, bOff, s, phase);
             wgmmaWait<1>();
@@ -290,7 +267,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
             wgmmaWait<0>();
           }
           retireBlock<WN, Stages, Cm>(cur, ring.empty(r), r, lane);
-          promote<WN, S>(acc[0], cur[0], sc, colBase);
+          promote<WN, S>(acc[0], cur[0], slots.take(kb), colBase);
+          slots.fetch(p, kb + 2);
         };
         issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
         for (int kb = 0; kb < kBlocks; kb += 2) {
@@ -303,19 +281,32 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
         // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
         // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
         // completed (named barrier 3, once per kernel); from then on each one's block queues
-        // behind the other's, and each promotes while the other's wgmmas run. Blockwise scales
-        // are loaded before the block's wgmmas are issued, so they arrive while those run.
+        // behind the other's, and each promotes while the other's wgmmas run.
         if (cw == 1 && !staggered)
           namedBarrier(3, 256);
-        for (int kb = 0; kb < kBlocks; ++kb) {
-          Sc sc;
-          sc.load(p, kb, row0, colBase);
+        // Issues block kb into tmp0, waits for it and releases its stage.
+        auto run = [&](int kb) {
           issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
           wgmmaWait<0>();
           if (cw == 0 && !staggered && kb == 0)
             namedBarrierArrive(3, 256);
           retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-          promote<WN, S>(acc[0], tmp0[0], sc, colBase);
+        };
+        if constexpr (S == Scale::Block) {
+          BlockScaleSlots<WN> slots(ring.scaleSlots(cw, t), row0, colBase);
+          slots.fetch(p, 0);
+          slots.fetch(p, 1);
+          for (int kb = 0; kb < kBlocks; ++kb) {
+            run(kb);
+            promote<WN, S>(acc[0], tmp0[0], slots.take(kb), colBase);
+            slots.fetch(p, kb + 2);
+          }
+        } else {
+          const Sc ones{};
+          for (int kb = 0; kb < kBlocks; ++kb) {
+            run(kb);
+            promote<WN, S>(acc[0], tmp0[0], ones, colBase);
+          }
         }
         staggered = true;
       }
@@ -450,7 +441,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0);
+  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0, S == Scale::Block);
 
   // Broadcast from lane 0, so the compiler knows it is warp-uniform: the ring positions and
   // descriptors derived from it then live in uniform registers instead of being computed per

@@ -53,6 +53,9 @@ constexpr int kConsumerWarps = 8;
 /// GemmSm90Kernel::sharedBytes counts the whole layout).
 constexpr int kColSumBytes = 4 * 32 * 8;
 
+/// The blockwise scale slots (Scale::Block): two 16-byte slots per consumer thread.
+constexpr int kBlockScaleBytes = 2 * 128 * 2 * 16;
+
 // --- PTX wrappers ------------------------------------------------------------------------------
 
 __device__ __forceinline__ u32 smemAddr(const void *p) {

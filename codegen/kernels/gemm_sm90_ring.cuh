@@ -18,23 +18,25 @@ namespace sm90 {
 /// epilogue's chunk buffers (`epiBufs` of 64 x 64 16-bit values per consumer warpgroup,
 /// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh),
 /// the column-sum exchange (kColSumBytes per consumer warpgroup, with XO & kXoColSum), the
-/// mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
+/// blockwise scale slots (kBlockScaleBytes: two 16-byte slots per consumer thread, with
+/// Scale::Block; gemm_sm90_block_scales.cuh), the mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
 /// stagingEmpty[castSlots]) and, after them, the consumers' column buffers (EpilogueInputs:
 /// BN / 2 float4 per consumer warpgroup, when the epilogue has per-column inputs; sharedBytes
 /// counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, epi, staging, colSum, bars, cols;
+  u32 a, b, epi, staging, colSum, scales, bars, cols;
   int castSlots, epiBufs;
   __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0,
-                                  bool colSums = false)
+                                  bool colSums = false, bool blockScales = false)
       : castSlots(castSlots_), epiBufs(epiBufs_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
     epi = b + Stages * kStageB; // stages are multiples of 1024 bytes: aligned for the swizzle
     staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
     colSum = staging + u32(castSlots) * 2u * kStageA;
-    bars = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
+    scales = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
+    bars = scales + (blockScales ? u32(kBlockScaleBytes) : 0u);
     // 16-byte aligned: bars is, and the barrier count is even.
     cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
   }
@@ -49,6 +51,10 @@ template <int BM, int BN, int Stages> struct Ring {
   /// Consumer warpgroup cw's column-sum exchange.
   __device__ __forceinline__ u32 colSumBuffer(int cw) const {
     return colSum + u32(cw) * u32(kColSumBytes);
+  }
+  /// Consumer thread t of warpgroup cw: its two 16-byte blockwise scale slots.
+  __device__ __forceinline__ u32 scaleSlots(int cw, int t) const {
+    return scales + u32(cw * 128 + t) * 32u;
   }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }

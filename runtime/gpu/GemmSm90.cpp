@@ -48,18 +48,21 @@ namespace {
 constexpr int64_t kMaxSharedBytes = 232448; // per block, sm_90 (opt-in)
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
+constexpr int64_t kBlockScaleBytes = 2 * 128 * 2 * 16; // Block128: two 16-byte slots per consumer thread
 
 // The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
 // bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
-// the staging slots' pairs), the column-sum exchanges, the consumers' column buffers (row
-// scales or bias: a float4 per pair of columns per consumer warpgroup), 1024 bytes of
-// alignment slack: the layout of sm90::Ring in gemm_sm90.cuh.
+// the staging slots' pairs), the column-sum exchanges, the blockwise scale slots, the
+// consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
+// warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
 int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
   return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
          2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 +
-         (k.colSumType ? 2 * kColSumBytes : 0) + (2 * k.stages + 2 + 2 * slots) * 8 +
+         (k.colSumType ? 2 * kColSumBytes : 0) +
+         (k.scaleMode == GemmScaleMode::Block128 ? kBlockScaleBytes : 0) +
+         (2 * k.stages + 2 + 2 * slots) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
 
