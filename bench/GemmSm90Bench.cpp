@@ -315,8 +315,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     // and the clusters of two (B multicast) of cooperative 128 x 256 x 4 / 128 x 128 x 6 and
     // ping-pong 128 x 128 x 6, where the mode takes them and --schedule asks for them.
     std::vector<GemmSm90Kernel> ks{v.k};
-    // overlap: on for the fast-accumulating modes; with Block128 scales it picks a K block in
-    // flight (on) or alternating warpgroups (off).
+    // overlap: on for the fast-accumulating modes (promotion ignores it).
     auto add = [&](GemmSchedule sched, int bn, int stages, int cm = 1,
                    bool overlap = true) {
       GemmSm90Kernel k = v.k;
@@ -339,9 +338,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     add(GemmSchedule::Cooperative, 128, 6, 2); // the promoting modes' tile
     // Promotion fits 192 columns (blockwise: with alternating warpgroups).
     add(GemmSchedule::Cooperative, 192, 5, 1, !v.k.promotes());
-    if (v.k.scaleMode == GemmScaleMode::Block128) {
+    if (v.k.promotes()) {
       add(GemmSchedule::Cooperative, 192, 4, 1, false);
-      add(GemmSchedule::Cooperative, 128, 6, 1, true);
       add(GemmSchedule::Cooperative, 128, 6, 1, false);
     }
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
@@ -369,7 +367,6 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
                               " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
                               std::to_string(k.stages) + (k.clusterM > 1 ? " c2" : "") +
                               (k.promotes() ? " promote" : "") +
-                              (k.scaleMode == GemmScaleMode::Block128 && k.overlap ? " inflight" : "") +
                               (&k == &ks[0] ? " [heur]" : "");
       std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
                   ms * 1e3, flop / ms / 1e9);

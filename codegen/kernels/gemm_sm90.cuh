@@ -20,8 +20,7 @@
 //     to a second register set and is added to the f32 result once its wgmmas completed: the
 //     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
 //     is that mode; promotion is its precise counterpart, as in DeepSeek-V3 / DeepGEMM). The
-//     two warpgroups alternate their blocks, each promoting while the other's wgmmas run;
-//     blockwise scales with `Overlap` instead keep one block in flight in a third register set.
+//     two warpgroups alternate their blocks, each promoting while the other's wgmmas run.
 //   - PingPong: each warpgroup owns whole BM x BN tiles (BM / 64 wgmma m64nBNk32 per k32 step,
 //     BM * BN / 128 accumulators per thread), warpgroup w the block's tiles w, w + 2, ...; it
 //     skips the ring stages of the other's tiles. The main loops alternate (turn mbarriers), so
@@ -248,68 +247,35 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
       using Sc = PromoteScales<WN, S>;
       float tmp0[1][WN / 2];
-      int r = s; // the ring position to release next: the oldest block in flight
+      int r = s; // the ring position of the block to release next
       const int kBlocks = p.kBlocks;
-      if constexpr (S == Scale::Block && Overlap) {
-        // Two tmp sets alternate, so block kb + 1's wgmmas run while block kb is promoted
-        // (H200: 0.59x -> 0.74x of cuBLASLt at K 14336). Three accumulator sets: WN <= 128.
-        // Block kb sits in `cur`: issue block kb + 1 into `nxt`, then wait for, release and
-        // promote block kb.
-        float tmp1[1][WN / 2];
-        BlockScaleSlots<WN> slots(ring.scaleSlots(cw, t), row0, colBase);
-        slots.fetch(p, 0);
-        slots.fetch(p, 1);
-        auto step = [&](float(&cur)[1][WN / 2], float(&nxt)[1][WN / 2], int kb) {
-          if (kb + 1 < kBlocks) {
-            issueBlock<WN, BM, BN, Stages, TA, TB>(nxt, ring, aOff, bOff, s, phase);
-            wgmmaWait<1>();
-          } else {
-            wgmmaWait<0>();
-          }
-          retireBlock<WN, Stages, Cm>(cur, ring.empty(r), r, lane);
-          promote<WN, S>(acc[0], cur[0], slots.take(kb), colBase);
-          slots.fetch(p, kb + 2);
-        };
+      // Blockwise scales: read from the ring stage of the block (gemm_sm90_block_scales.cuh)
+      // after its wgmmas completed, before the stage is released.
+      const int rowLocal = row0 - tm * BM;
+      const int nbLocal = colBase / 128 - (tn * BN) / 128;
+      auto scalesOf = [&](int stage, int kb) {
+        if constexpr (S == Scale::Block)
+          return Sc::read(ring.scaleStage(stage), rowLocal, nbLocal, BM, kb);
+        else
+          return Sc{};
+      };
+      // Each block is waited for (wait_group 0) and added into acc while the tensor cores
+      // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
+      // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
+      // completed (named barrier 3, once per kernel); from then on each one's block queues
+      // behind the other's, and each promotes while the other's wgmmas run.
+      if (cw == 1 && !staggered)
+        namedBarrier(3, 256);
+      for (int kb = 0; kb < kBlocks; ++kb) {
         issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
-        for (int kb = 0; kb < kBlocks; kb += 2) {
-          step(tmp0, tmp1, kb);
-          if (kb + 1 < kBlocks)
-            step(tmp1, tmp0, kb + 1);
-        }
-      } else {
-        // Each block is waited for (wait_group 0) and added into acc while the tensor cores
-        // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
-        // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
-        // completed (named barrier 3, once per kernel); from then on each one's block queues
-        // behind the other's, and each promotes while the other's wgmmas run.
-        if (cw == 1 && !staggered)
-          namedBarrier(3, 256);
-        // Issues block kb into tmp0, waits for it and releases its stage.
-        auto run = [&](int kb) {
-          issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
-          wgmmaWait<0>();
-          if (cw == 0 && !staggered && kb == 0)
-            namedBarrierArrive(3, 256);
-          retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-        };
-        if constexpr (S == Scale::Block) {
-          BlockScaleSlots<WN> slots(ring.scaleSlots(cw, t), row0, colBase);
-          slots.fetch(p, 0);
-          slots.fetch(p, 1);
-          for (int kb = 0; kb < kBlocks; ++kb) {
-            run(kb);
-            promote<WN, S>(acc[0], tmp0[0], slots.take(kb), colBase);
-            slots.fetch(p, kb + 2);
-          }
-        } else {
-          const Sc ones{};
-          for (int kb = 0; kb < kBlocks; ++kb) {
-            run(kb);
-            promote<WN, S>(acc[0], tmp0[0], ones, colBase);
-          }
-        }
-        staggered = true;
+        wgmmaWait<0>();
+        if (cw == 0 && !staggered && kb == 0)
+          namedBarrierArrive(3, 256);
+        const Sc sc = scalesOf(r, kb);
+        retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
+        promote<WN, S>(acc[0], tmp0[0], sc, colBase);
       }
+      staggered = true;
     } else {
       mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap, Cm>(acc, ring, aOff, bOff, p.kBlocks, s,
                                                           phase, [] {});
@@ -392,12 +358,11 @@ template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const TmaDesc &mapB2, const TmaDesc &mapD,
                                          const TmaDesc &mapAux, const TmaDesc &mapDT,
+                                         const TmaDesc &mapSA, const TmaDesc &mapSB,
                                          const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
-  static_assert(S != Scale::Block || !Overlap || (BM == 128 ? BN : BN / 2) <= 128,
-                "blockwise promotion with a block in flight holds three accumulator sets");
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
   static_assert(!kPingPong || !Promote, "ping-pong: no promotion (cooperative only)");
   static_assert(Cm == 1 || Cm == 2, "clusters of 1 or 2 blocks along M");
@@ -481,6 +446,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     } else if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
+      if constexpr (S == Scale::Block) {
+        tmaPrefetchMap(&mapSA);
+        tmaPrefetchMap(&mapSB);
+      }
       if constexpr (Dual)
         tmaPrefetchMap(&mapB2);
       const TileWalk<Cm> walk(p);
@@ -493,8 +462,16 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           // The stage is free once every consumer warp of the cluster that reads it released
           // it (the other blocks' multicast writes into this block's stage too).
           mbarWait(ring.empty(s), phase ^ 1u);
-          mbarExpectTx(ring.full(s), R::kStageA + R::kStageB);
+          mbarExpectTx(ring.full(s), R::kStageA + R::kStageB +
+                                         (S == Scale::Block ? blockScaleTxBytes<BM>() : 0u));
           tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
+          if constexpr (S == Scale::Block) {
+            // The block's scales: A's rows of the tile, B's two 128-column blocks from the
+            // tile's first (gemm_sm90_block_scales.cuh).
+            tmaLoad2d(ring.scaleStage(s), &mapSA, ring.full(s), tm * BM, kb);
+            tmaLoad2d(ring.scaleStage(s) + BM * 4, &mapSB, ring.full(s), kb & ~3,
+                      (tn * BN) / 128);
+          }
           if constexpr (Dual) {
             // The gate rows of the tile's output columns, then the same rows of up.
             tmaLoad2d(ring.b + s * R::kStageB, &mapB, ring.full(s), kb * kBK, tn * (BN / 2));

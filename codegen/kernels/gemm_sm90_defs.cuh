@@ -53,13 +53,16 @@ constexpr int kConsumerWarps = 8;
 /// GemmSm90Kernel::sharedBytes counts the whole layout).
 constexpr int kColSumBytes = 4 * 32 * 8;
 
-/// The blockwise scale slots (Scale::Block): two 16-byte slots per consumer thread.
-constexpr int kBlockScaleBytes = 2 * 128 * 2 * 16;
 
 // --- PTX wrappers ------------------------------------------------------------------------------
 
 __device__ __forceinline__ u32 smemAddr(const void *p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ float ldSharedF32(u32 addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
+  return v;
 }
 __device__ __forceinline__ void mbarInit(u32 bar, u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "fp8c/common.cuh"
+#include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
@@ -18,8 +19,8 @@ namespace sm90 {
 /// epilogue's chunk buffers (`epiBufs` of 64 x 64 16-bit values per consumer warpgroup,
 /// gemm_sm90_store.cuh), the bf16-A prologue's `castSlots` staging slots (BM x 128 bf16 each, gemm_sm90_cast.cuh),
 /// the column-sum exchange (kColSumBytes per consumer warpgroup, with XO & kXoColSum), the
-/// blockwise scale slots (kBlockScaleBytes: two 16-byte slots per consumer thread, with
-/// Scale::Block; gemm_sm90_block_scales.cuh), the mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
+/// blockwise scales of every stage (with Scale::Block; gemm_sm90_block_scales.cuh), the
+/// mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
 /// stagingEmpty[castSlots]) and, after them, the consumers' column buffers (EpilogueInputs:
 /// BN / 2 float4 per consumer warpgroup, when the epilogue has per-column inputs; sharedBytes
 /// counts them).
@@ -36,7 +37,7 @@ template <int BM, int BN, int Stages> struct Ring {
     staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
     colSum = staging + u32(castSlots) * 2u * kStageA;
     scales = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
-    bars = scales + (blockScales ? u32(kBlockScaleBytes) : 0u);
+    bars = scales + (blockScales ? Stages * blockScaleStageBytes<BM>() : 0u);
     // 16-byte aligned: bars is, and the barrier count is even.
     cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
   }
@@ -52,9 +53,9 @@ template <int BM, int BN, int Stages> struct Ring {
   __device__ __forceinline__ u32 colSumBuffer(int cw) const {
     return colSum + u32(cw) * u32(kColSumBytes);
   }
-  /// Consumer thread t of warpgroup cw: its two 16-byte blockwise scale slots.
-  __device__ __forceinline__ u32 scaleSlots(int cw, int t) const {
-    return scales + u32(cw * 128 + t) * 32u;
+  /// Stage s's blockwise scales (A's BM, then B's 4 x 2).
+  __device__ __forceinline__ u32 scaleStage(int s) const {
+    return scales + u32(s) * blockScaleStageBytes<BM>();
   }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }

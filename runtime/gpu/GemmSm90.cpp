@@ -48,11 +48,11 @@ namespace {
 constexpr int64_t kMaxSharedBytes = 232448; // per block, sm_90 (opt-in)
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
-constexpr int64_t kBlockScaleBytes = 2 * 128 * 2 * 16; // Block128: two 16-byte slots per consumer thread
 
 // The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
 // bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
-// the staging slots' pairs), the column-sum exchanges, the blockwise scale slots, the
+// the staging slots' pairs), the column-sum exchanges, each stage's blockwise scales (A's bm
+// floats, B's 4 x 2 padded to 128 bytes), the
 // consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
 // warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
 int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
@@ -61,7 +61,7 @@ int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
          2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 +
          (k.colSumType ? 2 * kColSumBytes : 0) +
-         (k.scaleMode == GemmScaleMode::Block128 ? kBlockScaleBytes : 0) +
+         (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + 128) : 0) +
          (2 * k.stages + 2 + 2 * slots) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
@@ -177,15 +177,10 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       return fail("the dual GEMM (swiglu) needs whole tiles per consumer warpgroup: the "
                   "cooperative schedule with bm = 128, or ping-pong");
   }
-  // Promotion holds the result and one K block's accumulators; Block128 with overlap keeps a
-  // second block in flight (three sets).
-  const bool threeSets = k.scaleMode == GemmScaleMode::Block128 && k.overlap;
-  if (k.promotes() && wn > (threeSets ? 128 : 192))
-    return fail(threeSets ? "Block128 promotion with overlap (a K block in flight) holds three "
-                            "accumulator sets: bn must be 64 or 128 (bm = 64: up to 256), or "
-                            "overlap off"
-                          : "promotion per K block (Block128 scales, fastAccum off) holds two "
-                            "accumulator sets: bn must be at most 192 (bm = 64: 128 or 256)");
+  // Promotion holds the result and one K block's accumulators.
+  if (k.promotes() && wn > 192)
+    return fail("promotion per K block (Block128 scales, fastAccum off) holds two accumulator "
+                "sets: bn must be at most 192 (bm = 64: 128 or 256)");
   return Status::ok();
 }
 
@@ -228,6 +223,10 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
       return fail("Block128: ldsa must be at least M");
     if (prob.ldsb < ceilDiv(prob.k, 128))
       return fail("Block128: ldsb must be at least ceil(K / 128)");
+    // The kernel loads the scale grids by TMA: 16-byte row pitches.
+    if (prob.ldsa % 4 != 0 || prob.ldsb % 4 != 0)
+      return fail("Block128: ldsa and ldsb must be multiples of 4 (16-byte rows; got " +
+                  std::to_string(prob.ldsa) + ", " + std::to_string(prob.ldsb) + ")");
   }
   if (!p)
     return Status::ok();
@@ -238,6 +237,10 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                 "(invScaleB2)");
   if (!aligned(p->a, 16) || !aligned(p->b, 16) || !aligned(p->d, 16))
     return fail("A, B and D must be 16-byte aligned");
+  if (k.scaleMode == GemmScaleMode::Block128 &&
+      (!aligned(p->invScaleA, 16) || !aligned(p->invScaleB, 16)))
+    return fail("Block128: the scale grids must be 16-byte aligned (the kernel loads them by "
+                "TMA)");
   if (k.biasType && !p->bias)
     return fail("the kernel adds a bias but no bias pointer was given");
   if (k.amaxD && !p->amaxD)
@@ -272,16 +275,16 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     k.bm = 64;
     k.bn = 128;
     k.stages = 8;
-  } else if (k.promotes() && k.scaleMode != GemmScaleMode::Block128 &&
-             ceilDiv(prob.m, 128) * ceilDiv(prob.n, 192) >= sms) {
-    // Promotion with tensor or row scales: the result and one K block's accumulators, 96 + 96
-    // per thread. A 192-wide block keeps the tensor cores busier per promotion than a 128-wide
-    // one (H200, fast accumulation off, M 8192: 674.8 vs 739.3 us at K 4096 N 14336, 673.3 vs
-    // 739.6 us at K 14336 N 4096; cuBLASLt 701.7 / 685.4 us).
+  } else if (k.promotes() && ceilDiv(prob.m, 128) * ceilDiv(prob.n, 192) >= sms) {
+    // Promotion: the result and one K block's accumulators, 96 + 96 per thread. A 192-wide
+    // block keeps the tensor cores busier per promotion than a 128-wide one (H200, M 8192,
+    // fast accumulation off: 674.8 vs 739.3 us at K 4096 N 14336, 673.3 vs 739.6 us at K 14336
+    // N 4096, cuBLASLt 701.7 / 685.4 us; Block128 scales: 732.4 vs 800.3 us at K 4096, 735.3 vs
+    // 799.8 us at K 14336, cuBLASLt Block128 732.8 / 729.3 us).
     k.bn = 192;
     k.stages = 5;
   } else if (k.promotes() || tiles256 < sms) {
-    // Blockwise promotion (three accumulator sets), or too few wide tiles to fill the SMs.
+    // Promotion with few tiles, or too few wide tiles to fill the SMs.
     k.bn = 128;
     k.stages = 6;
   } else if (prob.k <= kGemmSm90PingPongMaxK) {
@@ -473,6 +476,26 @@ Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t row
   return Status::ok();
 }
 
+// The tensor map of a blockwise scale grid (f32, `rows` rows of `cols` elements, pitch `ld`
+// elements): boxes of boxCols x boxRows, no swizzle, zeros outside. A's: [kBlocks][M] in boxes
+// of bm x 1; B's: [nBlocks][kBlocks] in boxes of 4 x 2 (gemm_sm90_block_scales.cuh).
+Status encodeScaleMap(CudaDriver *drv, CUtensorMap *map, const float *base, int64_t rows,
+                      int64_t cols, int64_t ld, int boxCols, int boxRows, const char *what) {
+  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * 4)};
+  cuuint32_t box[2] = {cuuint32_t(boxCols), cuuint32_t(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float *>(base), dims, strides, box,
+      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   std::string(what) + " " + std::to_string(rows) + "x" +
+                                       std::to_string(cols) + " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
 } // namespace
 
 Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &prob,
@@ -521,6 +544,18 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
                                    1, 64, "D^T");
         !st)
       return st;
+  CUtensorMap mapSA{}, mapSB{};
+  if (k.scaleMode == GemmScaleMode::Block128) {
+    const int64_t kBlocks = ceilDiv(prob.k, kBK), nBlocks = ceilDiv(prob.n, 128);
+    if (Status st = encodeScaleMap(drv, &mapSA, p.invScaleA, kBlocks, prob.m, prob.ldsa, k.bm, 1,
+                                   "A's 1x128 scales");
+        !st)
+      return st;
+    if (Status st = encodeScaleMap(drv, &mapSB, p.invScaleB, nBlocks, kBlocks, prob.ldsb, 4, 2,
+                                   "B's 128x128 scales");
+        !st)
+      return st;
+  }
   DeviceParams dp{};
   dp.d = p.d;
   dp.scaleA = p.invScaleA;
@@ -555,7 +590,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &dp};
+  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &dp};
   if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
                               stream, args, false, k.name());
       !st || !k.colSumType)

@@ -10,6 +10,7 @@
 //   OuterVector  invScaleA: [M], invScaleB: [N]
 //   Block128     invScaleA: [ceil(K/128)][ldsa] (M contiguous, ldsa >= M);
 //                invScaleB: [ceil(N/128)][ldsb] (ldsb >= ceil(K/128)); per-K-block promotion.
+//                Both grids 16-byte aligned with pitches that are multiples of 4 (TMA loads).
 // Any M, N, K >= 1: TMA reads out-of-range rows and K columns as zeros, stores are predicated.
 // A and B need 16-byte aligned pointers and row pitches that are multiples of 16 bytes; D a
 // 16-byte aligned pointer. amaxD must hold 0 (or a smaller magnitude) before the call.
@@ -75,15 +76,12 @@ struct GemmSm90Kernel {
   int bm = 128;
   int bn = 256;         ///< tile columns: 64, 128, 192 or 256 (cooperative bm = 64: 128 or 256)
   int stages = 4;       ///< shared-memory ring depth
-  /// Without promotion: keep one stage's wgmmas in flight. With Block128 scales: keep one K
-  /// block's wgmmas in flight while the previous block is promoted (a third accumulator set,
-  /// wn <= 128); off, the two consumer warpgroups alternate their blocks instead. Ignored by
-  /// the other promoting mode (fastAccum off), which always alternates.
+  /// Keep one stage's wgmmas in flight while the next is waited for (fast accumulation only;
+  /// promotion ignores it: its two consumer warpgroups alternate their K blocks).
   bool overlap = true;
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
   /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
-  /// Promotion holds two accumulator sets (three for Block128 with overlap), so it needs
-  /// bn <= 192 (Block128 with overlap: bn <= 128).
+  /// Promotion holds two accumulator sets, so it needs bn <= 192.
   bool fastAccum = true;
   /// Blocks per cluster along M: 1, or 2 for pairs of blocks on vertically adjacent tiles that
   /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:

@@ -94,13 +94,8 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     all.push_back(withTile(heuristic, 128, 128, 6, coop));
     all.push_back(withTile(heuristic, 128, 128, 7, pp));
     all.push_back(withTile(heuristic, 128, 192, 5, coop)); // promotion's widest tile
-    if (base.scaleMode == GemmScaleMode::Block128) {
-      // Blockwise promotion with a K block in flight instead of alternating warpgroups.
-      GemmSm90Kernel inFlight = withTile(heuristic, 128, 128, 6, coop);
-      inFlight.overlap = true;
-      all.push_back(inFlight);
+    if (base.promotes())
       all.push_back(withTile(heuristic, 128, 192, 4, coop));
-    }
     if (base.extraOutputs()) { // rings short enough to leave room for the 16 KB units
       all.push_back(withTile(heuristic, 128, 128, 4, pp));
       all.push_back(withTile(heuristic, 128, 128, 5, coop));

@@ -327,9 +327,6 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(128, 6, false);
   k.scaleMode = GemmScaleMode::Block128;
   out.push_back(k);
-  k.overlap = true; // a K block in flight (three accumulator sets)
-  out.push_back(k);
-  k.overlap = false;
   k.bn = 192; // two B scale blocks per slice
   k.stages = 5;
   out.push_back(k);
