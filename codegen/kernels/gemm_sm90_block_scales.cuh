@@ -8,10 +8,10 @@
 // A consumer reads the four it needs with ld.shared once the block's wgmmas completed, before
 // it releases the stage.
 // Why not the consumers' own loads: global loads into registers cost a quarter of the kernel's
-// time on an H200 (0.81-0.88x of cuBLASLt with them, loaded one or two blocks ahead; 1.10x with
-// constant scales), and cp.async into per-thread shared slots cost more (0.66-0.71x): the
-// wgmma fence before the next block waits for the warp's pending register and shared-memory
-// writes, so every such load's L2 round trip stalled the tensor cores.
+// time on an H200 (0.81-0.88x of cuBLASLt with them, loaded one or two blocks ahead; 1.11x with
+// constant scales), and cp.async into per-thread shared slots cost more (0.66-0.71x). Our
+// reading: the wgmma fence before the next block orders the warp's pending register and
+// shared-memory writes, so each load in flight held the next wgmmas for an L2 round trip.
 #pragma once
 
 #include "fp8c/gemm_sm90_defs.cuh"
