@@ -1,8 +1,10 @@
-// GemmSm90 (GemmSm90.h): shared memory, the host-side checks, the tile heuristic, tensor maps,
-// and the launch of the generated Hopper FP8 GEMM (names and sources: GemmSm90Source.cpp).
+// GemmSm90 (GemmSm90.h): shared memory, the host-side checks, the tile heuristic, and the
+// launch of the generated Hopper FP8 GEMM (names and sources: GemmSm90Source.cpp; tensor maps:
+// GemmSm90Maps.cpp).
 #include "runtime/gpu/GemmSm90.h"
 
 #include "runtime/cuda/LoadedModules.h"
+#include "runtime/gpu/GemmSm90Maps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -433,71 +435,6 @@ Expected<int> GemmSm90Runner::maxResidentBlocks(const GemmSm90Kernel &k) {
   return k.clusterM > 1 ? l->maxClusters * k.clusterM : device_.smCount;
 }
 
-namespace {
-
-// A 2-D tensor map over rows x k elements of `elemBytes` bytes (1: FP8, 2: bf16; row pitch
-// `ld` elements), boxes of 128 bytes x boxRows, 128-byte swizzle, zeros outside.
-Status encodeMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t rows, int64_t k,
-                 int64_t ld, int boxRows, const char *operand, int elemBytes = 1) {
-  cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
-  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
-  cuuint32_t box[2] = {cuuint32_t(kBK / elemBytes), cuuint32_t(boxRows)};
-  cuuint32_t elementStrides[2] = {1, 1};
-  CUresult r = drv->cuTensorMapEncodeTiled(
-      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void *>(base), dims, strides, box,
-      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
-                                   std::string(operand) + " " + std::to_string(rows) + "x" +
-                                       std::to_string(k) + " pitch " + std::to_string(ld)));
-  return Status::ok();
-}
-
-// The tensor map of D (rows x cols of `elemBytes`-byte elements, 2 or 1, row pitch `ld`
-// elements) for the TMA-store epilogue: boxes of 64 rows x 128 bytes, 128-byte swizzle; TMA
-// clips the stores at `rows` and `cols`.
-Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t rows, int64_t cols,
-                      int64_t ld, int elemBytes, int boxBytes = 128, const char *what = "D") {
-  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
-  cuuint32_t box[2] = {cuuint32_t(boxBytes / elemBytes), 64};
-  cuuint32_t elementStrides[2] = {1, 1};
-  CUresult r = drv->cuTensorMapEncodeTiled(
-      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
-      base, dims, strides, box, elementStrides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE,
-      boxBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
-      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
-                                   std::string(what) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                                       " pitch " + std::to_string(ld)));
-  return Status::ok();
-}
-
-// The tensor map of a blockwise scale grid (f32, `rows` rows of `cols` elements, pitch `ld`
-// elements): boxes of boxCols x boxRows, no swizzle, zeros outside. A's: [kBlocks][M] in boxes
-// of bm x 1; B's: [nBlocks][kBlocks] in boxes of 4 x 2 (gemm_sm90_block_scales.cuh).
-Status encodeScaleMap(CudaDriver *drv, CUtensorMap *map, const float *base, int64_t rows,
-                      int64_t cols, int64_t ld, int boxCols, int boxRows, const char *what) {
-  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  cuuint64_t strides[1] = {cuuint64_t(ld * 4)};
-  cuuint32_t box[2] = {cuuint32_t(boxCols), cuuint32_t(boxRows)};
-  cuuint32_t elementStrides[2] = {1, 1};
-  CUresult r = drv->cuTensorMapEncodeTiled(
-      map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float *>(base), dims, strides, box,
-      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
-                                   std::string(what) + " " + std::to_string(rows) + "x" +
-                                       std::to_string(cols) + " pitch " + std::to_string(ld)));
-  return Status::ok();
-}
-
-} // namespace
-
 Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &prob,
                            const GemmSm90Pointers &p, CUstream stream, int groupM,
                            int maxBlocks) {
@@ -509,19 +446,19 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     return Error(l.error());
   CudaDriver *drv = *CudaDriver::get();
   CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
-  if (Status st = encodeMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
+  if (Status st = encodeOperandMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
                             k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
       !st)
     return st;
   // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile; the dual
   // GEMM half of it from each weight.
   CUtensorMap mapB2{};
-  if (Status st = encodeMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb,
+  if (Status st = encodeOperandMap(drv, &mapB, p.b, prob.n, prob.k, prob.ldb,
                             k.swiglu ? k.bn / 2 : k.bn / k.clusterM, k.swiglu ? "gate B" : "B");
       !st)
     return st;
   if (k.swiglu)
-    if (Status st = encodeMap(drv, &mapB2, p.b2, prob.n, prob.k, prob.ldb, k.bn / 2, "up B2"); !st)
+    if (Status st = encodeOperandMap(drv, &mapB2, p.b2, prob.n, prob.k, prob.ldb, k.bn / 2, "up B2"); !st)
       return st;
   // D in boxes of 64 rows x 128 bytes, 128-byte swizzle: the layout the epilogue writes its
   // chunks in; unused by the register epilogue.

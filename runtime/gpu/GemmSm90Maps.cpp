@@ -1,0 +1,64 @@
+// The tensor maps of the generated Hopper FP8 GEMM's launch (GemmSm90Maps.h).
+#include "runtime/gpu/GemmSm90Maps.h"
+
+#include <string>
+
+namespace fp8c {
+namespace {
+constexpr int kBK = 128;
+} // namespace
+
+Status encodeOperandMap(CudaDriver *drv, CUtensorMap *map, const void *base, int64_t rows,
+                        int64_t k, int64_t ld, int boxRows, const char *operand, int elemBytes) {
+  cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
+  cuuint32_t box[2] = {cuuint32_t(kBK / elemBytes), cuuint32_t(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+      const_cast<void *>(base), dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   std::string(operand) + " " + std::to_string(rows) + "x" +
+                                       std::to_string(k) + " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
+Status encodeStoreMap(CudaDriver *drv, CUtensorMap *map, void *base, int64_t rows, int64_t cols,
+                      int64_t ld, int elemBytes, int boxBytes, const char *what) {
+  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * elemBytes)};
+  cuuint32_t box[2] = {cuuint32_t(boxBytes / elemBytes), 64};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, elemBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base,
+      dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      boxBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   std::string(what) + " " + std::to_string(rows) + "x" +
+                                       std::to_string(cols) + " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
+Status encodeScaleMap(CudaDriver *drv, CUtensorMap *map, const float *base, int64_t rows,
+                      int64_t cols, int64_t ld, int boxCols, int boxRows, const char *what) {
+  cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(ld * 4)};
+  cuuint32_t box[2] = {cuuint32_t(boxCols), cuuint32_t(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = drv->cuTensorMapEncodeTiled(
+      map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float *>(base), dims, strides, box,
+      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Error(drv->errorMessage(r, "cuTensorMapEncodeTiled",
+                                   std::string(what) + " " + std::to_string(rows) + "x" +
+                                       std::to_string(cols) + " pitch " + std::to_string(ld)));
+  return Status::ok();
+}
+
+} // namespace fp8c
