@@ -3,10 +3,11 @@
 // its second B (CublasLtGemm::b2). The generated Hopper GEMM runs both in one kernel and
 // writes the swiglu (with its tensor amax and FP8 cast) from registers, so neither bf16 result
 // is written; on cuBLASLt (backend auto measures the two) the step runs two GEMMs into the
-// results' buffers and a launch computes the epilogue from them (dualFallback). Where the
-// generated GEMM cannot take it (row or block scales, a bias, results not bf16 or used
-// elsewhere, --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an
-// epilogue launch (LowerGemm.cpp).
+// results' buffers and a launch computes the epilogue from them (dualFallback). With 128-block
+// scales (blockwise) the step is the generated kernel's alone: it writes the bf16 swiglu, and
+// the 1x128 amax and cast follow as a launch. Where the generated GEMM cannot take it (row
+// scales, a bias, results not bf16 or used elsewhere, --backend=cublaslt, another arch), the
+// kernel lowers as two GEMM steps and an epilogue launch (LowerGemm.cpp).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -14,9 +15,12 @@
 namespace fp8c::codegen {
 namespace {
 
-bool tensorScaled(const Op *m) {
-  return m->kind() == OpKind::ScaledMatmul && m->numOperands() == 4 &&
-         m->operand(2)->type().rank() == 0 && m->operand(3)->type().rank() == 0;
+// Both scales per tensor (rank 0) or both in 128-blocks (rank 2).
+bool tensorOrBlockScaled(const Op *m) {
+  if (m->kind() != OpKind::ScaledMatmul || m->numOperands() != 4)
+    return false;
+  const int64_t ra = m->operand(2)->type().rank(), rb = m->operand(3)->type().rank();
+  return ra == rb && (ra == 0 || ra == 2);
 }
 
 } // namespace
@@ -25,7 +29,8 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
                      GemmAnalysis &a) {
   a.post = epi;
   Op *m0 = a.mains[0], *m1 = a.mains[1];
-  if (!generatedCapable || !tensorScaled(m0) || !tensorScaled(m1) ||
+  if (!generatedCapable || !tensorOrBlockScaled(m0) || !tensorOrBlockScaled(m1) ||
+      m0->operand(3)->type().rank() != m1->operand(3)->type().rank() ||
       m0->operand(0) != m1->operand(0) || m0->operand(2) != m1->operand(2) ||
       m0->operand(1)->type() != m1->operand(1)->type() ||
       m0->result()->type() != m1->result()->type() ||
@@ -78,13 +83,20 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
     return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
   g.n = gate->operand(1)->type().dim(0);
   g.backend = lw.options().gemmBackend;
-  g.scaleMode = GemmScaleMode::Tensor;
-  g.fastAccum = gate->boolAttr("fast_accum");
-  for (auto [v, slot] : {std::pair{gate->operand(2), &g.invScaleA},
-                         std::pair{gate->operand(3), &g.invScaleB},
-                         std::pair{up->operand(3), &g.invScaleB2}})
-    if (Status st = inverseScaleInto(lw, v, InvLayout::RowMajor, kernelIndex, slot); !st)
+  const bool block = gate->operand(2)->type().rank() == 2;
+  g.scaleMode = block ? GemmScaleMode::Block128 : GemmScaleMode::Tensor;
+  g.fastAccum = gate->boolAttr("fast_accum") && !block; // 128-block scales promote per K block
+  // The layouts LowerGemm gives a 128-block-scaled GEMM's scales: A's K-block major, B's rows
+  // padded to 4 K blocks.
+  const InvLayout la = block ? InvLayout::KBlockMajor : InvLayout::RowMajor;
+  const InvLayout lb = block ? InvLayout::RowMajorPad4 : InvLayout::RowMajor;
+  for (auto [v, layout, slot] : {std::tuple{gate->operand(2), la, &g.invScaleA},
+                                 std::tuple{gate->operand(3), lb, &g.invScaleB},
+                                 std::tuple{up->operand(3), lb, &g.invScaleB2}})
+    if (Status st = inverseScaleInto(lw, v, layout, kernelIndex, slot); !st)
       return st;
+  if (block) // no cuBLASLt form: its two GEMMs would need pad rows at M % 4 != 0
+    g.backend = GemmBackend::Generated;
   std::string ops;
   for (const Op *op : {gate, up})
     ops += std::string(op->name()) + " %" + op->result()->name() + ", ";

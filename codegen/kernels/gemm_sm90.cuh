@@ -95,9 +95,9 @@ namespace sm90 {
 
 /// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8), the
 /// slice starting Off columns into a 128-column block of B's scales.
-template <int WN, Scale S, int Off>
+template <int WN, Scale S, int Off, bool Dual>
 __device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                          const PromoteScales<WN, S> &sc) {
+                                          const PromoteScales<WN, S, Dual> &sc) {
 #pragma unroll
   for (int j = 0; j < WN / 8; ++j) {
     if constexpr (S == Scale::Block) {
@@ -115,18 +115,46 @@ __device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tm
   }
 }
 
+/// The dual GEMM's blockwise promotion: columns [0, WN / 2) are gate, [WN / 2, WN) up, both
+/// from gate / up column g0 = colBase / 2, which sits g0 % 128 (0, 32, 64 or 96) columns into
+/// its first scale block: each 8-column group selects its block's scale.
+template <int WN>
+__device__ __forceinline__ void promoteDual(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
+                                            const PromoteScales<WN, Scale::Block, true> &sc,
+                                            int colBase) {
+  const int off = (colBase / 2) % 128;
+  const float g0a = sc.sa0 * sc.sb[0], g0b = sc.sa1 * sc.sb[0];
+  const float g1a = sc.sa0 * sc.sb[1], g1b = sc.sa1 * sc.sb[1];
+  const float u0a = sc.sa0 * sc.sbUp[0], u0b = sc.sa1 * sc.sbUp[0];
+  const float u1a = sc.sa0 * sc.sbUp[1], u1b = sc.sa1 * sc.sbUp[1];
+#pragma unroll
+  for (int j = 0; j < WN / 8; ++j) {
+    constexpr int kHalf = WN / 16; // 8-column groups per half
+    const bool up = j >= kHalf;
+    const bool second = off + 8 * (up ? j - kHalf : j) >= 128;
+    const float f0 = up ? (second ? u1a : u0a) : (second ? g1a : g0a);
+    const float f1 = up ? (second ? u1b : u0b) : (second ? g1b : g0b);
+    acc[4 * j + 0] += tmp[4 * j + 0] * f0;
+    acc[4 * j + 1] += tmp[4 * j + 1] * f0;
+    acc[4 * j + 2] += tmp[4 * j + 2] * f1;
+    acc[4 * j + 3] += tmp[4 * j + 3] * f1;
+  }
+}
+
 /// promoteAt for the slice at colBase: a slice whose width is not a multiple of 128 starts 0 or
 /// 64 columns into its first scale block (a warp-uniform branch between two unrolled loops).
-template <int WN, Scale S>
+template <int WN, Scale S, bool Dual>
 __device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                        const PromoteScales<WN, S> &sc, int colBase) {
-  if constexpr (S == Scale::Block && WN % 128 != 0) {
+                                        const PromoteScales<WN, S, Dual> &sc, int colBase) {
+  if constexpr (Dual && S == Scale::Block) {
+    promoteDual<WN>(acc, tmp, sc, colBase);
+  } else if constexpr (S == Scale::Block && WN % 128 != 0) {
     if (colBase % 128 != 0)
-      promoteAt<WN, S, 64>(acc, tmp, sc);
+      promoteAt<WN, S, 64, Dual>(acc, tmp, sc);
     else
-      promoteAt<WN, S, 0>(acc, tmp, sc);
+      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
   } else {
-    promoteAt<WN, S, 0>(acc, tmp, sc);
+    promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
   }
 }
 
@@ -245,14 +273,14 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       // (Scale::Block), or acc += tmp: the f32 sum of the tensor cores' per-block results,
       // more precise than their own FP8 accumulation over all of K.
       const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
-      using Sc = PromoteScales<WN, S>;
+      using Sc = PromoteScales<WN, S, Dual>;
       float tmp0[1][WN / 2];
       int r = s; // the ring position of the block to release next
       const int kBlocks = p.kBlocks;
       // Blockwise scales: read from the ring stage of the block (gemm_sm90_block_scales.cuh)
       // after its wgmmas completed, before the stage is released.
       const int rowLocal = row0 - tm * BM;
-      const int nbLocal = colBase / 128 - (tn * BN) / 128;
+      const int nbLocal = Dual ? 0 : colBase / 128 - (tn * BN) / 128;
       auto scalesOf = [&](int stage, int kb) {
         if constexpr (S == Scale::Block)
           return Sc::read(ring.scaleStage(stage), rowLocal, nbLocal, BM, kb);
@@ -273,7 +301,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
           namedBarrierArrive(3, 256);
         const Sc sc = scalesOf(r, kb);
         retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-        promote<WN, S>(acc[0], tmp0[0], sc, colBase);
+        promote<WN, S, Dual>(acc[0], tmp0[0], sc, colBase);
       }
       staggered = true;
     } else {
@@ -359,7 +387,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                                          const TmaDesc &mapB2, const TmaDesc &mapD,
                                          const TmaDesc &mapAux, const TmaDesc &mapDT,
                                          const TmaDesc &mapSA, const TmaDesc &mapSB,
-                                         const GemmParams &p) {
+                                         const TmaDesc &mapSB2, const GemmParams &p) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
@@ -390,10 +418,11 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor
   // scales, the swiglu as the epilogue's only operation, single blocks loading A as FP8.
-  static_assert(!Dual || ((kPingPong || BM == 128) && S == Scale::Tensor && !HasBias &&
+  static_assert(!Dual || ((kPingPong || BM == 128) &&
+                          (S == Scale::Tensor || (S == Scale::Block && !kPingPong)) && !HasBias &&
                           A == Act::None && XO == 0 && CS == 0 && Cm == 1 && BN % 32 == 0),
-                "dual GEMM: whole tiles per warpgroup, tensor scales, no bias, activation or "
-                "extra outputs, no bf16-A prologue or cluster");
+                "dual GEMM: whole tiles per warpgroup, tensor or (cooperative) block scales, no "
+                "bias, activation or extra outputs, no bf16-A prologue or cluster");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
   // take the 64 rows, consumer c the columns c*BN/2..; half the tensor work per B byte.
   constexpr int WN = kPingPong || BM == 128 ? BN : BN / 2;
@@ -406,7 +435,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0, S == Scale::Block);
+  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0, S == Scale::Block, Dual);
 
   // Broadcast from lane 0, so the compiler knows it is warp-uniform: the ring positions and
   // descriptors derived from it then live in uniform registers instead of being computed per
@@ -449,6 +478,8 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       if constexpr (S == Scale::Block) {
         tmaPrefetchMap(&mapSA);
         tmaPrefetchMap(&mapSB);
+        if constexpr (Dual)
+          tmaPrefetchMap(&mapSB2);
       }
       if constexpr (Dual)
         tmaPrefetchMap(&mapB2);
@@ -463,14 +494,18 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           // it (the other blocks' multicast writes into this block's stage too).
           mbarWait(ring.empty(s), phase ^ 1u);
           mbarExpectTx(ring.full(s), R::kStageA + R::kStageB +
-                                         (S == Scale::Block ? blockScaleTxBytes<BM>() : 0u));
+                                         (S == Scale::Block ? blockScaleTxBytes<BM, Dual>() : 0u));
           tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
           if constexpr (S == Scale::Block) {
             // The block's scales: A's rows of the tile, B's two 128-column blocks from the
             // tile's first (gemm_sm90_block_scales.cuh).
             tmaLoad2d(ring.scaleStage(s), &mapSA, ring.full(s), tm * BM, kb);
-            tmaLoad2d(ring.scaleStage(s) + BM * 4, &mapSB, ring.full(s), kb & ~3,
-                      (tn * BN) / 128);
+            // The dual GEMM: the gate weight's blocks from the tile's first gate column, then
+            // the up weight's.
+            const int nb0 = (Dual ? tn * (BN / 2) : tn * BN) / 128;
+            tmaLoad2d(ring.scaleStage(s) + BM * 4, &mapSB, ring.full(s), kb & ~3, nb0);
+            if constexpr (Dual)
+              tmaLoad2d(ring.scaleStage(s) + BM * 4 + 128, &mapSB2, ring.full(s), kb & ~3, nb0);
           }
           if constexpr (Dual) {
             // The gate rows of the tile's output columns, then the same rows of up.
@@ -498,7 +533,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     float tensorScale = 1.0f, upScale = 1.0f, scaleD = 1.0f;
     if constexpr (S == Scale::Tensor)
       tensorScale = p.scaleA[0] * p.scaleB[0];
-    if constexpr (Dual)
+    if constexpr (Dual && S == Scale::Tensor)
       upScale = p.scaleA[0] * p.scaleB2[0];
     if constexpr (isFp8(TD))
       scaleD = p.scaleD[0];

@@ -20,23 +20,33 @@ namespace fp8c {
 namespace sm90 {
 
 /// The bytes of one stage's scales in the ring: BM floats of A, then B's 4 x 2 floats padded
-/// to 128 bytes (TMA writes shared memory at 128-byte aligned addresses).
-template <int BM> __host__ __device__ constexpr u32 blockScaleStageBytes() { return u32(BM) * 4u + 128u; }
+/// to 128 bytes (TMA writes shared memory at 128-byte aligned addresses); the dual GEMM's up
+/// weight's box after them.
+template <int BM, bool Dual = false> __host__ __device__ constexpr u32 blockScaleStageBytes() {
+  return u32(BM) * 4u + (Dual ? 256u : 128u);
+}
 /// The bytes TMA writes into them per stage (the stage's `full` barrier counts them).
-template <int BM> __host__ __device__ constexpr u32 blockScaleTxBytes() { return u32(BM) * 4u + 32u; }
+template <int BM, bool Dual = false> __host__ __device__ constexpr u32 blockScaleTxBytes() {
+  return u32(BM) * 4u + (Dual ? 64u : 32u);
+}
 
 /// The scales of one 128-wide K block for promotion: with Scale::Block, A's 1x128 block scales
 /// of the thread's two rows and B's 128x128 block scale of each 128-column block that the
 /// warpgroup's WN columns touch (colBase % 128 is 0 or 64: a 192-wide slice spans two blocks,
 /// split at column 128 or 64); otherwise 1.
-template <int WN, Scale S> struct PromoteScales {
-  static constexpr int kSb = WN % 128 == 0 ? WN / 128 : (WN + 64) / 128;
+/// With Dual (the dual GEMM, gemm_sm90_dual.cuh), sb holds the gate weight's two blocks from
+/// the tile's first gate column and sbUp the up weight's: each WN / 2-column half spans at most
+/// two 128-column blocks.
+template <int WN, Scale S, bool Dual = false> struct PromoteScales {
+  static constexpr int kSb = Dual ? 2 : WN % 128 == 0 ? WN / 128 : (WN + 64) / 128;
   static_assert(kSb <= 2, "a promoting slice spans at most two B scale blocks");
-  float sa0 = 1.0f, sa1 = 1.0f, sb[kSb];
+  static_assert(!Dual || WN / 2 <= 128, "a dual half spans at most two B scale blocks");
+  float sa0 = 1.0f, sa1 = 1.0f, sb[kSb], sbUp[Dual ? 2 : 1];
   __device__ __forceinline__ PromoteScales() {
 #pragma unroll
     for (int q = 0; q < kSb; ++q)
       sb[q] = 1.0f;
+    sbUp[0] = sbUp[Dual ? 1 : 0] = 1.0f;
   }
   /// Reads K block kb's from a stage's scales at shared address `stage`: rowLocal is the
   /// thread's first row within the tile, nbLocal the slice's first B block relative to the
@@ -50,6 +60,10 @@ template <int WN, Scale S> struct PromoteScales {
 #pragma unroll
     for (int q = 0; q < kSb; ++q)
       sc.sb[q] = ldSharedF32(b + u32(nbLocal + q) * 16u);
+    if constexpr (Dual) {
+      sc.sbUp[0] = ldSharedF32(b + 128u);
+      sc.sbUp[1] = ldSharedF32(b + 128u + 16u);
+    }
     return sc;
   }
 };

@@ -26,10 +26,11 @@ namespace sm90 {
 /// counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
-  u32 a, b, epi, staging, colSum, scales, bars, cols;
+  u32 a, b, epi, staging, colSum, scales, scaleStageBytes, bars, cols;
   int castSlots, epiBufs;
   __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0,
-                                  bool colSums = false, bool blockScales = false)
+                                  bool colSums = false, bool blockScales = false,
+                                  bool dual = false)
       : castSlots(castSlots_), epiBufs(epiBufs_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
@@ -37,7 +38,8 @@ template <int BM, int BN, int Stages> struct Ring {
     staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
     colSum = staging + u32(castSlots) * 2u * kStageA;
     scales = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
-    bars = scales + (blockScales ? Stages * blockScaleStageBytes<BM>() : 0u);
+    scaleStageBytes = dual ? blockScaleStageBytes<BM, true>() : blockScaleStageBytes<BM>();
+    bars = scales + (blockScales ? Stages * scaleStageBytes : 0u);
     // 16-byte aligned: bars is, and the barrier count is even.
     cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
   }
@@ -53,10 +55,8 @@ template <int BM, int BN, int Stages> struct Ring {
   __device__ __forceinline__ u32 colSumBuffer(int cw) const {
     return colSum + u32(cw) * u32(kColSumBytes);
   }
-  /// Stage s's blockwise scales (A's BM, then B's 4 x 2).
-  __device__ __forceinline__ u32 scaleStage(int s) const {
-    return scales + u32(s) * blockScaleStageBytes<BM>();
-  }
+  /// Stage s's blockwise scales (A's BM, then B's 4 x 2, then the dual GEMM's up weight's).
+  __device__ __forceinline__ u32 scaleStage(int s) const { return scales + u32(s) * scaleStageBytes; }
   __device__ __forceinline__ u32 full(int s) const { return bars + 8u * u32(s); }
   __device__ __forceinline__ u32 empty(int s) const { return bars + 8u * u32(Stages + s); }
   __device__ __forceinline__ u32 turn(int w) const { return bars + 8u * u32(2 * Stages + w); }

@@ -63,7 +63,8 @@ int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
          2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 +
          (k.colSumType ? 2 * kColSumBytes : 0) +
-         (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + 128) : 0) +
+         (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + (k.swiglu ? 256 : 128))
+                                                 : 0) +
          (2 * k.stages + 2 + 2 * slots) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
@@ -170,8 +171,10 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       *k.colSumType != DType::F32)
     return fail("column sums are written in bf16, f16 or f32");
   if (k.swiglu) {
-    if (k.scaleMode != GemmScaleMode::Tensor || k.biasType || k.activation != GemmActivation::None)
-      return fail("the dual GEMM (swiglu) takes tensor scales, no bias and no other activation");
+    if (k.scaleMode == GemmScaleMode::OuterVector || k.biasType ||
+        k.activation != GemmActivation::None)
+      return fail("the dual GEMM (swiglu) takes tensor or 128-block scales, no bias and no other "
+                  "activation");
     if (k.extraOutputs() || k.castA || k.clusterM != 1)
       return fail("the dual GEMM (swiglu) writes D alone, from FP8 A, in single blocks (no "
                   "extra outputs, bf16-A prologue or cluster)");
@@ -240,7 +243,8 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (!aligned(p->a, 16) || !aligned(p->b, 16) || !aligned(p->d, 16))
     return fail("A, B and D must be 16-byte aligned");
   if (k.scaleMode == GemmScaleMode::Block128 &&
-      (!aligned(p->invScaleA, 16) || !aligned(p->invScaleB, 16)))
+      (!aligned(p->invScaleA, 16) || !aligned(p->invScaleB, 16) ||
+       (k.swiglu && !aligned(p->invScaleB2, 16))))
     return fail("Block128: the scale grids must be 16-byte aligned (the kernel loads them by "
                 "TMA)");
   if (k.biasType && !p->bias)
@@ -481,7 +485,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
                                    1, 64, "D^T");
         !st)
       return st;
-  CUtensorMap mapSA{}, mapSB{};
+  CUtensorMap mapSA{}, mapSB{}, mapSB2{};
   if (k.scaleMode == GemmScaleMode::Block128) {
     const int64_t kBlocks = ceilDiv(prob.k, kBK), nBlocks = ceilDiv(prob.n, 128);
     if (Status st = encodeScaleMap(drv, &mapSA, p.invScaleA, kBlocks, prob.m, prob.ldsa, k.bm, 1,
@@ -492,6 +496,11 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
                                    "B's 128x128 scales");
         !st)
       return st;
+    if (k.swiglu) // the up weight's grid: the same shape as the gate weight's
+      if (Status st = encodeScaleMap(drv, &mapSB2, p.invScaleB2, nBlocks, kBlocks, prob.ldsb, 4,
+                                     2, "B2's 128x128 scales");
+          !st)
+        return st;
   }
   DeviceParams dp{};
   dp.d = p.d;
@@ -527,7 +536,7 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &dp};
+  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &mapSB2, &dp};
   if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
                               stream, args, false, k.name());
       !st || !k.colSumType)

@@ -108,6 +108,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapSA,\n"
                   "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB,\n"
+                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB2,\n"
                   "    const fp8c::sm90::GemmParams p) {\n"
                   "  using fp8c::Dt;\n"
                   "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
@@ -124,7 +125,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", " + (k.amaxA ? "true" : "false") + ", " +
                   std::to_string(k.epilogueBuffers()) + ", " +
                   std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") +
-                  ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, p);\n}\n";
+                  ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
   if (k.colSumType)
     s += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "_colsum(const float *part, int slices, int n, void *out) {\n"

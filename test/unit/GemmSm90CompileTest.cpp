@@ -118,7 +118,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, p)"),
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
@@ -149,13 +149,13 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(xo.epilogueBuffers(), 2);
   EXPECT_EQ(xo.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
-  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, p)"),
+  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
   // with row scales, a bias, an activation, extra outputs, or the cooperative 64-row split.
   const GemmSm90Kernel sw = swigluConfigs().front();
   EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
-  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, p)"),
+  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(sw.outCols(), 128);
   GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
@@ -185,7 +185,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // 16-byte units, and without the input.
   const GemmSm90Kernel res = residualConfigs().front();
   EXPECT_EQ(res.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2_res");
-  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, p)"),
+  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(res.epilogueBuffers(), 2);
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{

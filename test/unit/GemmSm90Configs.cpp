@@ -185,6 +185,13 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
   out.push_back(k); // promotion, 96 output columns
+  k.scaleMode = GemmScaleMode::Block128;
+  k.dType = DType::BF16;
+  k.amaxD = false;
+  out.push_back(k); // blockwise: bf16 h (its 1x128 cast is a launch of its own)
+  k.bn = 128;
+  k.stages = 6;
+  out.push_back(k); // 64 output columns
   k = pingPong(64, 128, 8);
   k.swiglu = true;
   k.amaxD = true;

@@ -170,7 +170,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     prob.ldsa = (M + 3) / 4 * 4;
     prob.ldsb = (kBlocks + 3) / 4 * 4;
     sa.resize(size_t(kBlocks * prob.ldsa));
-    sb.resize(size_t(nBlocks * prob.ldsb));
+    // With swiglu, the up weight's grid follows the gate weight's.
+    sb.resize(size_t((k.swiglu ? 2 : 1) * nBlocks * prob.ldsb));
     for (float &x : sa)
       x = scale(rng);
     for (float &x : sb)
@@ -218,10 +219,19 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           acc += bias[size_t(j)];
         if (k.swiglu) {
           double up = 0;
-          for (int64_t x = 0; x < K; ++x)
-            up += a[size_t(i * K + x)] * b2[size_t(j * K + x)];
+          for (int64_t kb = 0; kb < kBlocks; ++kb) {
+            double part = 0;
+            for (int64_t x = kb * 128; x < std::min(K, kb * 128 + 128); ++x)
+              part += a[size_t(i * K + x)] * b2[size_t(j * K + x)];
+            if (k.scaleMode == GemmScaleMode::Block128)
+              part *= double(sa[size_t(kb * prob.ldsa + i)]) *
+                      double(sb[size_t((nBlocks + j / 128) * prob.ldsb + kb)]);
+            up += part;
+          }
+          if (k.scaleMode == GemmScaleMode::Tensor)
+            up *= double(sa[0]) * double(sb[1]);
           const double g = bf16ToFloat(floatToBf16(float(acc)));
-          const double u = bf16ToFloat(floatToBf16(float(up * double(sa[0]) * double(sb[1]))));
+          const double u = bf16ToFloat(floatToBf16(float(up)));
           acc = g / (1 + std::exp(-g)) * u;
         }
         pre[size_t(i * N + j)] = acc;
@@ -276,7 +286,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   p.invScaleB = static_cast<const float *>(dSb.data());
   if (k.swiglu) {
     p.b2 = dB2.data();
-    p.invScaleB2 = static_cast<const float *>(dSb.data()) + 1;
+    p.invScaleB2 = static_cast<const float *>(dSb.data()) +
+                   (k.scaleMode == GemmScaleMode::Block128 ? nBlocks * prob.ldsb : 1);
   }
   p.bias = k.biasType ? dBias.data() : nullptr;
   p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;

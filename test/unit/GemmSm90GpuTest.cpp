@@ -161,6 +161,11 @@ TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
   for (int64_t m : {1, 16, 64})
     runCase(*runner, {ks[4], m, 1000, 1000, 0, 3e-3}, rng);
   runCase(*runner, {ks[5], 30, 1024, 4096, 0, 3e-3}, rng);
+  // Blockwise scales: the gate and up halves start 0, 32, 64 or 96 columns into a scale block
+  // (N 1000: tiles of 96 and 64 output columns at every offset), K with a partial last block.
+  for (int64_t m : {1, 100, 8191})
+    runCase(*runner, {ks[6], m, 1000, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[7], 300, 1000, 1500, 0, 3e-3}, rng);
 }
 
 // The residual add in the epilogue (z = bf16(bf16(act(y)) + r), r read by the kernel): each
