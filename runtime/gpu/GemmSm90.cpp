@@ -311,17 +311,19 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     // ping-pong 128 x 128 for any D (64 output columns: an FP8 D leaves from registers), which
     // hides the swiglu epilogue behind the other warpgroup's main loop: the autotuner picked it
     // over 128 x 256 cooperative with TMA stores for an FP8 h (H200, M 8192, D 4096, H 14336:
-    // 1449.1 vs 1582.1 us); promotion as above (128 x 192, the register epilogue).
-    if (prob.m <= 64) {
+    // 1449.1 vs 1582.1 us); promotion (cooperative only) as above: 128 x 192 where its tiles
+    // fill the SMs, 128 x 128 below (decode included).
+    if (k.promotes()) {
+      const bool wide = ceilDiv(prob.m, 128) * ceilDiv(prob.n, 96) >= sms;
+      k.schedule = GemmSchedule::Cooperative;
+      k.bm = 128;
+      k.bn = wide ? 192 : 128;
+      k.stages = wide ? 5 : 6;
+    } else if (prob.m <= 64) {
       k.schedule = GemmSchedule::PingPong;
       k.bm = 64;
       k.bn = 128;
       k.stages = 8;
-    } else if (k.promotes()) {
-      k.schedule = GemmSchedule::Cooperative;
-      k.bm = 128;
-      k.bn = 192;
-      k.stages = 5;
     } else {
       k.schedule = GemmSchedule::PingPong;
       k.bm = 128;

@@ -385,6 +385,17 @@ TEST(GemmSm90Compile, TileHeuristic) {
   // Promotion: 128 x 192 where its tiles fill the SMs, 128 x 128 below.
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 192);
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {1024, 1024, 8192, 8192, 8192, 1024}, h200).bn, 128);
+  // The dual GEMM with promotion is cooperative at every M, decode included.
+  GemmSm90Kernel dual = blk;
+  dual.swiglu = true;
+  for (int64_t m : {1, 16, 64, 8192}) {
+    // N 4096: 43 tiles of 96 output columns per 128 rows, too few for 132 SMs below M 512.
+    const GemmSm90Problem prob{m, 4096, 4096, 4096, 4096, 4096, (m + 3) / 4 * 4, 32};
+    const GemmSm90Kernel t = chooseGemmSm90Tiles(dual, prob, h200);
+    EXPECT_EQ(t.schedule, GemmSchedule::Cooperative) << m;
+    EXPECT_EQ(t.bn, m == 8192 ? 192 : 128) << m;
+    EXPECT_TRUE(checkGemmSm90(t, prob).isOk()) << m << ": " << checkGemmSm90(t, prob).message();
+  }
   EXPECT_EQ(big.schedule, GemmSchedule::Cooperative);
   // Short K: ping-pong 128 x 128 (the epilogue hidden behind the other warpgroup's main loop).
   const GemmSm90Problem up{8192, 14336, 4096, 4096, 4096, 14336};
