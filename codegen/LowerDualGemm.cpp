@@ -4,10 +4,11 @@
 // writes the swiglu (with its tensor amax and FP8 cast) from registers, so neither bf16 result
 // is written; on cuBLASLt (backend auto measures the two) the step runs two GEMMs into the
 // results' buffers and a launch computes the epilogue from them (dualFallback). With 128-block
-// scales (blockwise) the step is the generated kernel's alone: it writes the bf16 swiglu, and
-// the 1x128 amax and cast follow as a launch. Where the generated GEMM cannot take it (row
-// scales, a bias, results not bf16 or used elsewhere, --backend=cublaslt, another arch), the
-// kernel lowers as two GEMM steps and an epilogue launch (LowerGemm.cpp).
+// scales (blockwise) the kernel writes the bf16 swiglu, and the 1x128 amax and cast follow as
+// a launch (cuBLASLt's form: both results with pad rows, M rounded up to 4). Where the
+// generated GEMM cannot take it (row scales, a bias, results not bf16 or used elsewhere,
+// --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an epilogue
+// launch (LowerGemm.cpp).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -95,8 +96,6 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
                                  std::tuple{up->operand(3), lb, &g.invScaleB2}})
     if (Status st = inverseScaleInto(lw, v, layout, kernelIndex, slot); !st)
       return st;
-  if (block) // no cuBLASLt form: its two GEMMs would need pad rows at M % 4 != 0
-    g.backend = GemmBackend::Generated;
   std::string ops;
   for (const Op *op : {gate, up})
     ops += std::string(op->name()) + " %" + op->result()->name() + ", ";
@@ -115,6 +114,9 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
   if (g.backend != GemmBackend::Generated) {
     g.gateD = lw.bufferOf(gate->result());
     g.upD = lw.bufferOf(up->result());
+    if (block) // cuBLASLt's 128-block mode runs with M rounded up to 4: both results have pad rows
+      for (int r : {g.gateD, g.upD})
+        lw.desc(r).rowsAlignM = 4;
     const size_t mark = lw.stepCount();
     if (Status s = buildLaunches(lw, kernel, kernelIndex, a.fused, "dual_fallback"); !s)
       return s;

@@ -116,28 +116,46 @@ __device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tm
 }
 
 /// The dual GEMM's blockwise promotion: columns [0, WN / 2) are gate, [WN / 2, WN) up, both
-/// from gate / up column g0 = colBase / 2, which sits g0 % 128 (0, 32, 64 or 96) columns into
-/// its first scale block: each 8-column group selects its block's scale.
+/// from gate / up column g0 = colBase / 2, which sits Off = g0 % 128 (0, 32, 64 or 96) columns
+/// into its first scale block, so each 8-column group's block is known at compile time.
+template <int WN, int Off>
+__device__ __forceinline__ void promoteDualAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
+                                              const PromoteScales<WN, Scale::Block, true> &sc) {
+#pragma unroll
+  for (int j = 0; j < WN / 8; ++j) {
+    constexpr int kHalf = WN / 16; // 8-column groups per half
+    const bool up = j >= kHalf;
+    const int q = (Off + 8 * (up ? j - kHalf : j)) / 128;
+    const float b = up ? sc.sbUp[q] : sc.sb[q];
+    const float f0 = sc.sa0 * b, f1 = sc.sa1 * b;
+    acc[4 * j + 0] += tmp[4 * j + 0] * f0;
+    acc[4 * j + 1] += tmp[4 * j + 1] * f0;
+    acc[4 * j + 2] += tmp[4 * j + 2] * f1;
+    acc[4 * j + 3] += tmp[4 * j + 3] * f1;
+  }
+}
+
+/// promoteDualAt at the slice's offset (a warp-uniform branch between unrolled loops: 0 or 64
+/// for 64-column halves, 0, 32, 64 or 96 for 96-column ones).
 template <int WN>
 __device__ __forceinline__ void promoteDual(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
                                             const PromoteScales<WN, Scale::Block, true> &sc,
                                             int colBase) {
   const int off = (colBase / 2) % 128;
-  const float g0a = sc.sa0 * sc.sb[0], g0b = sc.sa1 * sc.sb[0];
-  const float g1a = sc.sa0 * sc.sb[1], g1b = sc.sa1 * sc.sb[1];
-  const float u0a = sc.sa0 * sc.sbUp[0], u0b = sc.sa1 * sc.sbUp[0];
-  const float u1a = sc.sa0 * sc.sbUp[1], u1b = sc.sa1 * sc.sbUp[1];
-#pragma unroll
-  for (int j = 0; j < WN / 8; ++j) {
-    constexpr int kHalf = WN / 16; // 8-column groups per half
-    const bool up = j >= kHalf;
-    const bool second = off + 8 * (up ? j - kHalf : j) >= 128;
-    const float f0 = up ? (second ? u1a : u0a) : (second ? g1a : g0a);
-    const float f1 = up ? (second ? u1b : u0b) : (second ? g1b : g0b);
-    acc[4 * j + 0] += tmp[4 * j + 0] * f0;
-    acc[4 * j + 1] += tmp[4 * j + 1] * f0;
-    acc[4 * j + 2] += tmp[4 * j + 2] * f1;
-    acc[4 * j + 3] += tmp[4 * j + 3] * f1;
+  if constexpr ((WN / 2) % 64 == 0) {
+    if (off == 0)
+      promoteDualAt<WN, 0>(acc, tmp, sc);
+    else
+      promoteDualAt<WN, 64>(acc, tmp, sc);
+  } else {
+    if (off == 0)
+      promoteDualAt<WN, 0>(acc, tmp, sc);
+    else if (off == 32)
+      promoteDualAt<WN, 32>(acc, tmp, sc);
+    else if (off == 64)
+      promoteDualAt<WN, 64>(acc, tmp, sc);
+    else
+      promoteDualAt<WN, 96>(acc, tmp, sc);
   }
 }
 

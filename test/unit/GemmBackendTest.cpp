@@ -80,13 +80,12 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
         std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
         ASSERT_FALSE(gs.empty()) << example << " " << recipe;
         for (const CublasLtGemm *g : gs) {
-          // Auto: a row-scaled step with an activation or an amax in its epilogue, and a
-          // 128-block-scaled dual GEMM, which only the generated GEMM computes, run on it.
+          // Auto: a row-scaled step with an activation or an amax in its epilogue, which only
+          // the generated GEMM computes, runs on it.
           const bool generatedOnly =
-              (g->scaleMode == GemmScaleMode::OuterVector &&
-               (g->amaxD >= 0 || (g->epilogue != GemmEpilogue::Bias &&
-                                  g->epilogue != GemmEpilogue::Default))) ||
-              (g->scaleMode == GemmScaleMode::Block128 && g->b2 >= 0);
+              g->scaleMode == GemmScaleMode::OuterVector &&
+              (g->amaxD >= 0 || (g->epilogue != GemmEpilogue::Bias &&
+                                 g->epilogue != GemmEpilogue::Default));
           EXPECT_EQ(g->backend, b == GemmBackend::Auto && generatedOnly ? GemmBackend::Generated : b)
               << example << " " << recipe << " " << g->name;
         }

@@ -3,8 +3,8 @@
 // writes the swiglu, its amax and (delayed) its FP8 cast from the epilogue; on cuBLASLt (auto's
 // other choice) the step runs the two GEMMs into %gate and %up and one launch computes the
 // epilogue. --backend=generated gives %gate and %up no buffers; --backend=cublaslt and row
-// scales keep two GEMM steps and an epilogue launch. With block scales the dual step is the
-// generated GEMM's alone (no cuBLASLt form) and writes the bf16 swiglu for the 1x128 cast.
+// scales keep two GEMM steps and an epilogue launch. With block scales the dual step writes the
+// bf16 swiglu for the 1x128 cast; its cuBLASLt form writes %gate and %up with pad rows.
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=delayed --emit=cuda | FileCheck %s --check-prefix=AUTO
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=tensorwise --emit=cuda | FileCheck %s --check-prefix=TW
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=delayed --emit=cuda --backend=generated | FileCheck %s --check-prefix=GEN
@@ -46,12 +46,12 @@
 // ROW: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm1 =====
 // ROW-NOT: B2 #
 
-// BLOCK-NOT: %gate tensor
-// BLOCK: generated sm90 GEMM fp8c_swiglu_mlp_k4_gemm =====
+// BLOCK: %gate tensor<?x14336xbf16> temp, rows roundup(M, 4)
+// BLOCK-NEXT: %up tensor<?x14336xbf16> temp, rows roundup(M, 4)
+// BLOCK: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
 // BLOCK: B2 #{{[0-9]+}} %w_up_fp8 (up), D #{{[0-9]+}} %h
 // BLOCK: scales VEC128_32F (A) x BLK128x128_32F (B)
 // BLOCK-SAME: 1/sB2 #{{[0-9]+}} %w_up_scale.inv
-// BLOCK: backend generated: runtime/gpu/GemmSm90 (gemm_sm90.cuh), any M, no fallbacks
-// BLOCK-NOT: dual_fallback
+// BLOCK: launch fp8c_swiglu_mlp_k4_dual_fallback =====
 // BLOCK: launch fp8c_swiglu_mlp_k4_epilogue =====
 // BLOCK-NEXT: buffers: #{{[0-9]+}} %h #{{[0-9]+}} %h_fp8
