@@ -198,19 +198,25 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
 
   // f64 reference (threads over rows); `pre` before the activation.
   std::vector<double> ref(size_t(M * N)), pre(size_t(M * N));
+  // Row i of A times row j of `w` (B or B2), each 128-wide K block scaled by its 1x128 and
+  // 128x128 block scales with Block128 (B2's grid follows B's, from grid row nb0).
+  auto dot = [&](const std::vector<double> &w, int64_t i, int64_t j, int64_t nb0) {
+    double acc = 0;
+    for (int64_t kb = 0; kb < kBlocks; ++kb) {
+      double part = 0;
+      for (int64_t x = kb * 128; x < std::min(K, kb * 128 + 128); ++x)
+        part += a[size_t(i * K + x)] * w[size_t(j * K + x)];
+      if (k.scaleMode == GemmScaleMode::Block128)
+        part *= double(sa[size_t(kb * prob.ldsa + i)]) *
+                double(sb[size_t((nb0 + j / 128) * prob.ldsb + kb)]);
+      acc += part;
+    }
+    return acc;
+  };
   auto rows = [&](int64_t r0, int64_t r1) {
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t j = 0; j < N; ++j) {
-        double acc = 0;
-        for (int64_t kb = 0; kb < kBlocks; ++kb) {
-          double part = 0;
-          for (int64_t x = kb * 128; x < std::min(K, kb * 128 + 128); ++x)
-            part += a[size_t(i * K + x)] * b[size_t(j * K + x)];
-          if (k.scaleMode == GemmScaleMode::Block128)
-            part *= double(sa[size_t(kb * prob.ldsa + i)]) *
-                    double(sb[size_t((j / 128) * prob.ldsb + kb)]);
-          acc += part;
-        }
+        double acc = dot(b, i, j, 0);
         if (k.scaleMode == GemmScaleMode::Tensor)
           acc *= double(sa[0]) * double(sb[0]);
         else if (k.scaleMode == GemmScaleMode::OuterVector)
@@ -218,16 +224,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
         if (k.biasType)
           acc += bias[size_t(j)];
         if (k.swiglu) {
-          double up = 0;
-          for (int64_t kb = 0; kb < kBlocks; ++kb) {
-            double part = 0;
-            for (int64_t x = kb * 128; x < std::min(K, kb * 128 + 128); ++x)
-              part += a[size_t(i * K + x)] * b2[size_t(j * K + x)];
-            if (k.scaleMode == GemmScaleMode::Block128)
-              part *= double(sa[size_t(kb * prob.ldsa + i)]) *
-                      double(sb[size_t((nBlocks + j / 128) * prob.ldsb + kb)]);
-            up += part;
-          }
+          double up = dot(b2, i, j, nBlocks);
           if (k.scaleMode == GemmScaleMode::Tensor)
             up *= double(sa[0]) * double(sb[1]);
           const double g = bf16ToFloat(floatToBf16(float(acc)));
