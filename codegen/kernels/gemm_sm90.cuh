@@ -93,15 +93,20 @@ namespace sm90 {
 
 // --- the consumers -------------------------------------------------------------------------------
 
-/// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8), the
-/// slice starting Off columns into a 128-column block of B's scales.
+/// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8). With
+/// Scale::Block, the slice (with Dual: each of its gate and up halves, from the up weight's
+/// scales for the second) starts Off columns into a 128-column block of B's scales, so each
+/// 8-column group's block is known at compile time.
 template <int WN, Scale S, int Off, bool Dual>
 __device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
                                           const PromoteScales<WN, S, Dual> &sc) {
+  constexpr int kGroups = Dual ? WN / 16 : WN / 8; // 8-column groups per slice or half
 #pragma unroll
   for (int j = 0; j < WN / 8; ++j) {
     if constexpr (S == Scale::Block) {
-      const float b = sc.sb[(Off + 8 * j) / 128];
+      const bool up = j >= kGroups;
+      const int q = (Off + 8 * (up ? j - kGroups : j)) / 128;
+      const float b = up ? sc.sbUp[q] : sc.sb[q];
       const float f0 = sc.sa0 * b, f1 = sc.sa1 * b;
       acc[4 * j + 0] += tmp[4 * j + 0] * f0;
       acc[4 * j + 1] += tmp[4 * j + 1] * f0;
@@ -115,64 +120,32 @@ __device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tm
   }
 }
 
-/// The dual GEMM's blockwise promotion: columns [0, WN / 2) are gate, [WN / 2, WN) up, both
-/// from gate / up column g0 = colBase / 2, which sits Off = g0 % 128 (0, 32, 64 or 96) columns
-/// into its first scale block, so each 8-column group's block is known at compile time.
-template <int WN, int Off>
-__device__ __forceinline__ void promoteDualAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                              const PromoteScales<WN, Scale::Block, true> &sc) {
-#pragma unroll
-  for (int j = 0; j < WN / 8; ++j) {
-    constexpr int kHalf = WN / 16; // 8-column groups per half
-    const bool up = j >= kHalf;
-    const int q = (Off + 8 * (up ? j - kHalf : j)) / 128;
-    const float b = up ? sc.sbUp[q] : sc.sb[q];
-    const float f0 = sc.sa0 * b, f1 = sc.sa1 * b;
-    acc[4 * j + 0] += tmp[4 * j + 0] * f0;
-    acc[4 * j + 1] += tmp[4 * j + 1] * f0;
-    acc[4 * j + 2] += tmp[4 * j + 2] * f1;
-    acc[4 * j + 3] += tmp[4 * j + 3] * f1;
-  }
-}
-
-/// promoteDualAt at the slice's offset (a warp-uniform branch between unrolled loops: 0 or 64
-/// for 64-column halves, 0, 32, 64 or 96 for 96-column ones).
-template <int WN>
-__device__ __forceinline__ void promoteDual(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                            const PromoteScales<WN, Scale::Block, true> &sc,
-                                            int colBase) {
-  const int off = (colBase / 2) % 128;
-  if constexpr ((WN / 2) % 64 == 0) {
-    if (off == 0)
-      promoteDualAt<WN, 0>(acc, tmp, sc);
-    else
-      promoteDualAt<WN, 64>(acc, tmp, sc);
-  } else {
-    if (off == 0)
-      promoteDualAt<WN, 0>(acc, tmp, sc);
-    else if (off == 32)
-      promoteDualAt<WN, 32>(acc, tmp, sc);
-    else if (off == 64)
-      promoteDualAt<WN, 64>(acc, tmp, sc);
-    else
-      promoteDualAt<WN, 96>(acc, tmp, sc);
-  }
-}
-
-/// promoteAt for the slice at colBase: a slice whose width is not a multiple of 128 starts 0 or
-/// 64 columns into its first scale block (a warp-uniform branch between two unrolled loops).
+/// promoteAt at the slice's offset into its first scale block, colBase % 128 (with Dual the
+/// halves' first column, colBase / 2, % 128): a warp-uniform branch between unrolled loops.
+/// Widths in whole 128-column blocks start at 0, in 64-column units at 0 or 64, the dual GEMM's
+/// 96-column halves at 0, 32, 64 or 96.
 template <int WN, Scale S, bool Dual>
 __device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
                                         const PromoteScales<WN, S, Dual> &sc, int colBase) {
-  if constexpr (Dual && S == Scale::Block) {
-    promoteDual<WN>(acc, tmp, sc, colBase);
-  } else if constexpr (S == Scale::Block && WN % 128 != 0) {
-    if (colBase % 128 != 0)
+  constexpr int kWidth = Dual ? WN / 2 : WN;
+  const int off = (Dual ? colBase / 2 : colBase) % 128;
+  if constexpr (S != Scale::Block || kWidth % 128 == 0) {
+    promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
+  } else if constexpr (kWidth % 64 == 0) {
+    if (off == 0)
+      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
+    else
+      promoteAt<WN, S, 64, Dual>(acc, tmp, sc);
+  } else {
+    static_assert(kWidth % 32 == 0, "slices in 32-column units");
+    if (off == 0)
+      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
+    else if (off == 32)
+      promoteAt<WN, S, 32, Dual>(acc, tmp, sc);
+    else if (off == 64)
       promoteAt<WN, S, 64, Dual>(acc, tmp, sc);
     else
-      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
-  } else {
-    promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
+      promoteAt<WN, S, 96, Dual>(acc, tmp, sc);
   }
 }
 

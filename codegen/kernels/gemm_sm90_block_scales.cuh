@@ -41,12 +41,11 @@ template <int WN, Scale S, bool Dual = false> struct PromoteScales {
   static constexpr int kSb = Dual ? 2 : WN % 128 == 0 ? WN / 128 : (WN + 64) / 128;
   static_assert(kSb <= 2, "a promoting slice spans at most two B scale blocks");
   static_assert(!Dual || WN / 2 <= 128, "a dual half spans at most two B scale blocks");
-  float sa0 = 1.0f, sa1 = 1.0f, sb[kSb], sbUp[Dual ? 2 : 1];
+  float sa0 = 1.0f, sa1 = 1.0f, sb[kSb], sbUp[kSb];
   __device__ __forceinline__ PromoteScales() {
 #pragma unroll
     for (int q = 0; q < kSb; ++q)
-      sb[q] = 1.0f;
-    sbUp[0] = sbUp[Dual ? 1 : 0] = 1.0f;
+      sb[q] = sbUp[q] = 1.0f;
   }
   /// Reads K block kb's from a stage's scales at shared address `stage`: rowLocal is the
   /// thread's first row within the tile, nbLocal the slice's first B block relative to the

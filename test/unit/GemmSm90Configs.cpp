@@ -185,13 +185,7 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
   out.push_back(k); // promotion, 96 output columns
-  k.scaleMode = GemmScaleMode::Block128;
-  k.dType = DType::BF16;
-  k.amaxD = false;
-  out.push_back(k); // blockwise: bf16 h (its 1x128 cast is a launch of its own)
-  k.bn = 128;
-  k.stages = 6;
-  out.push_back(k); // 64 output columns
+  const GemmSm90Kernel promoting = k;
   k = pingPong(64, 128, 8);
   k.swiglu = true;
   k.amaxD = true;
@@ -200,6 +194,14 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   k.swiglu = true;
   k.dType = DType::F8E4M3FN;
   out.push_back(k);
+  k = promoting;
+  k.scaleMode = GemmScaleMode::Block128;
+  k.dType = DType::BF16;
+  k.amaxD = false;
+  out.push_back(k); // blockwise: bf16 h (its 1x128 cast is a launch of its own), 96 columns
+  k.bn = 128;
+  k.stages = 6;
+  out.push_back(k); // 64 output columns
   return out;
 }
 
