@@ -1,10 +1,12 @@
 // Lowering of a dual GEMM (the gate and up projections of a SwiGLU MLP, two FP8 GEMMs sharing
 // A, whose results meet only in one fp8.swiglu): one CublasLtGemm step with the up weight as
 // its second B (CublasLtGemm::b2). The generated Hopper GEMM runs both in one kernel and
-// writes the swiglu (with its tensor amax and FP8 cast) from registers, so neither bf16 result
-// is written; on cuBLASLt (backend auto measures the two) the step runs two GEMMs into the
-// results' buffers and a launch computes the epilogue from them (dualFallback). Where the
-// generated GEMM cannot take it (row scales, a bias, results not bf16 or used elsewhere,
+// writes the swiglu (with its amax, and the FP8 cast when its scale is known) from registers,
+// so neither bf16 result is written; on cuBLASLt (backend auto measures the two) the step runs
+// two GEMMs into the results' buffers and a launch computes the epilogue from them
+// (dualFallback). Tensor scales and row scales (the rowwise recipe: the swiglu's per-row amax
+// in the epilogue, its row cast a launch of its own, since a row spans every tile of N) form
+// it. Where the generated GEMM cannot take it (a bias, results not bf16 or used elsewhere,
 // --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an epilogue launch
 // (LowerGemm.cpp). So do block scales: the generated kernel takes them (GemmSm90Kernel) but
 // measured slower than cuBLASLt's two GEMMs on an H200 (1881 us against 870 + 869 us at M 8192,
@@ -17,9 +19,13 @@
 namespace fp8c::codegen {
 namespace {
 
-bool tensorScaled(const Op *m) {
-  return m->kind() == OpKind::ScaledMatmul && m->numOperands() == 4 &&
-         m->operand(2)->type().rank() == 0 && m->operand(3)->type().rank() == 0;
+/// The scale rank of an FP8 GEMM with tensor (0) or row (1) scales on both operands; -1 for
+/// anything else (block scales, an unscaled GEMM).
+int scaleRank(const Op *m) {
+  if (m->kind() != OpKind::ScaledMatmul || m->numOperands() != 4)
+    return -1;
+  const int ra = m->operand(2)->type().rank(), rb = m->operand(3)->type().rank();
+  return ra == rb && ra <= 1 ? ra : -1;
 }
 
 } // namespace
@@ -28,7 +34,8 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
                      GemmAnalysis &a) {
   a.post = epi;
   Op *m0 = a.mains[0], *m1 = a.mains[1];
-  if (!generatedCapable || !tensorScaled(m0) || !tensorScaled(m1) ||
+  const int rank = scaleRank(m0);
+  if (!generatedCapable || rank < 0 || scaleRank(m1) != rank ||
       m0->operand(0) != m1->operand(0) || m0->operand(2) != m1->operand(2) ||
       m0->operand(1)->type() != m1->operand(1)->type() ||
       m0->result()->type() != m1->result()->type() ||
@@ -48,16 +55,20 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
   std::vector<Op *> fused{s};
   const Value *tail = s->result();
   auto [castD, amaxD] = knownScaleCastOf(tail, mains);
-  if (!castD) // D is the bf16 swiglu (used after the kernel); its tensor amax still fuses
+  // D is the bf16 swiglu (used after the kernel): its tensor amax still fuses, or with row
+  // scales its per-row amax (the rowwise cast that follows takes its scale from it).
+  const char *gran = rank == 0 ? "tensor" : "row";
+  if (!castD)
     for (Op *u : tail->users())
-      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == "tensor" && !amaxD &&
-          u->parentOp() == &kernel)
+      if (u->kind() == OpKind::Amax && u->strAttr("granularity") == gran && !amaxD &&
+          u->operand(0) == tail && u->parentOp() == &kernel)
         amaxD = u;
   for (Op *f : {amaxD, castD})
     if (f)
       fused.push_back(f);
   a.swiglu = s;
   a.amaxD = amaxD;
+  a.amaxRows = amaxD && amaxD->strAttr("granularity") == "row";
   a.castD = castD;
   a.fused = fused;
   a.written = {castD ? castD->result() : tail};
@@ -81,7 +92,8 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
     return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
   g.n = gate->operand(1)->type().dim(0);
   g.backend = lw.options().gemmBackend;
-  g.scaleMode = GemmScaleMode::Tensor;
+  g.scaleMode = gate->operand(2)->type().rank() == 0 ? GemmScaleMode::Tensor
+                                                     : GemmScaleMode::OuterVector;
   g.fastAccum = gate->boolAttr("fast_accum");
   for (auto [v, slot] : {std::pair{gate->operand(2), &g.invScaleA},
                          std::pair{gate->operand(3), &g.invScaleB},
@@ -95,6 +107,7 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
     ops += std::string(f->name()) + " %" + f->result()->name() + (f == a.fused.back() ? "" : ", ");
   g.description = ops + " (one GEMM for both weights)";
   if (a.amaxD) {
+    g.amaxRows = a.amaxRows;
     g.amaxD = lw.bufferOf(a.amaxD->result());
     lw.desc(g.amaxD).zeroInit = true;
     lw.setAmaxRound(g.amaxD, a.amaxD->operand(0)->type().dtype());

@@ -247,9 +247,10 @@ Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kerne
                         int *slot);
 /// The dual-GEMM analysis of a kernel with two GEMMs sharing A (fills `a`, whose mains,
 /// pre and written are set): when the generated GEMM may run it (`generatedCapable`) and both
-/// are FP8 with tensor scales, no bias and bf16 results used only by one swiglu, `a.swiglu`
-/// is set, mains ordered (gate, up), and the swiglu with the tensor amax and FP8 cast that
-/// follow it fused; otherwise every op after the GEMMs is left to the epilogue launch.
+/// are FP8 with tensor scales (or both with row scales, A's shared), no bias and bf16 results
+/// used only by one swiglu, `a.swiglu` is set, mains ordered (gate, up), and the swiglu with
+/// the amax (tensor, or per row with row scales) and the known-scale FP8 cast that follow it
+/// fused; otherwise every op after the GEMMs is left to the epilogue launch.
 void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> epi,
                      GemmAnalysis &a);
 /// Lowers a kernel that analyzeDualGemm fused: one GEMM step for both weights.

@@ -196,14 +196,17 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
                                             float tensorScale, float upScale, float scaleD) {
   if constexpr (Dual) {
     float h[WN / 4];
-    swigluHalves<WN>(acc, h, tensorScale, upScale);
+    swigluHalves<WN, S>(acc, h, tensorScale, upScale, sa, colBuf);
+    // h is scaled: row scales were applied above (the epilogue multiplies by 1), block scales
+    // by promotion.
+    constexpr Scale SH = S == Scale::Row ? Scale::Tensor : S;
     if constexpr (EB > 0)
-      epilogueTma<WN / 2, EB, TD, S, HasBias, TBias, A, Amax>(h, p, mapD, epiBuf, seq, bar,
-                                                              rowBase, colBase / 2, sa, colBuf,
-                                                              1.0f, scaleD);
+      epilogueTma<WN / 2, EB, TD, SH, HasBias, TBias, A, Amax>(h, p, mapD, epiBuf, seq, bar,
+                                                               rowBase, colBase / 2, sa, colBuf,
+                                                               1.0f, scaleD);
     else
-      epilogue<WN / 2, TD, S, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, sa, colBuf,
-                                                       1.0f, scaleD);
+      epilogue<WN / 2, TD, SH, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, sa, colBuf,
+                                                        1.0f, scaleD);
   } else if constexpr (XO == kXoResidual) {
     addResidual<WN, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
     if constexpr (EB > 0)
@@ -236,7 +239,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                    float scaleD) {
   using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
-  using In = EpilogueInputs<WN, 1, S, HasBias, TBias>;
+  using In = EpilogueInputs<WN, 1, S, HasBias, TBias, Dual>;
   const int lane = threadIdx.x % 32;
   const int t = threadIdx.x % 128;
   const TileWalk<Cm> walk(p);
@@ -327,7 +330,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
                                                 const TmaDesc &mapDT, float4 *colBuf, int cw,
                                                 float tensorScale, float upScale, float scaleD) {
   constexpr int kSlices = BM / 64;
-  using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias>;
+  using In = EpilogueInputs<BN, kSlices, S, HasBias, TBias, Dual>;
   const TileWalk<Cm> walk(p);
   const u32 turnMine = ring.turn(cw), turnOther = ring.turn(1 - cw);
   int s = (cw * p.kBlocks) % Stages;
@@ -407,12 +410,13 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                 "the residual add combines with no extra outputs and not with the dual GEMM");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
-  // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor
-  // scales, the swiglu as the epilogue's only operation, single blocks loading A as FP8.
+  // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor,
+  // row or block scales, the swiglu as the epilogue's only operation, single blocks loading A
+  // as FP8.
   static_assert(!Dual || ((kPingPong || BM == 128) &&
-                          (S == Scale::Tensor || (S == Scale::Block && !kPingPong)) && !HasBias &&
-                          A == Act::None && XO == 0 && CS == 0 && Cm == 1 && BN % 32 == 0),
-                "dual GEMM: whole tiles per warpgroup, tensor or (cooperative) block scales, no "
+                          (S != Scale::Block || !kPingPong) && !HasBias && A == Act::None &&
+                          XO == 0 && CS == 0 && Cm == 1 && BN % 32 == 0),
+                "dual GEMM: whole tiles per warpgroup, block scales only cooperative, no "
                 "bias, activation or extra outputs, no bf16-A prologue or cluster");
   // Cooperative BM = 128: consumer c takes rows 64c..64c+63 and all BN columns. BM = 64: both
   // take the 64 rows, consumer c the columns c*BN/2..; half the tensor work per B byte.

@@ -34,7 +34,7 @@ struct GemmParams {
   float *amaxA;        ///< bf16-A prologue with AmaxA: max |A| (starts at 0)
   const void *epiIn;   ///< XO & kXoGeluGrad: the GELU's saved input, bf16 [M, N] (pitch ldIn)
   float *colPart;      ///< XO & kXoColSum: column sums per 64-row slice, f32 [ceil(M/64)][N]
-  const float *scaleB2; ///< Dual: the up weight's scale (Scale::Tensor, [1]); mapB2 its tensor map
+  const float *scaleB2; ///< Dual: the up weight's scale, laid out as scaleB; mapB2 its tensor map
   i64 ldd;  ///< D row pitch in elements
   i64 ldIn; ///< row pitch of epiIn in elements
   i64 ldsa; ///< Scale::Block: row pitch of scaleA (>= M)

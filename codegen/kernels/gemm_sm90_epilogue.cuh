@@ -55,7 +55,13 @@ __device__ __forceinline__ void namedBarrierArrive(int id, int count) {
 /// bias), one float4 {scaleB[c], scaleB[c + 1], bias[c], bias[c + 1]} per pair of the tile's WN
 /// columns, thread t loading pairs t, t + 128, ... Each thread needs two columns of every eight,
 /// so stage() hands the pairs around through the warpgroup's buffer in shared memory.
-template <int WN, int Slices, Scale S, bool HasBias, Dt TBias> struct EpilogueInputs {
+/// With Dual (the dual GEMM, row scales), the WN accumulator columns are WN / 2 output columns
+/// twice: pairs [0, WN / 4) hold the gate weight's column scales (scaleB) of output columns
+/// colBase / 2 + 2 * pair, pairs [WN / 4, WN / 2) the up weight's (scaleB2) of the same columns,
+/// so the accumulator at a pair's position finds its own weight's scale there.
+template <int WN, int Slices, Scale S, bool HasBias, Dt TBias, bool Dual = false>
+struct EpilogueInputs {
+  static_assert(!Dual || !HasBias, "the dual GEMM has no bias");
   static constexpr bool kCols = S == Scale::Row || HasBias;
   static constexpr int kPairs = WN / 2;
   static constexpr int kPerThread = kCols ? (kPairs + 127) / 128 : 1;
@@ -77,12 +83,14 @@ template <int WN, int Slices, Scale S, bool HasBias, Dt TBias> struct EpilogueIn
 #pragma unroll
       for (int i = 0; i < kPerThread; ++i) {
         const int pair = t + 128 * i;
-        const int c = colBase + 2 * pair;
+        const bool up = Dual && pair >= kPairs / 2;
+        const int c = Dual ? colBase / 2 + 2 * (up ? pair - kPairs / 2 : pair) : colBase + 2 * pair;
+        const float *scaleB = up ? p.scaleB2 : p.scaleB;
         float4 v = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
         if (pair < kPairs) {
           if constexpr (S == Scale::Row) {
-            v.x = c < p.n ? p.scaleB[c] : 0.0f;
-            v.y = c + 1 < p.n ? p.scaleB[c + 1] : 0.0f;
+            v.x = c < p.n ? scaleB[c] : 0.0f;
+            v.y = c + 1 < p.n ? scaleB[c + 1] : 0.0f;
           }
           if constexpr (HasBias) {
             v.z = c < p.n ? loadOne<TBias>(p.bias, c) : 0.0f;

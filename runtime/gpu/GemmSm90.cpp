@@ -171,10 +171,8 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       *k.colSumType != DType::F32)
     return fail("column sums are written in bf16, f16 or f32");
   if (k.swiglu) {
-    if (k.scaleMode == GemmScaleMode::OuterVector || k.biasType ||
-        k.activation != GemmActivation::None)
-      return fail("the dual GEMM (swiglu) takes tensor or 128-block scales, no bias and no other "
-                  "activation");
+    if (k.biasType || k.activation != GemmActivation::None)
+      return fail("the dual GEMM (swiglu) takes no bias and no other activation");
     if (k.extraOutputs() || k.castA || k.clusterM != 1)
       return fail("the dual GEMM (swiglu) writes D alone, from FP8 A, in single blocks (no "
                   "extra outputs, bf16-A prologue or cluster)");

@@ -138,9 +138,9 @@ struct GemmSm90Kernel {
   /// (GemmSm90Pointers::b2, invScaleB2) are the gate and up weights, both [N, K], and
   /// D[m, n] = swiglu(gate, up) with gate = bf16(A B^T * invScaleA * invScaleB) and up likewise
   /// (the graph's roundings), then amaxD and the FP8 cast as usual. Each tile computes bn / 2
-  /// output columns (bn / 2 rows of each weight). Tensor scales, no bias, activation None, no
-  /// extra outputs or bf16-A prologue, clusterM = 1, whole tiles per consumer warpgroup (not the
-  /// cooperative bm = 64 split).
+  /// output columns (bn / 2 rows of each weight). Tensor, row (invScaleB2 [N] like invScaleB)
+  /// or 128-block scales, no bias, activation None, no extra outputs or bf16-A prologue,
+  /// clusterM = 1, whole tiles per consumer warpgroup (not the cooperative bm = 64 split).
   bool swiglu = false;
   /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
   int outCols() const { return swiglu ? bn / 2 : bn; }

@@ -81,9 +81,10 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
         ASSERT_FALSE(gs.empty()) << example << " " << recipe;
         for (const CublasLtGemm *g : gs) {
           // Auto: a row-scaled step with an activation or an amax in its epilogue, which only
-          // the generated GEMM computes, runs on it.
+          // the generated GEMM computes, runs on it; a dual GEMM's (b2) cuBLASLt form computes
+          // its epilogue in launches, so auto keeps both.
           const bool generatedOnly =
-              g->scaleMode == GemmScaleMode::OuterVector &&
+              g->scaleMode == GemmScaleMode::OuterVector && g->b2 < 0 &&
               (g->amaxD >= 0 || (g->epilogue != GemmEpilogue::Bias &&
                                  g->epilogue != GemmEpilogue::Default));
           EXPECT_EQ(g->backend, b == GemmBackend::Auto && generatedOnly ? GemmBackend::Generated : b)

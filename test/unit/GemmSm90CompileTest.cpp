@@ -152,7 +152,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
-  // with row scales, a bias, an activation, extra outputs, or the cooperative 64-row split.
+  // with a bias, an activation, extra outputs, or the cooperative 64-row split.
   const GemmSm90Kernel sw = swigluConfigs().front();
   EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
   EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
@@ -161,7 +161,6 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
   EXPECT_EQ(swPp.epilogueBuffers(), 0);     // less than a 128-byte FP8 chunk: registers
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
-           [](GemmSm90Kernel &x) { x.scaleMode = GemmScaleMode::OuterVector; },
            [](GemmSm90Kernel &x) { x.biasType = DType::BF16; },
            [](GemmSm90Kernel &x) { x.activation = GemmActivation::Silu; },
            [](GemmSm90Kernel &x) { x.transD = true; },

@@ -202,6 +202,22 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   k.bn = 128;
   k.stages = 6;
   out.push_back(k); // 64 output columns
+  k = pingPong(128, 128, 6);
+  k.swiglu = true;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k); // rowwise: bf16 h and its per-row amax (the row cast needs whole rows)
+  k = kernel(256, 4);
+  k.swiglu = true;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.amaxD = k.amaxRows = true;
+  out.push_back(k); // the same through TMA stores, 128 output columns
+  k = pingPong(64, 128, 8);
+  k.swiglu = true;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k); // decode, row scales into an FP8 h with its tensor amax
   return out;
 }
 

@@ -164,7 +164,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   } else if (k.scaleMode == GemmScaleMode::OuterVector) {
     for (int64_t i = 0; i < M; ++i)
       sa.push_back(scale(rng));
-    for (int64_t i = 0; i < N; ++i)
+    // With swiglu, the up weight's N scales follow the gate weight's.
+    for (int64_t i = 0; i < (k.swiglu ? 2 : 1) * N; ++i)
       sb.push_back(scale(rng));
   } else {
     prob.ldsa = (M + 3) / 4 * 4;
@@ -227,6 +228,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           double up = dot(b2, i, j, nBlocks);
           if (k.scaleMode == GemmScaleMode::Tensor)
             up *= double(sa[0]) * double(sb[1]);
+          else if (k.scaleMode == GemmScaleMode::OuterVector)
+            up *= double(sa[size_t(i)]) * double(sb[size_t(N + j)]);
           const double g = bf16ToFloat(floatToBf16(float(acc)));
           const double u = bf16ToFloat(floatToBf16(float(up)));
           acc = g / (1 + std::exp(-g)) * u;
@@ -284,7 +287,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   if (k.swiglu) {
     p.b2 = dB2.data();
     p.invScaleB2 = static_cast<const float *>(dSb.data()) +
-                   (k.scaleMode == GemmScaleMode::Block128 ? nBlocks * prob.ldsb : 1);
+                   (k.scaleMode == GemmScaleMode::Block128     ? nBlocks * prob.ldsb
+                    : k.scaleMode == GemmScaleMode::OuterVector ? N
+                                                                : 1);
   }
   p.bias = k.biasType ? dBias.data() : nullptr;
   p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;

@@ -166,6 +166,15 @@ TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
   for (int64_t m : {1, 100, 8191})
     runCase(*runner, {ks[6], m, 1000, 1000, 0, 3e-3}, rng);
   runCase(*runner, {ks[7], 300, 1000, 1500, 0, 3e-3}, rng);
+  // Row scales (the rowwise recipe): each weight's column scales beside its half, the bf16 h
+  // with its per-row amax through registers (ping-pong, 64 output columns, N 1000: a partial
+  // last tile) and TMA stores (N 336), several tiles per warpgroup; decode into an FP8 h.
+  for (int64_t m : {1, 100, 8191})
+    runCase(*runner, {ks[8], m, 1000, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[9], 1000, 336, 700, 3, 3e-3}, rng);
+  runCase(*runner, {ks[9], 300, 1000, 4096, 0, 3e-3}, rng);
+  for (int64_t m : {1, 16, 64})
+    runCase(*runner, {ks[10], m, 1000, 1000, 0, 3e-3}, rng);
 }
 
 // The residual add in the epilogue (z = bf16(bf16(act(y)) + r), r read by the kernel): each

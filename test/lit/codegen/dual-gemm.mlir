@@ -2,13 +2,15 @@
 // swiglu) lower to one dual-GEMM step: the generated GEMM loads both weights into one tile and
 // writes the swiglu, its amax and (delayed) its FP8 cast from the epilogue; on cuBLASLt (auto's
 // other choice) the step runs the two GEMMs into %gate and %up and one launch computes the
-// epilogue. --backend=generated gives %gate and %up no buffers; --backend=cublaslt, and row or
-// block scales, keep two GEMM steps and an epilogue launch.
+// epilogue. --backend=generated gives %gate and %up no buffers; --backend=cublaslt and block
+// scales keep two GEMM steps and an epilogue launch. Row scales (rowwise) form it with the
+// swiglu's per-row amax in the epilogue; h's row cast stays the next GEMM's prologue launch.
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=delayed --emit=cuda | FileCheck %s --check-prefix=AUTO
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=tensorwise --emit=cuda | FileCheck %s --check-prefix=TW
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=delayed --emit=cuda --backend=generated | FileCheck %s --check-prefix=GEN
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=delayed --emit=cuda --backend=cublaslt | FileCheck %s --check-prefix=LT
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=ROW
+// RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=blockwise --emit=cuda | FileCheck %s --check-prefix=BLOCK
 
 // AUTO-LABEL: // fp8c CUDA for @swiglu_mlp: 5 generated launches, 2 cuBLASLt GEMMs, 0 of the steps at load
 // AUTO: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k3_gemm =====
@@ -40,6 +42,19 @@
 // LT: launch fp8c_swiglu_mlp_k3_epilogue =====
 // LT-NOT: B2 #
 
-// ROW: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm0 =====
-// ROW: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm1 =====
-// ROW-NOT: B2 #
+// ROW: // ===== step 5: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
+// ROW-NEXT: //   ops: fp8.scaled_matmul %gate, fp8.scaled_matmul %up, fp8.swiglu %h, fp8.amax %h_amax (one GEMM for both weights)
+// ROW-NEXT: //   D[M, 14336] = A[M, 4096] * B[14336, 4096]^T (TN)
+// ROW-NEXT: //   A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w_gate_fp8 (gate), B2 #{{[0-9]+}} %w_up_fp8 (up), D #{{[0-9]+}} %h{{$}}
+// ROW-NEXT: //   scales OUTER_VEC_32F: 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w_gate_scale.inv, 1/sB2 #{{[0-9]+}} %w_up_scale.inv, fast accumulation
+// ROW-NEXT: //   epilogue DEFAULT, AMAX_D per row #{{[0-9]+}} %h_amax, D from swiglu(A B^T, A B2^T) (cuBLASLt: the results to #{{[0-9]+}} %gate and #{{[0-9]+}} %up)
+// ROW: launch fp8c_swiglu_mlp_k4_dual_fallback =====
+// ROW: fp8c::AmaxDesc::to({{[0-9]+}}, fp8c::Gran::Row
+// ROW: launch fp8c_swiglu_mlp_k5_prologue =====
+// ROW-NEXT: grid
+// ROW-NEXT: fp8c_swiglu_mlp_k5_prologue: fp8.scale %h_scale, fp8.cast %h_fp8
+// ROW-NOT: k4_gemm1
+
+// BLOCK: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm0 =====
+// BLOCK: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm1 =====
+// BLOCK-NOT: B2 #
