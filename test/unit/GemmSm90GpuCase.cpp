@@ -413,13 +413,21 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
       // With the residual add, the row's largest sum may partly cancel its GEMM value (whose
       // error then weighs more) and goes through two bf16 roundings: plus 2^-7 (one row of
       // 777 was seen 1e-2 off with row scales, bias and GELU).
-      const double rowTol = 1e-2 + (k.residualIn ? 0x1p-7 : 0.0);
+      // With swiglu the row's largest h goes through three bf16 roundings (gate, up, h) of
+      // values that differ from the reference's by the GEMM's error, so each may land one bf16
+      // step (2^-8 relative) away from the reference's: plus 3 * 2^-8 (the rowwise dual GEMM
+      // at M 8191, K 1000 had 21 rows beyond 1e-2).
+      const double rowTol = 1e-2 + (k.residualIn ? 0x1p-7 : 0.0) + (k.swiglu ? 3 * 0x1p-8 : 0.0);
       int64_t offRef = 0, offStored = 0;
+      double worst = 0;
       for (int64_t i = 0; i < M; ++i) {
-        const double a = amaxes[size_t(i)];
-        offRef += std::fabs(a - refRowAmax[size_t(i)]) > rowTol * refRowAmax[size_t(i)] + 1e-30;
+        const double a = amaxes[size_t(i)], dev = std::fabs(a - refRowAmax[size_t(i)]);
+        worst = std::max(worst, dev / std::max(refRowAmax[size_t(i)], 1e-30));
+        offRef += dev > rowTol * refRowAmax[size_t(i)] + 1e-30;
         offStored += std::fabs(a - gotRowMax[size_t(i)]) > unit * gotRowMax[size_t(i)] + 1e-30;
       }
+      std::printf("[ gemm sm90 ] row amax: largest deviation from the reference %.2e of the "
+                  "row's amax (bound %.2e)\n", worst, rowTol);
       EXPECT_EQ(offRef, 0) << "rows whose amax is off the reference";
       EXPECT_EQ(offStored, 0) << "rows whose amax is off the row's largest stored magnitude";
     }
