@@ -142,6 +142,9 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       if (!d.zeroInit || zeroed[b])
         continue;
       zeroed[b] = true;
+      // A buffer sized below this M (cublasOnlyRowsCap) is not touched at it.
+      if (memory.slots[b].arena && d.bytes(m) > memory.slots[b].bytes)
+        continue;
       FP8C_CU_TRY(drv, cuMemsetD8Async, ptrs[b], 0, static_cast<size_t>(d.bytes(m)), stream);
     }
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
@@ -529,16 +532,10 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   impl->compiled = cg.take();
   impl->arch = o.arch;
   impl->autotune = o.autotune;
-  impl->memory = planMemory(impl->compiled.plan, o.maxTokens);
   if (Status st = impl->compileKernels(impl->compiled.plan.loadSteps); !st)
     return Error(st.message());
   if (Status st = impl->compileKernels(impl->compiled.plan.steps); !st)
     return Error(st.message());
-  Expected<DeviceBuffer> arena = DeviceBuffer::allocate(
-      static_cast<size_t>(std::max<int64_t>(impl->memory.arenaBytes, 256)));
-  if (!arena)
-    return Error(arena.error());
-  impl->arena = arena.take();
   Expected<std::unique_ptr<CublasLtRunner>> runner = CublasLtRunner::create();
   if (!runner)
     return Error(runner.error());
@@ -546,6 +543,14 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   for (const auto *steps : {&impl->compiled.plan.loadSteps, &impl->compiled.plan.steps})
     if (Status st = impl->prepareGemms(*steps, std::max<int64_t>(o.maxTokens, 1)); !st)
       return Error(st.message());
+  // The arena once the GEMM choices are known (prepareGemms times on scratch buffers).
+  impl->memory = planMemory(impl->compiled.plan, o.maxTokens,
+                            impl->cublasOnlyRowsCap(std::max<int64_t>(o.maxTokens, 1)));
+  Expected<DeviceBuffer> arena = DeviceBuffer::allocate(
+      static_cast<size_t>(std::max<int64_t>(impl->memory.arenaBytes, 256)));
+  if (!arena)
+    return Error(arena.error());
+  impl->arena = arena.take();
   auto exe = std::unique_ptr<Executable>(new Executable(std::move(impl)));
   if (Status st = exe->resetState(nullptr); !st)
     return Error(st.message());

@@ -284,4 +284,39 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
   return Status::ok();
 }
 
+std::vector<int64_t> Executable::Impl::cublasOnlyRowsCap(int64_t maxM) const {
+  const LaunchPlan &p = plan();
+  std::vector<int64_t> cap(p.buffers.size(), -1);
+  // Per buffer: the steps that touch it, and the largest M below the generated bucket over
+  // those that touch it only in their cuBLASLt form.
+  std::vector<int> touching(p.buffers.size(), 0), onlyCublas(p.buffers.size(), 0);
+  std::vector<int64_t> below(p.buffers.size(), 0);
+  for (const auto *steps : {&p.loadSteps, &p.steps})
+    for (const Step &s : *steps) {
+      std::vector<int> all = buffersOf(s);
+      std::sort(all.begin(), all.end());
+      all.erase(std::unique(all.begin(), all.end()), all.end());
+      for (int b : all)
+        ++touching[size_t(b)];
+      const auto *g = std::get_if<CublasLtGemm>(&s);
+      if (!g || g->backend != GemmBackend::Auto || g->m.perM <= 0 || steps == &p.loadSteps)
+        continue;
+      auto it = autoChoice.find(g->name);
+      if (it == autoChoice.end() || !it->second.generated)
+        continue;
+      // Runs on cuBLASLt only where its M falls below the measured bucket: M * perM + fixed
+      // <= bucket / 2.
+      const int64_t lastBelow =
+          std::clamp<int64_t>((it->second.bucket / 2 - g->m.fixed) / g->m.perM, 0, maxM);
+      for (int b : cublasOnlyBuffersOf(*g)) {
+        ++onlyCublas[size_t(b)];
+        below[size_t(b)] = std::max(below[size_t(b)], lastBelow);
+      }
+    }
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    if (touching[b] > 0 && touching[b] == onlyCublas[b] && p.buffers[b].role == BufferRole::Temp)
+      cap[b] = below[b];
+  return cap;
+}
+
 } // namespace fp8c

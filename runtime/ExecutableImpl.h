@@ -83,6 +83,11 @@ struct Executable::Impl {
   Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream, const std::string &why);
   Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
+  /// Per plan buffer, the largest M at which a run touches it, or -1 for maxM: a buffer that
+  /// only the cuBLASLt forms of auto steps touch (cublasOnlyBuffersOf), where prepareGemms
+  /// measured the generated GEMM faster at maxM's bucket, is touched only at M below that
+  /// bucket (planMemory sizes it there).
+  std::vector<int64_t> cublasOnlyRowsCap(int64_t maxM) const;
   Status tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base, int64_t maxM,
                   bool compareCublasLt, bool *generatedWins);
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace fp8c {
 namespace {
@@ -36,12 +37,34 @@ std::vector<int> buffersOf(const Step &s) {
   return out;
 }
 
-MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM) {
+std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &c) {
+  std::set<int> generated;
+  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
+                c.transD, c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2})
+    generated.insert(b);
+  std::set<int> only;
+  auto add = [&](int b) {
+    if (b >= 0 && !generated.count(b))
+      only.insert(b);
+  };
+  for (int b : {c.epiD, c.aPadded, c.dPadded, c.gateD, c.upD})
+    add(b);
+  for (const auto *fallbacks :
+       {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback, &c.dualFallback})
+    for (const GeneratedLaunch &l : *fallbacks)
+      for (int b : l.buffers)
+        add(b);
+  return {only.begin(), only.end()};
+}
+
+MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM, const std::vector<int64_t> &rowsCap) {
   MemoryPlan mp;
   mp.maxM = maxM;
   mp.slots.resize(plan.buffers.size());
-  for (size_t i = 0; i < plan.buffers.size(); ++i)
-    mp.slots[i].bytes = plan.buffers[i].bytes(maxM);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const bool capped = i < rowsCap.size() && rowsCap[i] >= 0 && rowsCap[i] < maxM;
+    mp.slots[i].bytes = plan.buffers[i].bytes(capped ? rowsCap[i] : maxM);
+  }
   // Live ranges over the per-call steps; load-time steps precede step 0.
   for (size_t s = 0; s < plan.steps.size(); ++s)
     for (int b : buffersOf(plan.steps[s])) {

@@ -30,7 +30,14 @@ struct MemoryPlan {
 /// The buffers a step touches (inputs and outputs alike).
 std::vector<int> buffersOf(const Step &s);
 
-/// Plans the arena for M up to `maxM`.
-MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM);
+/// The buffers only a GEMM step's cuBLASLt form touches: its results for the launches that
+/// finish the epilogue (epiD, gateD, upD), its padded copies and its fallback launches' buffers,
+/// less every buffer the generated GEMM reads or writes.
+std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &g);
+
+/// Plans the arena for M up to `maxM`. Where `rowsCap[i] >= 0`, buffer i is sized for M up to
+/// rowsCap[i] instead: the executable touches it at no larger M (see Executable.cpp).
+MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM,
+                      const std::vector<int64_t> &rowsCap = {});
 
 } // namespace fp8c

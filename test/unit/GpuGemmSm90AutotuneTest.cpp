@@ -402,5 +402,63 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
   }
 }
 
+// Buffers only a GEMM step's cuBLASLt form touches (the rowwise dual GEMM's gate and up
+// results for its swiglu launch) are sized, once auto measured the generated GEMM faster at
+// maxTokens' bucket (M 257-512), for M 256, the largest M that runs cuBLASLt; runs at M 512
+// (generated) and M 200 (cuBLASLt form, in the smaller buffers) match the interpreter's rows.
+TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
+  FP8C_REQUIRE_GPU();
+  if (!isSm90())
+    GTEST_SKIP() << "needs an sm_90 GPU (the measurement is Hopper-only)";
+  const int64_t maxM = 512, rows = 8;
+  std::unique_ptr<Module> mod = parse(readExample("swiglu_mlp.mlir"));
+  ASSERT_TRUE(mod);
+  std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], "rowwise", maxM, "auto", true);
+  ASSERT_TRUE(exe);
+  const CublasLtGemm *dual = nullptr;
+  for (const Step &s : exe->plan().steps)
+    if (const auto *g = std::get_if<CublasLtGemm>(&s); g && g->b2 >= 0)
+      dual = g;
+  ASSERT_TRUE(dual && dual->gateD >= 0 && dual->upD >= 0) << "rowwise swiglu: one dual step";
+  for (int64_t m : {maxM, int64_t(200)}) {
+    std::map<std::string, HostTensor> in = inputsFor(*exe, 23, m);
+    std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
+    std::string line;
+    for (const std::string &l : exe->gemmBackendLog())
+      if (l.rfind(dual->name + ":", 0) == 0)
+        line = l;
+    std::cout << "[ auto     ] swiglu rowwise M=" << m << ": " << line << "\n";
+    if (m == maxM) {
+      const bool generated = line.find(": generated sm90 ") != std::string::npos;
+      for (int b : {dual->gateD, dual->upD}) {
+        const BufferDesc &d = exe->plan().buffers[size_t(b)];
+        const int64_t got = exe->memoryPlan().slots[size_t(b)].bytes;
+        EXPECT_EQ(got, d.bytes(generated ? 256 : maxM)) << d.name << ": " << line;
+        std::cout << "[ auto     ] %" << d.name << ": " << got << " bytes (" << d.bytes(maxM)
+                  << " at M " << maxM << ")\n";
+      }
+    } else {
+      EXPECT_NE(line.find(": cublaslt"), std::string::npos) << "M 200 is below the bucket: " << line;
+    }
+    std::map<std::string, HostTensor> head = in;
+    const int64_t d = in.at("x").shape[1];
+    HostTensor x = HostTensor::make({rows, d}, in.at("x").dtype);
+    std::copy(in.at("x").data.begin(), in.at("x").data.begin() + rows * d, x.data.begin());
+    head["x"] = x;
+    std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), head);
+    for (const std::string &name : exe->outputNames()) {
+      ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
+      EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
+      const int64_t cols = gpu[name].shape[1];
+      HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
+      std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
+      const double rel = relativeFrobeniusError(top, cpu[name]);
+      EXPECT_LT(rel, 2e-2) << "M " << m << " '" << name << "', first " << rows << " rows";
+      std::cout << "[ auto     ] swiglu rowwise M=" << m << " '" << name << "': first " << rows
+                << " rows, relative error vs interpreter " << rel << "\n";
+    }
+  }
+}
+
 } // namespace
 } // namespace fp8c

@@ -103,3 +103,38 @@ TEST(MemoryPlanTest, CublasStepsCountTheirEpilogueBuffersAndFallbacks) {
   std::vector<int> bufs = buffersOf(Step(g));
   EXPECT_EQ(bufs, (std::vector<int>{0, 1, 2, 6, 7, 8, 9, 10, 2, 11}));
 }
+
+// What only a step's cuBLASLt form touches: its results for the epilogue launches and the
+// fallback launches' buffers, less what the generated GEMM reads or writes (D, amax).
+TEST(MemoryPlanTest, CublasOnlyBuffersLeaveOutTheGeneratedGemms) {
+  CublasLtGemm g;
+  g.a = 0;
+  g.b = 1;
+  g.d = 2;
+  g.amaxD = 3;
+  g.b2 = 4;
+  g.gateD = 5;
+  g.upD = 6;
+  GeneratedLaunch dual;
+  dual.buffers = {5, 6, 2, 3, 7};
+  g.dualFallback.push_back(dual);
+  EXPECT_EQ(cublasOnlyBuffersOf(g), (std::vector<int>{5, 6, 7}));
+}
+
+// A row cap sizes a temp for fewer rows than maxM (the executable touches it only below a
+// GEMM's measured bucket); uncapped and static buffers keep their sizes.
+TEST(MemoryPlanTest, RowCapsSizeTempsForFewerRows) {
+  LaunchPlan p;
+  p.buffers = {buffer("a", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),
+               buffer("b", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),
+               buffer("s", {64}, DType::F32, BufferRole::Temp)};
+  p.steps = {launch({0, 1, 2})};
+  MemoryPlan full = planMemory(p, 16);
+  MemoryPlan capped = planMemory(p, 16, {4, -1, 0});
+  EXPECT_EQ(full.slots[0].bytes, 16 * 2048);
+  EXPECT_EQ(capped.slots[0].bytes, 4 * 2048);
+  EXPECT_EQ(capped.slots[1].bytes, 16 * 2048);
+  EXPECT_EQ(capped.slots[2].bytes, 256);
+  EXPECT_EQ(capped.arenaBytes, full.arenaBytes - 12 * 2048);
+  EXPECT_FALSE(overlaps(capped.slots[0], capped.slots[1]));
+}
