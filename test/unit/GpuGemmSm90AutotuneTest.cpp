@@ -298,6 +298,31 @@ std::vector<std::string> expectMeasured(const Executable &exe, const std::string
   return log;
 }
 
+// Rowwise scaling keeps rows independent: the first `rows` rows of every output of a run on
+// `in` against the interpreter on those rows of x alone (relative error under 2e-2, no
+// poisoned element left).
+void expectHeadMatchesInterpreter(const Executable &exe, const std::map<std::string, HostTensor> &in,
+                                  std::map<std::string, HostTensor> &gpu, int64_t rows,
+                                  const std::string &what) {
+  std::map<std::string, HostTensor> head = in;
+  const int64_t d = in.at("x").shape[1];
+  HostTensor x = HostTensor::make({rows, d}, in.at("x").dtype);
+  std::copy(in.at("x").data.begin(), in.at("x").data.begin() + rows * d, x.data.begin());
+  head["x"] = x;
+  std::map<std::string, HostTensor> cpu = runOnCpu(exe.graph(), head);
+  for (const std::string &name : exe.outputNames()) {
+    ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
+    EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
+    const int64_t cols = gpu[name].shape[1];
+    HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
+    std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
+    const double rel = relativeFrobeniusError(top, cpu[name]);
+    EXPECT_LT(rel, 2e-2) << what << " '" << name << "', first " << rows << " rows";
+    std::cout << "[ auto     ] " << what << " '" << name << "': first " << rows
+              << " rows, relative error vs interpreter " << rel << "\n";
+  }
+}
+
 TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
   FP8C_REQUIRE_GPU();
   if (!isSm90())
@@ -315,23 +340,7 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
     std::map<std::string, HostTensor> in = inputsFor(*exe, 21, m);
     std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
     expectMeasured(*exe, "mlp rowwise M=256");
-    std::map<std::string, HostTensor> head = in;
-    const int64_t d = in.at("x").shape[1];
-    HostTensor x = HostTensor::make({rows, d}, in.at("x").dtype);
-    std::copy(in.at("x").data.begin(), in.at("x").data.begin() + rows * d, x.data.begin());
-    head["x"] = x;
-    std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), head);
-    for (const std::string &name : exe->outputNames()) {
-      ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
-      EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
-      const int64_t cols = gpu[name].shape[1];
-      HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
-      std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
-      const double rel = relativeFrobeniusError(top, cpu[name]);
-      EXPECT_LT(rel, 2e-2) << "rowwise '" << name << "', first " << rows << " rows";
-      std::cout << "[ auto     ] mlp rowwise M=256 '" << name << "': first " << rows
-                << " rows, relative error vs interpreter " << rel << "\n";
-    }
+    expectHeadMatchesInterpreter(*exe, in, gpu, rows, "mlp rowwise M=256");
   }
 
   // tensorwise: against the cuBLASLt backend on the same inputs; a captured graph replays it;
@@ -440,23 +449,7 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
     } else {
       EXPECT_NE(line.find(": cublaslt"), std::string::npos) << "M 200 is below the bucket: " << line;
     }
-    std::map<std::string, HostTensor> head = in;
-    const int64_t d = in.at("x").shape[1];
-    HostTensor x = HostTensor::make({rows, d}, in.at("x").dtype);
-    std::copy(in.at("x").data.begin(), in.at("x").data.begin() + rows * d, x.data.begin());
-    head["x"] = x;
-    std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), head);
-    for (const std::string &name : exe->outputNames()) {
-      ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
-      EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
-      const int64_t cols = gpu[name].shape[1];
-      HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
-      std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
-      const double rel = relativeFrobeniusError(top, cpu[name]);
-      EXPECT_LT(rel, 2e-2) << "M " << m << " '" << name << "', first " << rows << " rows";
-      std::cout << "[ auto     ] swiglu rowwise M=" << m << " '" << name << "': first " << rows
-                << " rows, relative error vs interpreter " << rel << "\n";
-    }
+    expectHeadMatchesInterpreter(*exe, in, gpu, rows, "swiglu rowwise M=" + std::to_string(m));
   }
 }
 
