@@ -1,0 +1,144 @@
+// On a GPU: the fused cast-transpose launch (transpose.cuh) against the interpreter, bit for
+// bit, at row and column counts around its 64 x 64 tiles and 16-element chunks (1, 7, 17, 255,
+// 257, 1000, 4099 rows; 4, 6, 63, 64, 100, 1000 columns). Three forms: the backward's gelu_grad
+// with a current tensor scale (cooperative), its FP8 copy, the transpose and the bias
+// gradient's column sums; a cast with a scale from a given amax (a slot, as delayed scaling's
+// history gives it), both copies (kRowCastBuf); and the transposed copy alone (the cast inlined
+// into a plain transpose). FP8 outputs, amax and scale must match exactly; column sums (f32 in
+// another order, then bf16) within a bound stated below. Outputs are poisoned, so an unwritten
+// element fails.
+#include "GpuTestSupport.h"
+
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+namespace fp8c {
+namespace {
+
+using namespace gputest;
+
+enum class Form { GeluGradColSum, GivenScaleBothCopies, TransposeOnly };
+
+struct CtCase {
+  Form form;
+  int64_t m, n;
+};
+
+std::string graphText(const CtCase &c) {
+  const std::string x = fmt::format("tensor<{}x{}xbf16>", c.m, c.n);
+  const std::string q = fmt::format("tensor<{}x{}xf8E5M2>", c.m, c.n);
+  const std::string t = fmt::format("tensor<{}x{}xf8E5M2>", c.n, c.m);
+  if (c.form == Form::GeluGradColSum)
+    return fmt::format(R"(
+func.func @ct(%dy: {x}, %h: {x}) -> (tensor<f32>, tensor<f32>, {q}, {t}, tensor<{n}xbf16>) {{
+  %g = fp8.gelu_grad %dy, %h {{approximate = "tanh"}} : ({x}, {x}) -> {x}
+  %a = fp8.amax %g {{granularity = "tensor"}} : ({x}) -> tensor<f32>
+  %s = fp8.scale %a {{dtype = f8E5M2}} : (tensor<f32>) -> tensor<f32>
+  %q = fp8.cast %g, %s {{granularity = "tensor"}} : ({x}, tensor<f32>) -> {q}
+  %t = fp8.transpose %q : ({q}) -> {t}
+  %b = fp8.col_sum %g : ({x}) -> tensor<{n}xbf16>
+  return %a, %s, %q, %t, %b : tensor<f32>, tensor<f32>, {q}, {t}, tensor<{n}xbf16>
+}}
+)",
+                       fmt::arg("x", x), fmt::arg("q", q), fmt::arg("t", t), fmt::arg("n", c.n));
+  // A scale from a given amax (as delayed scaling's history gives it): a slot of the launch.
+  // With only the transposed copy used, the cast is inlined into a plain transpose.
+  const std::string outs = c.form == Form::GivenScaleBothCopies ? q + ", " + t : t;
+  const std::string rets = c.form == Form::GivenScaleBothCopies ? "%q, %t" : "%t";
+  return fmt::format(R"(
+func.func @ct(%x: {x}, %am: tensor<f32>) -> (tensor<f32>, {outs}) {{
+  %a = fp8.amax %x {{granularity = "tensor"}} : ({x}) -> tensor<f32>
+  %s = fp8.scale %am {{dtype = f8E5M2}} : (tensor<f32>) -> tensor<f32>
+  %q = fp8.cast %x, %s {{granularity = "tensor"}} : ({x}, tensor<f32>) -> {q}
+  %t = fp8.transpose %q : ({q}) -> {t}
+  return %a, {rets} : tensor<f32>, {outs}
+}}
+)",
+                     fmt::arg("x", x), fmt::arg("q", q), fmt::arg("t", t), fmt::arg("outs", outs),
+                     fmt::arg("rets", rets));
+}
+
+class GpuCastTransposeTest : public ::testing::TestWithParam<CtCase> {};
+
+TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
+  FP8C_REQUIRE_GPU();
+  const CtCase c = GetParam();
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> mod = parseModule(graphText(c), "<test>", diag);
+  ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
+  CompileOptions o;
+  o.passes = "shape-infer,fuse,dce";
+  Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
+  ASSERT_TRUE(exe.hasValue()) << exe.error();
+  // One launch does it all: the cast-transpose, not a cast followed by a transpose.
+  int transposeLaunches = 0, rowLaunches = 0;
+  for (const Step &st : (*exe)->plan().steps)
+    if (const auto *l = std::get_if<GeneratedLaunch>(&st)) {
+      transposeLaunches += l->source.find("fp8c::transposeKernel<") != std::string::npos;
+      rowLaunches += l->source.find("fp8c::rowsKernel<") != std::string::npos;
+    }
+  EXPECT_EQ(transposeLaunches, 1) << "the plan should fuse the cast into the transpose";
+  if (c.form != Form::TransposeOnly) // (there the amax is a launch of its own)
+    EXPECT_EQ(rowLaunches, 0) << "no separate cast launch";
+  std::map<std::string, HostTensor> in = inputsFor(**exe, 17, c.m);
+  if (in.count("am")) // s = 57344 / 2: values beyond 2 in magnitude saturate
+    in["am"] = HostTensor::fromValues({}, DType::F32, {2.0f});
+  std::map<std::string, HostTensor> gpu = runOnDevice(**exe, in, nullptr);
+  std::map<std::string, HostTensor> cpu = runOnCpu((*exe)->graph(), in);
+  for (const std::string &name : (*exe)->outputNames()) {
+    ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
+    if (name != "b") {
+      EXPECT_EQ(countBitMismatches(gpu[name], cpu[name]), 0)
+          << name << " differs from the interpreter (" << c.m << " x " << c.n << ")";
+      continue;
+    }
+    // Column sums: the launch adds each column's m values in f32 in another order than the
+    // interpreter; two orders differ by at most m * 2^-24 * sum |g| <= m^2 * 2^-24 * amax
+    // before the one rounding to bf16, which may then land one bf16 step (2^-8 relative)
+    // apart.
+    const float amax = cpu.at("a").data[0];
+    const double f32Bound = double(c.m) * double(c.m) * std::ldexp(1.0, -24) * amax;
+    int64_t bad = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < cpu[name].data.size(); ++i) {
+      const double want = cpu[name].data[i], got = gpu[name].data[i];
+      const double err = std::fabs(got - want);
+      const double bound = std::ldexp(std::fabs(want), -8) + f32Bound;
+      worst = std::max(worst, err / bound);
+      bad += !(err <= bound); // NaN (unwritten) fails
+    }
+    EXPECT_EQ(bad, 0) << "column sums beyond the bound (" << c.m << " x " << c.n << ")";
+    std::cout << "[ cast-transpose ] " << c.m << " x " << c.n
+              << ": column sums within " << worst << " of the bound\n";
+  }
+}
+
+std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
+  const char *form = info.param.form == Form::GeluGradColSum         ? "gelu_grad_colsum"
+                     : info.param.form == Form::GivenScaleBothCopies ? "both_copies"
+                                                                     : "transpose_only";
+  return fmt::format("{}_{}x{}", form, info.param.m, info.param.n);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GpuCastTransposeTest,
+    ::testing::Values(CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
+                      CtCase{Form::GeluGradColSum, 17, 63},
+                      CtCase{Form::GeluGradColSum, 255, 100},
+                      CtCase{Form::GeluGradColSum, 257, 1000},
+                      CtCase{Form::GeluGradColSum, 1000, 64},
+                      CtCase{Form::GeluGradColSum, 4099, 1000},
+                      CtCase{Form::GivenScaleBothCopies, 7, 6},
+                      CtCase{Form::GivenScaleBothCopies, 257, 100},
+                      CtCase{Form::GivenScaleBothCopies, 1000, 1000},
+                      CtCase{Form::TransposeOnly, 17, 63},
+                      CtCase{Form::TransposeOnly, 1000, 1000}),
+    caseName);
+
+} // namespace
+} // namespace fp8c
