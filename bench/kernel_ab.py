@@ -170,6 +170,48 @@ def main():
             med = statistics.median(times)
             print(f"  {name:<14} median {med:8.1f} us  p10 {np.percentile(times, 10):8.1f}  "
                   f"{moved / med / 1e3:7.1f} GB/s  ({regs} registers, grid {grid})")
+        if len(variants) > 1:
+            compare_outputs(variants, arrays, bufs, args.m, read_slots(src))
+
+
+def read_slots(src):
+    """Buffer slots the launch reads: its inputs, scale buffers and graph inputs / state."""
+    spec = src[src.find("struct Spec"):]
+    return {int(i) for i in re.findall(r"InDesc::\w+\((\d+)|bufferScale\((\d+)\)", spec)
+            for i in i if i}
+
+
+def snapshot(fn, grid, arrays, bufs, m, reads):
+    """The written buffers after one launch from cleared outputs (inputs left as allocated)."""
+    written = [i for i, b in enumerate(bufs) if i not in reads
+               and b["role"].split(",")[0] not in ("input", "state")]
+    for i in written:
+        arrays[i].fill(0)
+    fn((grid,), (256,), (*arrays, np.int64(m)))
+    cp.cuda.Device().synchronize()
+    return {i: cp.asnumpy(arrays[i]) for i in written}
+
+
+def compare_outputs(variants, arrays, bufs, m, reads):
+    """Each variant's outputs against the first's: FP8 and integer buffers byte for byte, f32
+    and bf16 ones as the largest difference relative to the largest magnitude."""
+    ref_name, ref_fn, ref_grid = variants[0][:3]
+    ref = snapshot(ref_fn, ref_grid, arrays, bufs, m, reads)
+    for name, fn, grid, _, _ in variants[1:]:
+        out = snapshot(fn, grid, arrays, bufs, m, reads)
+        for i, a in ref.items():
+            b, dt = out[i], bufs[i]["dt"]
+            n = bufs[i]["count"] * DTYPE_BYTES[dt]
+            if dt in ("f32", "bf16"):
+                conv = (lambda x: x[:n].view(np.float32)) if dt == "f32" else \
+                    (lambda x: (x[:n].view(np.uint16).astype(np.uint32) << 16).view(np.float32))
+                x, y = conv(a).astype(np.float64), conv(b).astype(np.float64)
+                scale = max(np.abs(x).max(), 1e-30)
+                d = np.abs(x - y).max() / scale if x.size else 0.0
+                print(f"  {name} vs {ref_name}: %{bufs[i]['name']} max |diff| / max |x| = {d:.3g}")
+            else:
+                diff = int(np.count_nonzero(a[:n] != b[:n]))
+                print(f"  {name} vs {ref_name}: %{bufs[i]['name']} {diff} of {n} bytes differ")
 
 
 if __name__ == "__main__":
