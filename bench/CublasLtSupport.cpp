@@ -3,6 +3,9 @@
 // Each configuration is run once on zero-filled operands (support only, no timing); a line per
 // (mode, epilogue, D, bias, N, K) lists the M that fail and the first error. The lowering's
 // fallbacks (codegen/LowerGemm.cpp, runtime/gpu/CublasLtRunner.cpp) are built on what it shows.
+// With --backward it probes the backward's GELU epilogues instead (CublasLtSupportBackward.cpp).
+#include "CublasLtSupportBackward.h"
+
 #include "runtime/gpu/CublasLtGemm.h"
 
 #include <fmt/format.h>
@@ -31,7 +34,12 @@ const char *modeName(GemmScaleMode m) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const bool backward = argc > 1 && std::string(argv[1]) == "--backward";
+  if (argc > 1 && !backward) {
+    std::fprintf(stderr, "usage: fp8c-cublaslt-support [--backward]\n");
+    return 2;
+  }
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr) {
     std::fprintf(stderr, "fp8c-cublaslt-support: %s\n", drvOr.error().c_str());
@@ -53,6 +61,16 @@ int main() {
   DeviceBuffer d = zeroed(drv, maxM * maxN * 4), bias = zeroed(drv, maxN * 4);
   DeviceBuffer sa = zeroed(drv, 4 * maxM * (maxK / 128 + 4)), sb = zeroed(drv, 4 * maxN * (maxK / 128 + 4));
   DeviceBuffer amax = zeroed(drv, 256), scaleD = zeroed(drv, 256);
+  if (backward) {
+    DeviceBuffer aux = zeroed(drv, maxM * maxN * 2), one = zeroed(drv, 256);
+    const float kOne = 1.0f;
+    drv->cuMemcpyHtoD(one.ptr(), &kOne, sizeof kOne);
+    BackwardBuffers bb;
+    bb.a = a.data(), bb.b = b.data(), bb.d = d.data(), bb.bias = bias.data(), bb.aux = aux.data();
+    bb.scale = static_cast<const float *>(one.data());
+    bb.amax = static_cast<float *>(amax.data());
+    return probeBackwardGelu(drv, **runner, bb);
+  }
 
   const std::vector<int64_t> ms = {1, 2, 4, 8, 15, 16, 32, 37, 64, 100, 128, 256, 1000, 8192};
   const std::pair<int64_t, int64_t> nks[] = {{14336, 4096}, {4096, 14336}, {256, 256}, {1024, 512}};

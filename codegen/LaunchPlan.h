@@ -116,7 +116,10 @@ enum class GemmBackend { Auto, CublasLt, Generated };
 const char *gemmBackendName(GemmBackend b);
 /// The backend named `s`, or nothing for a name that is not one of gemmBackendName's.
 std::optional<GemmBackend> parseGemmBackend(std::string_view s);
-enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias };
+/// DGelu / DGeluBgrad are cuBLASLt's backward GELU epilogues (D = result * gelu'(aux), aux the
+/// GELU's input, read; DGeluBgrad also writes the bias gradient, the column sums of D, to the
+/// bias pointer). Only fp8c-cublaslt-support runs them so far: no plan chooses them.
+enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias, DGelu, DGeluBgrad };
 /// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
 enum class EpiInOp { GeluGrad, Residual };
 

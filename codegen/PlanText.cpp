@@ -32,6 +32,10 @@ const char *epilogueStr(GemmEpilogue e) {
     return "RELU";
   case GemmEpilogue::ReluBias:
     return "RELU_BIAS";
+  case GemmEpilogue::DGelu:
+    return "DGELU";
+  case GemmEpilogue::DGeluBgrad:
+    return "DGELU_BGRAD";
   }
   return "?";
 }

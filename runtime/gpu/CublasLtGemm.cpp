@@ -36,13 +36,21 @@ const char *epilogueName(GemmEpilogue e) {
     return "relu";
   case GemmEpilogue::ReluBias:
     return "relu_bias";
+  case GemmEpilogue::DGelu:
+    return "dgelu";
+  case GemmEpilogue::DGeluBgrad:
+    return "dgelu_bgrad";
   }
   return "?";
 }
 
+/// Epilogues with a bias pointer (DGeluBgrad: the bias gradient it writes).
 bool hasBias(GemmEpilogue e) {
-  return e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias || e == GemmEpilogue::ReluBias;
+  return e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias || e == GemmEpilogue::ReluBias ||
+         e == GemmEpilogue::DGeluBgrad;
 }
+
+bool isDGelu(GemmEpilogue e) { return e == GemmEpilogue::DGelu || e == GemmEpilogue::DGeluBgrad; }
 
 std::string dt(DType t) { return std::string(dtypeName(t)); }
 
@@ -169,6 +177,12 @@ CublasLtLayout cublasLtLayout(const CublasLtGemmConfig &c) {
   case GemmEpilogue::ReluBias:
     l.epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
     break;
+  case GemmEpilogue::DGelu:
+    l.epilogue = CUBLASLT_EPILOGUE_DGELU;
+    break;
+  case GemmEpilogue::DGeluBgrad:
+    l.epilogue = CUBLASLT_EPILOGUE_DGELU_BGRAD;
+    break;
   }
   return l;
 }
@@ -226,16 +240,19 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
     if (!ok)
       return fail("the bias must be " + dt(want) + " for D of " + dt(c.dType));
   }
+  if (isDGelu(c.epilogue) && !c.auxType)
+    return fail("a backward GELU epilogue reads the GELU input as its aux matrix: give auxType");
   if (c.auxType) {
-    if (c.epilogue != GemmEpilogue::Gelu && c.epilogue != GemmEpilogue::GeluBias)
-      return fail("an aux output (the GELU input) needs a GELU epilogue");
+    if (c.epilogue != GemmEpilogue::Gelu && c.epilogue != GemmEpilogue::GeluBias &&
+        !isDGelu(c.epilogue))
+      return fail("an aux matrix (the GELU input) needs a GELU epilogue");
     const DType want = fp8 ? DType::BF16 : c.dType;
     if (*c.auxType != want)
-      return fail("the aux output must be " + dt(want));
+      return fail("the aux matrix must be " + dt(want));
     if (c.ldAux < c.n || (c.ldAux * dtypeBytes(*c.auxType)) % 16 != 0)
       return fail("the aux row pitch must hold a row and be a multiple of 16 bytes");
     if (c.alignAux < 16)
-      return fail("the aux output must be 16-byte aligned");
+      return fail("the aux matrix must be 16-byte aligned");
   }
   if (c.m < 0 || c.n <= 0 || c.k <= 0)
     return fail("empty or negative dims");

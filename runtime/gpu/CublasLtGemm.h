@@ -58,6 +58,7 @@ struct CublasLtGemmConfig {
   /// With a GELU epilogue: also write the GELU's input (the GEMM result with its bias) to an aux
   /// matrix [m, n] of this type (bf16, the bias type, or D's type for a bf16 GEMM) with row
   /// pitch ldAux: cuBLASLt's GELU_AUX / GELU_AUX_BIAS, the pre-activation a training step saves.
+  /// With DGelu / DGeluBgrad the same matrix is read: the GELU input of the forward.
   std::optional<DType> auxType;
   int64_t ldAux = 0;
   /// Guaranteed alignment in bytes (power of two, at most 256) of the A, B, D, bias and aux
@@ -79,7 +80,7 @@ struct CublasLtGemmPointers {
   const void *bias = nullptr;
   float *amaxD = nullptr;
   const float *scaleD = nullptr;
-  void *aux = nullptr; ///< the GELU input, with CublasLtGemmConfig::auxType
+  void *aux = nullptr; ///< the GELU input, with CublasLtGemmConfig::auxType (written or read)
 };
 
 /// The problem as cuBLASLt sees it (column-major): its A is our B, its B is our A.

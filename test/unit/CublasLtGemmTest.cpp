@@ -99,6 +99,26 @@ TEST(CublasLtLayout, GeluWithAuxOutput) {
   EXPECT_NE(c.str().find("aux=bf16/256"), std::string::npos) << c.str();
 }
 
+// The backward's GELU derivative (fp8c-cublaslt-support --backward): DGELU reads the GELU input
+// as its aux matrix, DGELU_BGRAD also writes the bias gradient to the bias pointer.
+TEST(CublasLtLayout, BackwardGeluReadsTheAuxMatrix) {
+  CublasLtGemmConfig c = fp8Config(64, 256, 384);
+  c.aType = DType::F8E5M2;
+  c.epilogue = GemmEpilogue::DGelu;
+  EXPECT_NE(checkCublasLtConfig(c, 9, 0).message().find("give auxType"), std::string::npos);
+  c.auxType = DType::BF16;
+  c.ldAux = 256;
+  EXPECT_TRUE(checkCublasLtConfig(c, 9, 0).isOk()) << checkCublasLtConfig(c, 9, 0).message();
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_DGELU);
+  c.epilogue = GemmEpilogue::DGeluBgrad;
+  EXPECT_NE(checkCublasLtConfig(c, 9, 0).message().find("a bias epilogue without a bias"),
+            std::string::npos);
+  c.biasType = DType::BF16;
+  EXPECT_TRUE(checkCublasLtConfig(c, 9, 0).isOk()) << checkCublasLtConfig(c, 9, 0).message();
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_DGELU_BGRAD);
+  EXPECT_NE(c.str().find("epilogue=dgelu_bgrad"), std::string::npos) << c.str();
+}
+
 // The message of checkCublasLtConfig for `c` on compute capability 9.0 (or "ok").
 std::string check(const CublasLtGemmConfig &c, int major = 9, int minor = 0) {
   Status s = checkCublasLtConfig(c, major, minor);
@@ -191,13 +211,13 @@ TEST(CublasLtConfig, Checks) {
   c.biasType = DType::BF16;
   EXPECT_EQ(check(c), "ok");
   c.auxType = DType::F32;
-  EXPECT_NE(check(c).find("the aux output must be bf16"), std::string::npos) << check(c);
+  EXPECT_NE(check(c).find("the aux matrix must be bf16"), std::string::npos) << check(c);
   c.auxType = DType::BF16;
   c.ldAux = 252;
   EXPECT_NE(check(c).find("aux row pitch"), std::string::npos) << check(c);
   c.ldAux = 264;
   c.alignAux = 8;
-  EXPECT_NE(check(c).find("aux output must be 16-byte aligned"), std::string::npos);
+  EXPECT_NE(check(c).find("aux matrix must be 16-byte aligned"), std::string::npos);
 }
 
 TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
