@@ -144,6 +144,13 @@ int Lowerer::gemmOperandBuffer(const Value *v) {
   return p;
 }
 
+bool Lowerer::isPaddedCopy(int b) const {
+  for (const auto &[v, p] : paddedCopy_)
+    if (p == b)
+      return true;
+  return false;
+}
+
 std::optional<int> Lowerer::inverseBuffer(const Value *v, InvLayout layout) {
   v = canon(v);
   auto it = inverse_.find({v, layout});

@@ -192,6 +192,12 @@ struct CublasLtGemm {
   /// A is [M, K] when true; [K, M] for an unquantized GEMM whose left operand is a transpose
   /// read in place (bf16/f16 only; M static).
   bool aKMajor = true;
+  /// A bf16/f16 GEMM whose K is not a multiple of 8 and whose two K-major operands are padded
+  /// copies (zero pad columns up to a 16-byte pitch): the runtime runs cuBLASLt with K rounded
+  /// up to 8, the same sums (the extra products are 0 * 0), with its tensor-core kernels
+  /// (H200, M 8192 K 4101 N 4096: 3012.7 us at K 4101; bench/NOTES.md, eighteenth session).
+  /// FP8 GEMMs always round K up to 16: every padded FP8 operand has zero pad columns.
+  bool kPadsZero = false;
   /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
   /// GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
   /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.

@@ -432,6 +432,8 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
       return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
     g.aKMajor = tA == nullptr;
     g.bKMajor = (main->kind() != OpKind::Matmul) != (tB != nullptr);
+    g.kPadsZero = !isFloat8(A->type().dtype()) && g.k % 8 != 0 && g.aKMajor && g.bKMajor &&
+                  lw.isPaddedCopy(g.a) && lw.isPaddedCopy(g.b);
     g.backend = main->kind() == OpKind::ScaledMatmul ? lw.options().gemmBackend
                                                      : GemmBackend::CublasLt;
     g.n = main->kind() != OpKind::Matmul ? B->type().dim(0) : Lowerer::colsOf(B->type());

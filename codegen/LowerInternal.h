@@ -113,6 +113,8 @@ public:
   int newTemp(const std::string &name, TensorType type, int64_t ld = 0, bool zeroInit = false);
   /// The buffer a GEMM reads v from: bufferOf(v) when its pitch is right, else a padded copy.
   int gemmOperandBuffer(const Value *v);
+  /// True for a buffer gemmOperandBuffer made: a padded copy whose pad columns are zero.
+  bool isPaddedCopy(int b) const;
   /// The buffer receiving the inverse of scale value v in `layout`, if a GEMM needs it.
   std::optional<int> inverseBuffer(const Value *v, InvLayout layout);
   /// Inverse scales a GEMM needs of v that no launch has written yet, in what layout.

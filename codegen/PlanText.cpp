@@ -82,7 +82,10 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
      << " * B"
      << (c.bKMajor ? "[" + std::to_string(c.n) + ", " + std::to_string(c.k) + "]^T"
                    : "[" + std::to_string(c.k) + ", " + std::to_string(c.n) + "]")
-     << (c.aKMajor && c.bKMajor ? " (TN)" : "") << "\n";
+     << (c.aKMajor && c.bKMajor ? " (TN)" : "")
+     << (c.kPadsZero ? ", run with K " + std::to_string((c.k + 7) / 8 * 8) + " (zero pad columns)"
+                     : std::string())
+     << "\n";
   os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b)
      << (c.b2 >= 0 ? " (gate), B2 " + bufStr(p, c.b2) + " (up)" : std::string()) << ", D "
      << bufStr(p, c.d) << "\n";

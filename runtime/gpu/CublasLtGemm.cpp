@@ -320,6 +320,13 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
     if (c.lda >= k16 && c.ldb >= k16)
       c.k = k16;
   }
+  // bf16 / f16 operands that are padded copies (CublasLtGemm::kPadsZero): K up to 8, or
+  // cuBLASLt falls back to kernels without tensor cores.
+  if (!c.isFp8() && g.kPadsZero && c.aKMajor && c.bKMajor && c.k % 8 != 0) {
+    int64_t k8 = (c.k + 7) / 8 * 8;
+    if (c.lda >= k8 && c.ldb >= k8)
+      c.k = k8;
+  }
   auto addr = [&](int i) { return i == -1 ? CUdeviceptr(0) : buffers[static_cast<size_t>(i)]; };
   CublasLtGemmPointers p;
   p.a = reinterpret_cast<const void *>(addr(g.a));

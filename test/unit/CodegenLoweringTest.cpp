@@ -238,6 +238,7 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
     ASSERT_EQ(gs.size(), 1u);
     const CublasLtGemm &g = *gs[0];
     EXPECT_EQ(g.k, 100);
+    EXPECT_FALSE(g.kPadsZero); // (FP8: K goes up to 16 at run time anyway)
     EXPECT_EQ(p.buffers[g.a].ld, 112); // FP8 rows padded to 16 bytes (zeros in the pad)
     EXPECT_EQ(p.buffers[g.b].ld, 112);
     EXPECT_EQ(p.buffers[g.d].ld, 104); // bf16 D rows padded to 16 bytes
@@ -264,7 +265,8 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
         copied |= gl->buffers.size() == 2 && gl->buffers[0] == g.d && gl->buffers[1] == y;
     EXPECT_TRUE(copied);
   }
-  // Unquantized: the bf16 operands are copied into padded temporaries first.
+  // Unquantized: the bf16 operands are copied into padded temporaries first, whose zero pad
+  // columns let cuBLASLt run K = 104.
   Lowered l = lower(text, pipeline(""));
   auto gs = gemms(l.plan.steps);
   ASSERT_EQ(gs.size(), 1u);
@@ -272,6 +274,25 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
   EXPECT_EQ(l.plan.buffers[gs[0]->a].ld, 104);
   EXPECT_EQ(l.plan.buffers[gs[0]->b].ld, 104);
   EXPECT_EQ(gs[0]->invScaleA, -1);
+  EXPECT_TRUE(gs[0]->kPadsZero);
+}
+
+// K rounded up only over pad columns known to be zero: K-major padded copies on both sides.
+TEST(CodegenLowering, UnquantizedOddKRoundsUpOnlyOverPaddedCopies) {
+  // K = 104 already a multiple of 8: nothing to round.
+  Lowered aligned = lower(
+      "func.func @f(%x: tensor<?x104xbf16>, %w: tensor<64x104xbf16>) -> tensor<?x64xbf16> {\n"
+      "  %y = fp8.linear %x, %w : (tensor<?x104xbf16>, tensor<64x104xbf16>) -> tensor<?x64xbf16>\n"
+      "  return %y : tensor<?x64xbf16>\n}\n",
+      pipeline(""));
+  ASSERT_EQ(gemms(aligned.plan.steps).size(), 1u);
+  EXPECT_FALSE(gemms(aligned.plan.steps)[0]->kPadsZero);
+  // Operands read in place as transposes (K is not their contiguous dim), or written by a
+  // transpose launch rather than copied (K = 300 and 96 here): no rounding.
+  Lowered t = lower(testgraphs::kTransposedOperands, "shape-infer,fuse,dce");
+  ASSERT_EQ(gemms(t.plan.steps).size(), 4u);
+  for (const CublasLtGemm *g : gemms(t.plan.steps))
+    EXPECT_FALSE(g->kPadsZero) << g->name;
 }
 
 TEST(CodegenLowering, UnquantizedMlpTakesGeluInCublas) {

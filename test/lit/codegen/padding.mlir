@@ -20,15 +20,17 @@ func.func @odd(%x: tensor<?x100xbf16>, %w: tensor<100x100xbf16>, %b: tensor<100x
 // CHECK: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 112, fp8c::Gran::Tensor, 1)
 // CHECK: cuBLASLt GEMM fp8c_odd_k2_gemm
 // CHECK-NEXT: ops: fp8.scaled_matmul %y
-// CHECK-NEXT: D[M, 100] = A[M, 100] * B[100, 100]^T (TN)
+// CHECK-NEXT: D[M, 100] = A[M, 100] * B[100, 100]^T (TN){{$}}
 // CHECK-NEXT: A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w_fp8, D #{{[0-9]+}} %y.padded
 // CHECK: launch fp8c_odd_k2_copy
 // CHECK: fp8c::InDesc::full(0, fp8c::Dt::BF16, 104), // %y.padded
 // CHECK: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 100);
 
-// Unquantized, the bf16 operands are copied into padded temporaries first.
+// Unquantized, the bf16 operands are copied into padded temporaries first, and cuBLASLt runs
+// with K rounded up to 8 over their zero pad columns (K = 100 has no tensor-core kernels).
 // BF16-LABEL: // fp8c CUDA for @odd: 3 generated launches, 1 cuBLASLt GEMMs
 // BF16: launch fp8c_odd_k0_pad
 // BF16: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 104);
 // BF16: cuBLASLt GEMM fp8c_odd_k0_gemm
+// BF16: D[M, 100] = A[M, 100] * B[100, 100]^T (TN), run with K 104 (zero pad columns)
 // BF16: A #{{[0-9]+}} %x.padded, B #{{[0-9]+}} %w.padded, D #{{[0-9]+}} %y.padded
