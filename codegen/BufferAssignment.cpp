@@ -145,10 +145,47 @@ int Lowerer::gemmOperandBuffer(const Value *v) {
 }
 
 bool Lowerer::isPaddedCopy(int b) const {
-  for (const auto &[v, p] : paddedCopy_)
-    if (p == b)
-      return true;
+  for (const auto *copies : {&paddedCopy_, &rowPadded_})
+    for (const auto &[v, p] : *copies)
+      if (p == b)
+        return true;
   return false;
+}
+
+int Lowerer::rowPaddedCopy(const Value *v, int64_t rows) {
+  v = canon(v);
+  if (auto it = rowPadded_.find(v); it != rowPadded_.end())
+    return it->second;
+  const int b = bufferOf(v);
+  const TensorType &t = v->type();
+  const bool matrix = t.rank() == 2;
+  auto need = requiredLd_.find(v);
+  const int64_t ld = matrix && need != requiredLd_.end() ? need->second : 0;
+  bool saved = loadTime_;
+  loadTime_ = loadTimeValues_.count(v) != 0;
+  // The launch writes the first N rows (a bias: the N elements and zeros up to `rows`); the
+  // rows after them are zeroed before it runs.
+  int p = newTemp(desc(b).name + ".padded",
+                  matrix ? TensorType({rows, colsOf(t)}, t.dtype()) : TensorType({rows}, t.dtype()),
+                  ld, matrix);
+  LaunchDesc d;
+  d.suffix = "pad";
+  d.description = "copy of %" + desc(b).name + " with " + std::to_string(rows) +
+                  (matrix ? " rows" : " elements") + " (zero padding" +
+                  (ld ? ", row pitch " + std::to_string(ld) : std::string()) +
+                  ": cuBLASLt runs with N rounded up to 8)";
+  d.rows = rowsOf(t);
+  d.cols = colsOf(t);
+  d.inputs.push_back({b, t.dtype(), ldOf(b), Bcast::Full});
+  d.result = "x[0]";
+  d.valueDt = t.dtype();
+  d.storeBuf = p;
+  d.storeDt = t.dtype();
+  d.storeLd = matrix ? ldOf(p) : rows;
+  addLaunch(d, -1);
+  loadTime_ = saved;
+  rowPadded_[v] = p;
+  return p;
 }
 
 std::optional<int> Lowerer::inverseBuffer(const Value *v, InvLayout layout) {

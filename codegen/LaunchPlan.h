@@ -198,6 +198,11 @@ struct CublasLtGemm {
   /// (H200, M 8192 K 4101 N 4096: 3012.7 us at K 4101; bench/NOTES.md, eighteenth session).
   /// FP8 GEMMs always round K up to 16: every padded FP8 operand has zero pad columns.
   bool kPadsZero = false;
+  /// An unquantized GEMM whose N is not a multiple of 8: B and the bias are copies with N
+  /// rounded up to nPadded and zeros after, D's pitch holds nPadded columns, and the runtime
+  /// runs cuBLASLt with N = nPadded (tensor-core kernels; D's pad columns come out zero). 0:
+  /// N as it is.
+  int64_t nPadded = 0;
   /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
   /// GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
   /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.

@@ -425,7 +425,19 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     const Value *A = main->operand(0), *B = main->operand(1);
     const Op *tA = inPlaceTranspose(main, 0), *tB = inPlaceTranspose(main, 1);
     g.a = lw.gemmOperandBuffer(tA ? tA->operand(0) : A);
-    g.b = lw.gemmOperandBuffer(tB ? tB->operand(0) : B);
+    // An unquantized GEMM whose N is not a multiple of 8 (cuBLASLt has no tensor-core kernel
+    // for it): B [N, K] and the bias are copied with N rounded up and zeros after, and D's
+    // 16-byte pitch takes the extra columns (0 plus a zero bias).
+    const int64_t nRounded = (B->type().dim(0) + 7) / 8 * 8;
+    const DType dDt = main->result()->type().dtype();
+    g.nPadded = a.mains.size() == 1 && main->kind() == OpKind::Linear && !tB &&
+                        !isFloat8(A->type().dtype()) && B->type().rank() == 2 &&
+                        nRounded != B->type().dim(0) && dtypeBytes(dDt) == 2 && !a.aux &&
+                        (!biasOf(main) || biasFusable(main))
+                    ? nRounded
+                    : 0;
+    g.b = g.nPadded ? lw.rowPaddedCopy(B, g.nPadded)
+                    : lw.gemmOperandBuffer(tB ? tB->operand(0) : B);
     g.m = Lowerer::rowsOf(A->type());
     g.k = Lowerer::colsOf(A->type());
     if (g.k == kDynamic)
@@ -457,7 +469,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     int biasLaunchIn = -1; // the f32 GEMM result a launch adds an unfusable bias to
     if (const Value *bias = biasOf(main)) {
       if (biasFusable(main)) {
-        g.bias = lw.bufferOf(bias);
+        g.bias = g.nPadded ? lw.rowPaddedCopy(bias, g.nPadded) : lw.bufferOf(bias);
       } else {
         const TensorType &t = main->result()->type();
         const int64_t n = Lowerer::colsOf(t);

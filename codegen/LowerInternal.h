@@ -113,8 +113,13 @@ public:
   int newTemp(const std::string &name, TensorType type, int64_t ld = 0, bool zeroInit = false);
   /// The buffer a GEMM reads v from: bufferOf(v) when its pitch is right, else a padded copy.
   int gemmOperandBuffer(const Value *v);
-  /// True for a buffer gemmOperandBuffer made: a padded copy whose pad columns are zero.
+  /// True for a buffer gemmOperandBuffer or rowPaddedCopy made: a padded copy whose pad
+  /// columns (and rows) are zero.
   bool isPaddedCopy(int b) const;
+  /// A copy of v (a bf16/f16 [N, K] GEMM operand, or an [N] bias) with `rows` >= N rows
+  /// (elements), the rows past N zero, at the pitch a GEMM operand needs: what lets cuBLASLt
+  /// run an unquantized GEMM with N rounded up (CublasLtGemm::nPadded).
+  int rowPaddedCopy(const Value *v, int64_t rows);
   /// The buffer receiving the inverse of scale value v in `layout`, if a GEMM needs it.
   std::optional<int> inverseBuffer(const Value *v, InvLayout layout);
   /// Inverse scales a GEMM needs of v that no launch has written yet, in what layout.
@@ -176,6 +181,7 @@ private:
   std::map<const Value *, int> dynamicAlign_; ///< trailing-M tensors read by a GEMM
   std::map<const Value *, int64_t> mDivisor_;
   std::map<const Value *, int> paddedCopy_;
+  std::map<const Value *, int> rowPadded_;
   std::map<std::pair<const Value *, InvLayout>, int> inverse_;
   std::set<std::pair<const Value *, InvLayout>> inverseWritten_;
   std::map<int, DType> amaxRound_;

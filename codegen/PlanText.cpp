@@ -85,6 +85,8 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
      << (c.aKMajor && c.bKMajor ? " (TN)" : "")
      << (c.kPadsZero ? ", run with K " + std::to_string((c.k + 7) / 8 * 8) + " (zero pad columns)"
                      : std::string())
+     << (c.nPadded ? ", run with N " + std::to_string(c.nPadded) + " (zero pad rows of B)"
+                   : std::string())
      << "\n";
   os << "//   A " << bufStr(p, c.a) << ", B " << bufStr(p, c.b)
      << (c.b2 >= 0 ? " (gate), B2 " + bufStr(p, c.b2) + " (up)" : std::string()) << ", D "

@@ -327,6 +327,13 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
     if (c.lda >= k8 && c.ldb >= k8)
       c.k = k8;
   }
+  // ... and B with N rounded up (CublasLtGemm::nPadded): D's pitch takes the extra columns.
+  if (g.nPadded > c.n) {
+    if (c.ldd < g.nPadded)
+      return fail("internal error: D's pitch " + std::to_string(c.ldd) + " is below N rounded up (" +
+                  std::to_string(g.nPadded) + ")");
+    c.n = g.nPadded;
+  }
   auto addr = [&](int i) { return i == -1 ? CUdeviceptr(0) : buffers[static_cast<size_t>(i)]; };
   CublasLtGemmPointers p;
   p.a = reinterpret_cast<const void *>(addr(g.a));

@@ -266,7 +266,8 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
     EXPECT_TRUE(copied);
   }
   // Unquantized: the bf16 operands are copied into padded temporaries first, whose zero pad
-  // columns let cuBLASLt run K = 104.
+  // columns let cuBLASLt run K = 104, and the weight's and bias's copies have 104 rows
+  // (elements), zeros after the 100th, so that it runs N = 104 too.
   Lowered l = lower(text, pipeline(""));
   auto gs = gemms(l.plan.steps);
   ASSERT_EQ(gs.size(), 1u);
@@ -275,6 +276,14 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
   EXPECT_EQ(l.plan.buffers[gs[0]->b].ld, 104);
   EXPECT_EQ(gs[0]->invScaleA, -1);
   EXPECT_TRUE(gs[0]->kPadsZero);
+  EXPECT_EQ(gs[0]->nPadded, 104);
+  const BufferDesc &wp = l.plan.buffers[gs[0]->b];
+  EXPECT_EQ(wp.name, "w.padded");
+  EXPECT_EQ(wp.type.dim(0), 104);
+  EXPECT_TRUE(wp.zeroInit) << "rows 100..103 of the weight's copy must be zero";
+  EXPECT_EQ(l.plan.buffers[gs[0]->bias].name, "b.padded");
+  EXPECT_EQ(l.plan.buffers[gs[0]->bias].type.dim(0), 104);
+  EXPECT_GE(l.plan.buffers[gs[0]->d].ld, 104);
 }
 
 // K rounded up only over pad columns known to be zero: K-major padded copies on both sides.
@@ -287,6 +296,7 @@ TEST(CodegenLowering, UnquantizedOddKRoundsUpOnlyOverPaddedCopies) {
       pipeline(""));
   ASSERT_EQ(gemms(aligned.plan.steps).size(), 1u);
   EXPECT_FALSE(gemms(aligned.plan.steps)[0]->kPadsZero);
+  EXPECT_EQ(gemms(aligned.plan.steps)[0]->nPadded, 0); // N = 64
   // Operands read in place as transposes (K is not their contiguous dim), or written by a
   // transpose launch rather than copied (K = 300 and 96 here): no rounding.
   Lowered t = lower(testgraphs::kTransposedOperands, "shape-infer,fuse,dce");

@@ -1,9 +1,11 @@
-// On a GPU: unquantized (bf16) Linears whose K is not a multiple of 8 against the interpreter.
-// Their operands are copied into padded temporaries with zero pad columns, and cuBLASLt runs
-// with K rounded up to 8 over them (CublasLtGemm::kPadsZero): without it cuBLASLt has only
-// kernels without tensor cores for such K (3012.7 us at M 8192 K 4101 N 4096 on an H200). The
-// extra products are 0 * 0, so the result is the K-term GEMM's; a pad column that was not zero
-// would show as an O(1) error. Outputs are poisoned.
+// On a GPU: unquantized (bf16) Linears whose K or N is not a multiple of 8 against the
+// interpreter. Their operands are copied into padded temporaries with zero pad columns, and
+// cuBLASLt runs with K rounded up to 8 over them (CublasLtGemm::kPadsZero); the weight and the
+// bias are copied with N rounded up to 8 and zeros after, and cuBLASLt runs that N
+// (CublasLtGemm::nPadded), its extra D columns landing in D's pitch. Without them cuBLASLt has
+// only kernels without tensor cores for such K or N (3012.7 us at M 8192 K 4101 N 4096, 988 us
+// at M 4097 K 4104 N 3001 on an H200). The extra products are 0 * 0, so the result is the
+// K-term GEMM's; a pad that was not zero would show as an O(1) error. Outputs are poisoned.
 #include "GpuTestSupport.h"
 
 #include "ir/Parser.h"
@@ -43,11 +45,14 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
   o.maxTokens = c.m;
   Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
   ASSERT_TRUE(exe.hasValue()) << exe.error();
-  bool rounded = false;
+  bool kRounded = false, nRounded = false;
   for (const Step &st : (*exe)->plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&st))
-      rounded |= g->kPadsZero;
-  EXPECT_EQ(rounded, c.k % 8 != 0) << "K " << c.k;
+    if (const auto *g = std::get_if<CublasLtGemm>(&st)) {
+      kRounded |= g->kPadsZero;
+      nRounded |= g->nPadded == (c.n + 7) / 8 * 8;
+    }
+  EXPECT_EQ(kRounded, c.k % 8 != 0) << "K " << c.k;
+  EXPECT_EQ(nRounded, c.n % 8 != 0) << "N " << c.n;
   std::map<std::string, HostTensor> in = inputsFor(**exe, 23, c.m);
   std::map<std::string, HostTensor> gpu = runOnDevice(**exe, in, nullptr);
   std::map<std::string, HostTensor> cpu = runOnCpu((*exe)->graph(), in);
@@ -62,7 +67,9 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GpuOddKGemmTest,
                          ::testing::Values(OddK{1, 7, 64}, OddK{37, 100, 100}, OddK{1000, 4101, 256},
-                                           OddK{256, 3, 40}, OddK{300, 104, 72}),
+                                           OddK{256, 3, 40}, OddK{300, 104, 72},
+                                           OddK{64, 4101, 3001}, OddK{256, 64, 13},
+                                           OddK{5, 64, 1}),
                          [](const auto &info) {
                            return fmt::format("m{}_k{}_n{}", info.param.m, info.param.k,
                                               info.param.n);

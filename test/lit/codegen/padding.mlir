@@ -27,10 +27,16 @@ func.func @odd(%x: tensor<?x100xbf16>, %w: tensor<100x100xbf16>, %b: tensor<100x
 // CHECK: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 100);
 
 // Unquantized, the bf16 operands are copied into padded temporaries first, and cuBLASLt runs
-// with K rounded up to 8 over their zero pad columns (K = 100 has no tensor-core kernels).
-// BF16-LABEL: // fp8c CUDA for @odd: 3 generated launches, 1 cuBLASLt GEMMs
+// with K and N rounded up to 8 over their zero pad columns and rows (K = N = 100 has no
+// tensor-core kernels): the weight's copy has 104 rows (zeroed first), the bias's 104 elements.
+// BF16-LABEL: // fp8c CUDA for @odd: 4 generated launches, 1 cuBLASLt GEMMs
+// BF16: %w.padded tensor<104x100xbf16> temp, pitch 104, zeroed before use
+// BF16: %b.padded tensor<104xbf16> temp
 // BF16: launch fp8c_odd_k0_pad
 // BF16: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 104);
+// BF16: copy of %w with 104 rows
+// BF16: copy of %b with 104 elements
+// BF16: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 104);
 // BF16: cuBLASLt GEMM fp8c_odd_k0_gemm
-// BF16: D[M, 100] = A[M, 100] * B[100, 100]^T (TN), run with K 104 (zero pad columns)
+// BF16: D[M, 100] = A[M, 100] * B[100, 100]^T (TN), run with K 104 (zero pad columns), run with N 104 (zero pad rows of B)
 // BF16: A #{{[0-9]+}} %x.padded, B #{{[0-9]+}} %w.padded, D #{{[0-9]+}} %y.padded
