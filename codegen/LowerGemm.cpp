@@ -111,6 +111,37 @@ Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kerne
 namespace {
 
 // The bias operand of a GEMM op, or null.
+int64_t roundUpTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+const Value *biasOf(const Op *main);
+bool biasFusable(const Op *main);
+GemmScaleMode scaleModeOf(const Op *main);
+
+/// The N cuBLASLt should run a GEMM with (CublasLtGemm::nPadded), or 0 for N as it is. An N that
+/// is not a multiple of 8 (bf16 / f16) or 16 (FP8, which cuBLASLt refuses) has no fast
+/// cuBLASLt kernel; rounded up, B [N, K] and the bias are copied with zeros after and D's
+/// 16-byte pitch takes the extra columns (0, plus a zero bias, through the activation: 0). FP8
+/// only with tensor scales and a plain epilogue (bias, activation): no amax, cast, transpose,
+/// column sums or saved input of D, and only where cuBLASLt may run it.
+int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTransposed) {
+  const Value *A = main->operand(0), *B = main->operand(1);
+  const bool fp8 = main->kind() == OpKind::ScaledMatmul;
+  if (a.mains.size() != 1 || bTransposed || B->type().rank() != 2 || a.aux ||
+      (main->kind() != OpKind::Linear && !fp8) || (biasOf(main) && !biasFusable(main)))
+    return 0;
+  const int64_t n = B->type().dim(0), up = roundUpTo(n, fp8 ? 16 : 8);
+  if (up == n || dtypeBytes(main->result()->type().dtype()) != 2)
+    return 0;
+  if (fp8) {
+    if (!isFloat8(A->type().dtype()) || lw.options().gemmBackend == GemmBackend::Generated ||
+        a.amaxD || a.castD || a.transD || a.epiIn || a.colSum || a.written.size() != 1 ||
+        scaleModeOf(main) != GemmScaleMode::Tensor ||
+        lw.ldOf(lw.bufferOf(a.written[0])) < up)
+      return 0;
+  }
+  return up;
+}
+
 const Value *biasOf(const Op *main) {
   if (main->kind() == OpKind::ScaledMatmul && main->numOperands() > 4)
     return main->operand(4);
@@ -425,17 +456,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     const Value *A = main->operand(0), *B = main->operand(1);
     const Op *tA = inPlaceTranspose(main, 0), *tB = inPlaceTranspose(main, 1);
     g.a = lw.gemmOperandBuffer(tA ? tA->operand(0) : A);
-    // An unquantized GEMM whose N is not a multiple of 8 (cuBLASLt has no tensor-core kernel
-    // for it): B [N, K] and the bias are copied with N rounded up and zeros after, and D's
-    // 16-byte pitch takes the extra columns (0 plus a zero bias).
-    const int64_t nRounded = (B->type().dim(0) + 7) / 8 * 8;
-    const DType dDt = main->result()->type().dtype();
-    g.nPadded = a.mains.size() == 1 && main->kind() == OpKind::Linear && !tB &&
-                        !isFloat8(A->type().dtype()) && B->type().rank() == 2 &&
-                        nRounded != B->type().dim(0) && dtypeBytes(dDt) == 2 && !a.aux &&
-                        (!biasOf(main) || biasFusable(main))
-                    ? nRounded
-                    : 0;
+    g.nPadded = roundedN(lw, a, main, tB != nullptr);
     g.b = g.nPadded ? lw.rowPaddedCopy(B, g.nPadded)
                     : lw.gemmOperandBuffer(tB ? tB->operand(0) : B);
     g.m = Lowerer::rowsOf(A->type());

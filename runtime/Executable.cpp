@@ -135,11 +135,14 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
                                   CUstream stream) {
   // zeroInit buffers are zeroed once per run, before the first step that touches them: that
   // step accumulates into them (atomic amax, grid barriers) and later steps read the result.
+  // Constant buffers were zeroed and written by the load steps: the per-run steps only read
+  // them (a weight's copy with zero pad rows, CublasLtGemm::nPadded).
+  const bool loadSteps = &steps == &plan().loadSteps;
   std::vector<bool> zeroed(plan().buffers.size(), false);
   for (const Step &s : steps) {
     for (int b : buffersOf(s)) {
       const BufferDesc &d = plan().buffers[b];
-      if (!d.zeroInit || zeroed[b])
+      if (!d.zeroInit || zeroed[b] || (!loadSteps && d.role == BufferRole::Constant))
         continue;
       zeroed[b] = true;
       // A buffer sized below this M (cublasOnlyRowsCap) is not touched at it.

@@ -40,7 +40,7 @@ struct Lowered {
 };
 
 Lowered lower(const std::string &text, const std::string &pipe,
-              const std::string &arch = "sm_90a") {
+              const std::string &arch = "sm_90a", GemmBackend backend = GemmBackend::Auto) {
   Lowered l;
   DiagnosticEngine diag;
   l.module = parseModule(text, "test.mlir", diag);
@@ -52,6 +52,7 @@ Lowered lower(const std::string &text, const std::string &pipe,
   EXPECT_TRUE(pm.run(*l.module, diag)) << diag.str();
   CodegenOptions o;
   o.arch = arch;
+  o.gemmBackend = backend;
   Expected<LaunchPlan> p = lowerGraph(*l.module->graphs()[0], o);
   EXPECT_TRUE(p.hasValue()) << (p ? "" : p.error());
   if (p)
@@ -284,6 +285,40 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
   EXPECT_EQ(l.plan.buffers[gs[0]->bias].name, "b.padded");
   EXPECT_EQ(l.plan.buffers[gs[0]->bias].type.dim(0), 104);
   EXPECT_GE(l.plan.buffers[gs[0]->d].ld, 104);
+}
+
+// FP8 with an N cuBLASLt refuses (not a multiple of 16): tensor scales and a plain epilogue copy
+// the FP8 weight and the bias with N rounded up to 16 where D's pitch holds it; row and block
+// scales do not.
+TEST(CodegenLowering, Fp8OddNRoundsUpWithTensorScales) {
+  const std::string text =
+      "func.func @f(%x: tensor<?x4101xbf16>, %w: tensor<3001x4101xbf16>, %b: tensor<3001xbf16>) "
+      "-> tensor<?x3001xbf16> {\n"
+      "  %y = fp8.linear %x, %w, %b : (tensor<?x4101xbf16>, tensor<3001x4101xbf16>, "
+      "tensor<3001xbf16>) -> tensor<?x3001xbf16>\n"
+      "  return %y : tensor<?x3001xbf16>\n}\n";
+  for (std::string recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+    SCOPED_TRACE(recipe);
+    Lowered l = lower(text, pipeline(recipe));
+    auto gs = gemms(l.plan.steps);
+    ASSERT_EQ(gs.size(), 1u);
+    const bool tensor = recipe == "tensorwise" || recipe == "delayed";
+    EXPECT_EQ(gs[0]->nPadded, tensor ? 3008 : 0);
+    EXPECT_FALSE(gs[0]->kPadsZero); // FP8: K goes up to 16 anyway
+    if (tensor) {
+      const BufferDesc &wp = l.plan.buffers[gs[0]->b];
+      EXPECT_EQ(wp.name, "w_fp8.padded");
+      EXPECT_EQ(wp.type.dim(0), 3008);
+      EXPECT_EQ(wp.ld, 4112);
+      EXPECT_TRUE(wp.zeroInit);
+      EXPECT_EQ(l.plan.buffers[gs[0]->bias].type.dim(0), 3008);
+      EXPECT_EQ(l.plan.buffers[gs[0]->d].ld, 3008);
+    }
+  }
+  // Forced onto the generated GEMM (no cuBLASLt): nothing to pad.
+  Lowered g = lower(text, pipeline("tensorwise"), "sm_90a", GemmBackend::Generated);
+  ASSERT_EQ(gemms(g.plan.steps).size(), 1u);
+  EXPECT_EQ(gemms(g.plan.steps)[0]->nPadded, 0);
 }
 
 // K rounded up only over pad columns known to be zero: K-major padded copies on both sides.
