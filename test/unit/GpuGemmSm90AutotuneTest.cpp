@@ -282,7 +282,10 @@ std::vector<std::string> expectMeasured(const Executable &exe, const std::string
     std::cout << "[ auto     ] " << what << ": " << line << "\n";
     if (planBackendOf(exe, line) == GemmBackend::Generated) {
       EXPECT_NE(line.find(": generated sm90 "), std::string::npos) << what << ": " << line;
-      EXPECT_NE(line.find("autotuned at M=256"), std::string::npos) << what << ": " << line;
+      // Tuned here, or earlier in this process (FP8C_CACHE_DIR is shared by the GPU tests).
+      EXPECT_TRUE(line.find("autotuned at M=256") != std::string::npos ||
+                  line.find("autotuned for M bucket 256: from the cache") != std::string::npos)
+          << what << ": " << line;
       continue;
     }
     EXPECT_NE(line.find("(auto: measured "), std::string::npos) << what << ": " << line;
