@@ -404,6 +404,12 @@ void Lowerer::emitOutputCopies(const std::vector<const Value *> &values, int ker
       d.storeBuf = ob;
       d.storeDt = desc(ob).type.dtype();
       d.storeLd = ldOf(ob);
+      // Compact output rows that are not 16-byte multiples (N odd) cannot be stored row by row
+      // as vectors: the output is copied as one flat array (copy_compact.cuh).
+      const DType t = desc(ob).type.dtype();
+      if (t == desc(src).type.dtype() && desc(ob).type.rank() == 2 && d.storeLd == d.cols &&
+          (d.cols * static_cast<int64_t>(dtypeBytes(t))) % 16 != 0)
+        d.kind = LaunchKind::CompactCopy;
       addLaunch(d, kernelIndex);
     }
     outputCopies_.erase(it);

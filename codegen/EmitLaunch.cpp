@@ -302,6 +302,19 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     body = "fp8c::colSumKernel<Spec>(args);";
     gl.grid = GridRule{AffineM{0, ceilDiv(d.cols, 256 * 8) * d.colSumChunks}, 1, true, false};
     break;
+  case LaunchKind::CompactCopy:
+    header = "fp8c/copy_compact.cuh";
+    body = "fp8c::compactCopyKernel<Spec>(args);";
+    base = "";
+    spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
+    spec << "  static constexpr long long kCols = " << d.cols << ", kInLd = " << d.inputs[0].ld
+         << ";\n";
+    spec << "  static constexpr fp8c::Dt kDt = " << dtName(d.storeDt) << ";\n";
+    spec << "  static constexpr int kIn = " << slot(d.inputs[0].buf) << ", kOut = "
+         << slot(d.storeBuf) << ";\n";
+    // Elements in 16-byte chunks, one chunk per thread per step.
+    gl.grid = GridRule{scaled(d.rows, d.cols), 256 * (16 / dtypeBytes(d.storeDt)), true, false};
+    break;
   case LaunchKind::Small:
     header = "fp8c/small.cuh";
     body = "fp8c::smallKernel<Spec>(args);";

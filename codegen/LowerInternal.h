@@ -55,7 +55,9 @@ struct CastInfo {
   InvLayout invLayout = InvLayout::RowMajor;
 };
 
-enum class LaunchKind { Rows, Tiles, Transpose, Small, Inverse, ColSum };
+/// CompactCopy: an output copy into compact rows that are not 16-byte multiples
+/// (copy_compact.cuh); its one input is the padded source, storeBuf the output.
+enum class LaunchKind { Rows, Tiles, Transpose, Small, Inverse, ColSum, CompactCopy };
 
 /// One generated launch before rendering. Buffer numbers are LaunchPlan buffer indices; the
 /// renderer maps them to the launch's own argument slots.

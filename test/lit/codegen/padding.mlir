@@ -1,6 +1,7 @@
 // Any M, N, K: K = N = 100 (rows of 100 bytes in FP8, 200 in bf16) get padded pitches for
 // cuBLASLt: the FP8 casts write rows of 112 with zeros in the pad, the GEMM writes D with a
-// pitch of 104 and a launch copies it into the caller's compact output.
+// pitch of 104 and a launch copies it into the caller's compact output (rows of 200 bytes: the
+// output walked as one flat array of 16-byte chunks, copy_compact.cuh).
 // RUN: fp8c %s --recipe=tensorwise --emit=cuda | FileCheck %s
 // RUN: fp8c %s --emit=cuda --passes=shape-infer,fuse | FileCheck %s --check-prefix=BF16
 
@@ -23,8 +24,10 @@ func.func @odd(%x: tensor<?x100xbf16>, %w: tensor<100x100xbf16>, %b: tensor<100x
 // CHECK-NEXT: D[M, 100] = A[M, 100] * B[100, 100]^T (TN){{$}}
 // CHECK-NEXT: A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w_fp8, D #{{[0-9]+}} %y.padded
 // CHECK: launch fp8c_odd_k2_copy
-// CHECK: fp8c::InDesc::full(0, fp8c::Dt::BF16, 104), // %y.padded
-// CHECK: fp8c::OutDesc::to(1, fp8c::Dt::BF16, 100);
+// CHECK: #include "fp8c/copy_compact.cuh"
+// CHECK: static constexpr long long kCols = 100, kInLd = 104;
+// CHECK-NEXT: static constexpr fp8c::Dt kDt = fp8c::Dt::BF16;
+// CHECK: fp8c::compactCopyKernel<Spec>(args);
 
 // Unquantized, the bf16 operands are copied into padded temporaries first, and cuBLASLt runs
 // with K and N rounded up to 8 over their zero pad columns and rows (K = N = 100 has no
