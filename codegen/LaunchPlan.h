@@ -64,7 +64,8 @@ struct BufferDesc {
   /// Must be zeroed on every run before the first step (in order) that touches it: that step
   /// writes it (atomic amax targets, grid-barrier counters, FP8 GEMM outputs whose pad columns
   /// must stay zero); later steps read what it wrote, so do not zero it again. Buffers touched
-  /// by load steps are zeroed before the first load step that touches them.
+  /// by load steps are zeroed before the first load step that touches them, and Constant
+  /// buffers not again on a run (a weight's copy with zero pad rows, made at load).
   bool zeroInit = false;
 
   /// Row pitch in elements at run-time size m (the last dim when compact); 1 for rank < 1.
