@@ -232,6 +232,16 @@ struct GemmAnalysis {
   bool needsGenerated = false;
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
+
+// --- a GEMM op's operands (LowerGemmOperands.cpp) -------------------------------------------
+/// The bias operand of a GEMM op (scaled_matmul, linear), or null.
+const Value *biasOf(const Op *main);
+/// True when cuBLASLt takes the bias of `main` as it is (or there is none).
+bool biasFusable(const Op *main);
+/// The scale mode of a scaled_matmul from its scales' rank (Tensor for an unquantized GEMM).
+GemmScaleMode scaleModeOf(const Op *main);
+/// The N cuBLASLt should run the GEMM `main` of `a` with (CublasLtGemm::nPadded), or 0.
+int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTransposed);
 /// A GELU whose input is also an output is fused with that input written as a second output
 /// (cuBLASLt's GELU_AUX, the generated GEMM's auxOut), and the transpose of an FP8 D as a third
 /// (the generated GEMM's transD, a launch after cuBLASLt). With `generatedOnly`
