@@ -145,16 +145,18 @@ int Lowerer::gemmOperandBuffer(const Value *v) {
 }
 
 bool Lowerer::isPaddedCopy(int b) const {
-  for (const auto *copies : {&paddedCopy_, &rowPadded_})
-    for (const auto &[v, p] : *copies)
-      if (p == b)
-        return true;
+  for (const auto &[v, p] : paddedCopy_)
+    if (p == b)
+      return true;
+  for (const auto &[key, p] : rowPadded_)
+    if (p == b)
+      return true;
   return false;
 }
 
 int Lowerer::rowPaddedCopy(const Value *v, int64_t rows) {
   v = canon(v);
-  if (auto it = rowPadded_.find(v); it != rowPadded_.end())
+  if (auto it = rowPadded_.find({v, rows}); it != rowPadded_.end())
     return it->second;
   const int b = bufferOf(v);
   const TensorType &t = v->type();
@@ -173,7 +175,7 @@ int Lowerer::rowPaddedCopy(const Value *v, int64_t rows) {
   d.description = "copy of %" + desc(b).name + " with " + std::to_string(rows) +
                   (matrix ? " rows" : " elements") + " (zero padding" +
                   (ld ? ", row pitch " + std::to_string(ld) : std::string()) +
-                  ": cuBLASLt runs with N rounded up to 8)";
+                  ": cuBLASLt runs with N rounded up)";
   d.rows = rowsOf(t);
   d.cols = colsOf(t);
   d.inputs.push_back({b, t.dtype(), ldOf(b), Bcast::Full});
@@ -184,7 +186,7 @@ int Lowerer::rowPaddedCopy(const Value *v, int64_t rows) {
   d.storeLd = matrix ? ldOf(p) : rows;
   addLaunch(d, -1);
   loadTime_ = saved;
-  rowPadded_[v] = p;
+  rowPadded_[{v, rows}] = p;
   return p;
 }
 

@@ -183,7 +183,7 @@ private:
   std::map<const Value *, int> dynamicAlign_; ///< trailing-M tensors read by a GEMM
   std::map<const Value *, int64_t> mDivisor_;
   std::map<const Value *, int> paddedCopy_;
-  std::map<const Value *, int> rowPadded_;
+  std::map<std::pair<const Value *, int64_t>, int> rowPadded_; ///< (value, rows) -> copy
   std::map<std::pair<const Value *, InvLayout>, int> inverse_;
   std::set<std::pair<const Value *, InvLayout>> inverseWritten_;
   std::map<int, DType> amaxRound_;
