@@ -121,15 +121,23 @@ int Lowerer::gemmOperandBuffer(const Value *v) {
   auto it = paddedCopy_.find(v);
   if (it != paddedCopy_.end())
     return it->second;
-  // An input (or output) that cannot be padded in place: copy it into a padded temporary,
-  // once, at load when it depends on parameters only.
+  // An input (or output) that cannot be padded in place: copy it into a padded temporary.
+  int p = padCopy(v, v->type(), need->second, false, need->second,
+                  "with row pitch " + std::to_string(need->second) +
+                      " (16-byte aligned rows for cuBLASLt, zero padding)");
+  paddedCopy_[v] = p;
+  return p;
+}
+
+int Lowerer::padCopy(const Value *v, TensorType type, int64_t ld, bool zeroInit,
+                     int64_t storeLd, const std::string &what) {
+  const int b = bufferOf(v);
   bool saved = loadTime_;
   loadTime_ = loadTimeValues_.count(v) != 0;
-  int p = newTemp(desc(b).name + ".padded", v->type(), need->second);
+  int p = newTemp(desc(b).name + ".padded", std::move(type), ld, zeroInit);
   LaunchDesc d;
   d.suffix = "pad";
-  d.description = "copy of %" + desc(b).name + " with row pitch " + std::to_string(need->second) +
-                  " (16-byte aligned rows for cuBLASLt, zero padding)";
+  d.description = "copy of %" + desc(b).name + " " + what;
   d.rows = rowsOf(v->type());
   d.cols = colsOf(v->type());
   d.inputs.push_back({b, v->type().dtype(), ldOf(b), Bcast::Full});
@@ -137,10 +145,9 @@ int Lowerer::gemmOperandBuffer(const Value *v) {
   d.valueDt = v->type().dtype();
   d.storeBuf = p;
   d.storeDt = v->type().dtype();
-  d.storeLd = need->second;
+  d.storeLd = storeLd;
   addLaunch(d, -1);
   loadTime_ = saved;
-  paddedCopy_[v] = p;
   return p;
 }
 
@@ -158,34 +165,18 @@ int Lowerer::rowPaddedCopy(const Value *v, int64_t rows) {
   v = canon(v);
   if (auto it = rowPadded_.find({v, rows}); it != rowPadded_.end())
     return it->second;
-  const int b = bufferOf(v);
   const TensorType &t = v->type();
   const bool matrix = t.rank() == 2;
   auto need = requiredLd_.find(v);
   const int64_t ld = matrix && need != requiredLd_.end() ? need->second : 0;
-  bool saved = loadTime_;
-  loadTime_ = loadTimeValues_.count(v) != 0;
   // The launch writes the first N rows (a bias: the N elements and zeros up to `rows`); the
   // rows after them are zeroed before it runs.
-  int p = newTemp(desc(b).name + ".padded",
+  int p = padCopy(v,
                   matrix ? TensorType({rows, colsOf(t)}, t.dtype()) : TensorType({rows}, t.dtype()),
-                  ld, matrix);
-  LaunchDesc d;
-  d.suffix = "pad";
-  d.description = "copy of %" + desc(b).name + " with " + std::to_string(rows) +
-                  (matrix ? " rows" : " elements") + " (zero padding" +
-                  (ld ? ", row pitch " + std::to_string(ld) : std::string()) +
-                  ": cuBLASLt runs with N rounded up)";
-  d.rows = rowsOf(t);
-  d.cols = colsOf(t);
-  d.inputs.push_back({b, t.dtype(), ldOf(b), Bcast::Full});
-  d.result = "x[0]";
-  d.valueDt = t.dtype();
-  d.storeBuf = p;
-  d.storeDt = t.dtype();
-  d.storeLd = matrix ? ldOf(p) : rows;
-  addLaunch(d, -1);
-  loadTime_ = saved;
+                  ld, matrix, matrix ? (ld ? ld : colsOf(t)) : rows,
+                  "with " + std::to_string(rows) + (matrix ? " rows" : " elements") +
+                      " (zero padding" + (ld ? ", row pitch " + std::to_string(ld) : std::string()) +
+                      ": cuBLASLt runs with N rounded up)");
   rowPadded_[{v, rows}] = p;
   return p;
 }

@@ -122,6 +122,11 @@ public:
   /// (elements), the rows past N zero, at the pitch a GEMM operand needs: what lets cuBLASLt
   /// run an unquantized GEMM with N rounded up (CublasLtGemm::nPadded).
   int rowPaddedCopy(const Value *v, int64_t rows);
+  /// The launch both copies share: v into a new temporary of `type` (pitch ld, zeroed first
+  /// when zeroInit), stored with pitch storeLd (zeros past v's columns), at load when v
+  /// depends on parameters only; `what` ends the description "copy of %v ...".
+  int padCopy(const Value *v, TensorType type, int64_t ld, bool zeroInit, int64_t storeLd,
+              const std::string &what);
   /// The buffer receiving the inverse of scale value v in `layout`, if a GEMM needs it.
   std::optional<int> inverseBuffer(const Value *v, InvLayout layout);
   /// Inverse scales a GEMM needs of v that no launch has written yet, in what layout.
