@@ -26,6 +26,19 @@ bool dependsOnOp(const Value *v, const Op *target) {
   return false;
 }
 
+// The amax of the cast's input that its scale is computed from (current scaling: fp8.scale of
+// fp8.amax of the same tensor), or null (a delayed scale from a history, a scale given as an
+// input).
+const Op *currentAmaxOf(const Op *cast) {
+  const Op *scale = cast->operand(1)->definingOp();
+  if (!scale || scale->kind() != OpKind::Scale)
+    return nullptr;
+  const Op *amax = scale->operand(0)->definingOp();
+  if (!amax || amax->kind() != OpKind::Amax || amax->operand(0) != cast->operand(0))
+    return nullptr;
+  return amax;
+}
+
 } // namespace
 
 // An unquantized GEMM (bf16 / f16 operands, run by cuBLASLt) reads an operand that is a
@@ -86,6 +99,19 @@ void Planner::growPrologue(size_t k) {
     reject(cast, k, "prologue",
            "the cast of a transpose is done by its cast-transpose kernel (one read of " +
                nameOf(t->operand(0)) + ", no unquantized transpose written)");
+    return;
+  }
+  // Current scaling: the scale comes from an amax of A itself, which must be complete before
+  // any element is cast. Neither GEMM backend casts bf16 A inside the GEMM in a plan (the
+  // bf16-A prologue measured slower than a separate cast, codegen/kernels/README.md), so a
+  // prologue here would be a launch of its own after the amax's: a second read of A. Left to
+  // a reduce kernel, amax, scale and cast are one launch (one pass per row for row scales, a
+  // cooperative two-phase launch for a tensor scale).
+  if (const Op *amax = currentAmaxOf(cast); amax && topLevel(amax) && !planned(amax)) {
+    reject(cast, k, "prologue",
+           "its scale needs " + nameOf(amax->result()) + ", the amax of " +
+               nameOf(cast->operand(0)) +
+               ", first: the amax, scale and cast are one launch of their own");
     return;
   }
   if (dependsOn(cast->operand(0), k) || dependsOn(cast->operand(1), k) ||

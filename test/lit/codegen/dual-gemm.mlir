@@ -25,7 +25,7 @@
 // AUTO-NOT: k3_gemm1
 
 // Tensorwise: h stays bf16 (its cast needs h's own amax first), the amax is fused.
-// TW: // ===== step 5: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
+// TW: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
 // TW-NEXT: //   ops: fp8.scaled_matmul %gate, fp8.scaled_matmul %up, fp8.swiglu %h, fp8.amax %h_amax (one GEMM for both weights)
 // TW: B2 #{{[0-9]+}} %w_up_fp8 (up), D #{{[0-9]+}} %h
 // TW: epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, D from swiglu(A B^T, A B2^T)
@@ -42,7 +42,7 @@
 // LT: launch fp8c_swiglu_mlp_k3_epilogue =====
 // LT-NOT: B2 #
 
-// ROW: // ===== step 5: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
+// ROW: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
 // ROW-NEXT: //   ops: fp8.scaled_matmul %gate, fp8.scaled_matmul %up, fp8.swiglu %h, fp8.amax %h_amax (one GEMM for both weights)
 // ROW-NEXT: //   D[M, 14336] = A[M, 4096] * B[14336, 4096]^T (TN)
 // ROW-NEXT: //   A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w_gate_fp8 (gate), B2 #{{[0-9]+}} %w_up_fp8 (up), D #{{[0-9]+}} %h{{$}}

@@ -30,6 +30,6 @@
 // AUTO: // ===== step {{[0-9]+}}: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
 // AUTO-NOT: backend
 
-// PLAN: kernel #3 gemm -> generated (casts A to FP8 in a prologue launch) [FP8 GEMM: generated]
+// PLAN: kernel #3 gemm -> generated (cuBLASLt's row and block scale modes allow no epilogue but bias) [FP8 GEMM: generated]
 // PLAN: kernel #4 gemm -> generated (casts A to FP8 in a prologue launch) [FP8 GEMM: generated]
 // PLAN-AUTO-NOT: FP8 GEMM:

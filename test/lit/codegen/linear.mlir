@@ -11,30 +11,26 @@ func.func @linear(%x: tensor<?x4096xbf16>, %w: tensor<14336x4096xbf16>, %b: tens
   return %y : tensor<?x14336xbf16>
 }
 
-// Tensorwise: amax of x; amax + scale + cast of w in one cooperative launch; x cast in the
-// GEMM's prologue launch with the scale computed from x's amax; then cuBLASLt with a bias.
-// TW-LABEL: // fp8c CUDA for @linear: 3 generated launches, 1 cuBLASLt GEMMs
-// TW: // ===== step 0: launch fp8c_linear_k0_amax =====
-// TW: #include "fp8c/rows.cuh"
-// TW: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(1, fp8c::Gran::Tensor, 32);
-// TW: extern "C" __global__ void __launch_bounds__(256) fp8c_linear_k0_amax(fp8c::Args<2> args) {
-// TW-NEXT:   fp8c::rowsKernel<Spec>(args);
-// TW: // ===== step 1: launch fp8c_linear_k1_quantize =====
-// TW-NEXT: // grid: {{.*}}, persistent, cooperative;
+// Tensorwise: amax + scale + cast of x, then of w, each one cooperative launch (the amax over
+// the grid, a grid barrier, the cast); then cuBLASLt with a bias.
+// TW-LABEL: // fp8c CUDA for @linear: 2 generated launches, 1 cuBLASLt GEMMs
+// TW: // ===== step 0: launch fp8c_linear_k0_quantize =====
+// TW-NEXT: // grid: {{.*}}, persistent, cooperative; buffers: #0 %x
 // TW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Tensor, 32)
 // TW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut(2).invOut(3, fp8c::InvLayout::RowMajor).amaxOut(4);
 // TW: static constexpr int kBarrierBuf = 5;
-// TW: // ===== step 2: launch fp8c_linear_k2_prologue =====
-// TW: .slotScale(0);
-// TW: const float s0 = fp8c::scaleFromAmax<fp8c::Dt::E4M3>(fp8c::f32p(buf[{{[0-9]+}}])[0], 0, false);
-// TW: fp8c::f32p(buf[{{[0-9]+}}])[0] = fp8c::reciprocal(s0);
-// TW: // ===== step 3: cuBLASLt GEMM fp8c_linear_k2_gemm =====
+// TW: // ===== step 1: launch fp8c_linear_k1_quantize =====
+// TW-NEXT: // grid: {{.*}}, persistent, cooperative; buffers: #1 %w
+// TW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Tensor, 32)
+// TW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut(2).invOut(3, fp8c::InvLayout::RowMajor).amaxOut(4);
+// TW: static constexpr int kBarrierBuf = 5;
+// TW: // ===== step 2: cuBLASLt GEMM fp8c_linear_k2_gemm =====
 // TW-NEXT: //   ops: fp8.scaled_matmul %y
 // TW-NEXT: //   D[M, 14336] = A[M, 4096] * B[14336, 4096]^T (TN)
 // TW-NEXT: //   A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w_fp8, D #{{[0-9]+}} %y
 // TW-NEXT: //   scales SCALAR_32F: 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w_scale.inv, fast accumulation
 // TW-NEXT: //   epilogue BIAS, bias #2 %b
-// TW-NOT: ===== step 4
+// TW-NOT: ===== step 3
 
 // Delayed: the scales come from the amax histories (known before the launch), so every cast is
 // one pass that also reduces this step's amax; the histories are pushed in place at the end.
@@ -51,17 +47,16 @@ func.func @linear(%x: tensor<?x4096xbf16>, %w: tensor<14336x4096xbf16>, %b: tens
 // DL: fp8c::historyPushInPlace<16>(fp8c::f32p(buf[0]), fp8c::f32p(buf[1])[0]);
 // DL: fp8c::smallKernel<Spec>(args);
 
-// Rowwise: row amax of x, then a prologue cast that computes each row's scale from it; the
-// weight's rows in registers; cuBLASLt's outer-vector scale mode.
-// RW-LABEL: // fp8c CUDA for @linear: 3 generated launches, 1 cuBLASLt GEMMs
-// RW: // ===== step 0: launch fp8c_linear_k0_amax =====
-// RW-NEXT: // grid: ceil((M) / 1) blocks of 256
-// RW: fp8c::AmaxDesc::to(1, fp8c::Gran::Row, 32);
+// Rowwise: each row of x and of the weight in one pass (its amax, scale and cast, the row in
+// registers); cuBLASLt's outer-vector scale mode.
+// RW-LABEL: // fp8c CUDA for @linear: 2 generated launches, 1 cuBLASLt GEMMs
+// RW: // ===== step 0: launch fp8c_linear_k0_quantize =====
+// RW-NEXT: // grid: ceil((M) / 1) blocks of 256, persistent; buffers: #0 %x
+// RW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Row, 32)
+// RW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut(2).invOut(3, fp8c::InvLayout::RowMajor);
 // RW: // ===== step 1: launch fp8c_linear_k1_quantize =====
 // RW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Row, 32)
 // RW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut(2).invOut(3, fp8c::InvLayout::RowMajor);
-// RW: // ===== step 2: launch fp8c_linear_k2_prologue =====
-// RW: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
 // RW: //   scales OUTER_VEC_32F: 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w_scale.inv, fast accumulation
 // RW-NEXT: //   epilogue BIAS, bias #2 %b
 

@@ -12,24 +12,26 @@ func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tenso
   return %y : tensor<?x4096xbf16>
 }
 
-// Tensorwise: GEMM 1 takes bias and GELU; the amax of g is a generated epilogue launch
-// (cuBLASLt's AMAX_D is for FP8 outputs only); GEMM 2's prologue computes g's scale from it.
-// TW-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
-// TW: // ===== step 0: launch fp8c_mlp_k0_amax =====
+// Tensorwise: x's amax, scale and cast in one cooperative launch; GEMM 1 takes bias and GELU;
+// the amax of g is a generated epilogue launch (cuBLASLt's AMAX_D is for FP8 outputs only);
+// GEMM 2's prologue computes g's scale from it.
+// TW-LABEL: // fp8c CUDA for @mlp: 5 generated launches, 2 cuBLASLt GEMMs
+// TW: // ===== step 0: launch fp8c_mlp_k0_quantize =====
+// TW-NEXT: // grid: {{.*}}, persistent, cooperative; buffers: #0 %x
+// TW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Tensor, 32)
 // TW: // ===== step 1: launch fp8c_mlp_k1_quantize =====
 // TW: .localScale(fp8c::Dt::E4M3, 0, false)
 // TW: // ===== step 2: launch fp8c_mlp_k2_quantize =====
 // TW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 14336, fp8c::Gran::Tensor, 112)
-// TW: // ===== step 3: launch fp8c_mlp_k3_prologue =====
-// TW: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// TW: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
 // TW-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g
 // TW: //   epilogue GELU_BIAS, bias #2 %b1{{$}}
-// TW: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
+// TW: // ===== step 4: launch fp8c_mlp_k3_epilogue =====
 // TW: fp8c_mlp_k3_epilogue: fp8.amax %g_amax
 // TW: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(1, fp8c::Gran::Tensor, 112);
-// TW: // ===== step 6: launch fp8c_mlp_k4_prologue =====
+// TW: // ===== step 5: launch fp8c_mlp_k4_prologue =====
 // TW: fp8c::scaleFromAmax<fp8c::Dt::E4M3>(fp8c::f32p(buf[2])[0], 0, false);
-// TW: // ===== step 7: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
+// TW: // ===== step 6: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
 // TW: //   epilogue BIAS, bias #4 %b2
 // TW-NOT: launch
 
@@ -52,25 +54,27 @@ func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tenso
 // of g in its epilogue) runs on the generated GEMM; with --backend=cublaslt they are one
 // generated epilogue launch.
 // RUN: fp8c %s --recipe=rowwise --emit=cuda --backend=cublaslt | FileCheck %s --check-prefix=RW-LT
-// RW-LABEL: // fp8c CUDA for @mlp: 5 generated launches, 1 cuBLASLt GEMMs, 1 generated sm90 GEMMs
-// RW: // ===== step 4: generated sm90 GEMM fp8c_mlp_k3_gemm =====
+// RW-LABEL: // fp8c CUDA for @mlp: 4 generated launches, 1 cuBLASLt GEMMs, 1 generated sm90 GEMMs
+// RW: // ===== step 0: launch fp8c_mlp_k0_quantize =====
+// RW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 4096, fp8c::Gran::Row, 32)
+// RW: // ===== step 3: generated sm90 GEMM fp8c_mlp_k3_gemm =====
 // RW-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax
 // RW: //   scales OUTER_VEC_32F:
 // RW-NEXT: //   epilogue GELU_BIAS, bias #2 %b1, AMAX_D per row #{{[0-9]+}} %g_amax
 // RW-NEXT: //   backend generated
 // RW-NOT: fp8c_mlp_k3_epilogue
-// RW: // ===== step 5: launch fp8c_mlp_k4_prologue =====
+// RW: // ===== step 4: launch fp8c_mlp_k4_prologue =====
 // RW: .amaxScale({{[0-9]+}}, fp8c::Dt::BF16, fp8c::Dt::E4M3, 0, false).invOut({{[0-9]+}}, fp8c::InvLayout::RowMajor);
-// RW-LT-LABEL: // fp8c CUDA for @mlp: 6 generated launches, 2 cuBLASLt GEMMs
-// RW-LT: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// RW-LT-LABEL: // fp8c CUDA for @mlp: 5 generated launches, 2 cuBLASLt GEMMs
+// RW-LT: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
 // RW-LT-NEXT: //   ops: fp8.scaled_matmul %h
 // RW-LT: //   scales OUTER_VEC_32F:
 // RW-LT-NEXT: //   epilogue BIAS, bias #2 %b1
-// RW-LT: // ===== step 5: launch fp8c_mlp_k3_epilogue =====
+// RW-LT: // ===== step 4: launch fp8c_mlp_k3_epilogue =====
 // RW-LT: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanh(x[0])); // fp8.gelu %g
 // RW-LT: static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(1, fp8c::Dt::BF16, 14336);
 // RW-LT: static constexpr fp8c::AmaxDesc kAmax = fp8c::AmaxDesc::to(2, fp8c::Gran::Row, 112);
-// RW-LT: // ===== step 6: launch fp8c_mlp_k4_prologue =====
+// RW-LT: // ===== step 5: launch fp8c_mlp_k4_prologue =====
 // RW-LT: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
 
 // Blockwise: GELU, the 1x128 amax, scale and cast of g in GEMM 1's epilogue launch, which also

@@ -12,12 +12,12 @@ func.func @odd(%x: tensor<?x100xbf16>, %w: tensor<100x100xbf16>, %b: tensor<100x
 
 // CHECK-LABEL: // fp8c CUDA for @odd:
 // CHECK: //   #3 %y tensor<?x100xbf16> output 0
-// CHECK: %w_fp8 tensor<100x100xf8E4M3FN> temp, pitch 112
 // CHECK: %x_fp8 tensor<?x100xf8E4M3FN> temp, pitch 112
+// CHECK: %w_fp8 tensor<100x100xf8E4M3FN> temp, pitch 112
 // CHECK: %y.padded tensor<?x100xbf16> temp, pitch 104
-// CHECK: launch fp8c_odd_k1_quantize
+// CHECK: launch fp8c_odd_k0_quantize
 // CHECK: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 112, fp8c::Gran::Tensor, 1)
-// CHECK: launch fp8c_odd_k2_prologue
+// CHECK: launch fp8c_odd_k1_quantize
 // CHECK: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 112, fp8c::Gran::Tensor, 1)
 // CHECK: cuBLASLt GEMM fp8c_odd_k2_gemm
 // CHECK-NEXT: ops: fp8.scaled_matmul %y

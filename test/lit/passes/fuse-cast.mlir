@@ -2,7 +2,7 @@
 // epilogue when its scale is known when the tile is written (delayed: from the history;
 // blockwise: the tile's own 1x128 amax); otherwise (tensorwise, rowwise: a global amax) the
 // producer reduces the amax and the consumer casts in its prologue. The cast of A joins a GEMM
-// prologue only with a tensor or row scale.
+// prologue only with a tensor or row scale, and not where its amax is still to be taken.
 // RUN: fp8c %s --passes='quantize{recipe=tensorwise},fuse' --verify-each --emit=ir | FileCheck %s --check-prefix=TENSORWISE
 // RUN: fp8c %s --passes='quantize{recipe=rowwise},fuse' --verify-each --emit=ir | FileCheck %s --check-prefix=ROWWISE
 // RUN: fp8c %s --passes='quantize{recipe=delayed},fuse' --verify-each --emit=ir | FileCheck %s --check-prefix=DELAYED
@@ -12,18 +12,20 @@
 // RUN: fp8c %s --passes='quantize{recipe=delayed},fuse' --print-fusion-plan | FileCheck %s --check-prefix=DELAYED-PLAN
 // RUN: fp8c %s --passes='quantize{recipe=blockwise},fuse' --print-fusion-plan | FileCheck %s --check-prefix=BLOCKWISE-PLAN
 
-// Tensorwise: the amax of x alone (a global reduction), then the GEMM with x's scale and
-// cast in its prologue and the amax of its output in its epilogue; the next GEMM casts.
+// Tensorwise: amax, scale and cast of x in one kernel (the scale needs the whole amax before
+// any element is cast, so a prologue cast would be a second launch reading x again), then the
+// GEMM with the amax of its output in its epilogue; the next GEMM casts that output in its
+// prologue (its amax is already taken, by the producer).
 // TENSORWISE-LABEL: func.func @mlp(
-// TENSORWISE:        %[[XA:.+]] = fp8.kernel "reduce" (%[[X:[^)]+]])
+// TENSORWISE:        %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%[[X:[^)]+]])
 // TENSORWISE-NEXT:   ^bb0(%[[KX:[^:]+]]: tensor<?x256xbf16>):
 // TENSORWISE-NEXT:     %[[A:.+]] = fp8.amax %[[KX]] {granularity = "tensor"}
-// TENSORWISE-NEXT:     fp8.yield %[[A]] : tensor<f32>
-// TENSORWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm" (%[[XA]], %[[X]], {{.+}}) : {{.+}} -> (tensor<?x512xbf16>, tensor<f32>) {
-// TENSORWISE-NEXT:   ^bb0(%[[KA:[^:]+]]: tensor<f32>, %[[KX2:[^:]+]]: tensor<?x256xbf16>,
-// TENSORWISE-NEXT:     %[[S:.+]] = fp8.scale %[[KA]]
-// TENSORWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX2]], %[[S]] {granularity = "tensor"}
-// TENSORWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul %[[Q]],
+// TENSORWISE-NEXT:     %[[S:.+]] = fp8.scale %[[A]]
+// TENSORWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX]], %[[S]] {granularity = "tensor"}
+// TENSORWISE-NEXT:     fp8.yield %[[S]], %[[Q]] : tensor<f32>, tensor<?x256xf8E4M3FN>
+// TENSORWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm" (%[[XQ]], %{{[^,]+}}, %[[XS]], {{.+}}) : {{.+}} -> (tensor<?x512xbf16>, tensor<f32>) {
+// TENSORWISE-NEXT:   ^bb0(%[[KQ:[^:]+]]: tensor<?x256xf8E4M3FN>,
+// TENSORWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul %[[KQ]],
 // TENSORWISE-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
 // TENSORWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {granularity = "tensor"}
 // TENSORWISE-NEXT:     fp8.yield %[[R]], %[[RA]] : tensor<?x512xbf16>, tensor<f32>
@@ -38,13 +40,12 @@
 // TENSORWISE-NEXT:   return %[[Y]]
 // TENSORWISE-PLAN-LABEL: // fusion plan for @mlp: 5 kernels
 // TENSORWISE-PLAN-NEXT:  kernel #0 reduce -> generated
-// TENSORWISE-PLAN-NEXT:    body: fp8.amax %x_amax
+// TENSORWISE-PLAN-NEXT:    body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-PLAN-NEXT:  kernel #1 reduce -> generated
 // TENSORWISE-PLAN-NEXT:    body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
 // TENSORWISE-PLAN-NEXT:  kernel #2 reduce -> generated
 // TENSORWISE-PLAN-NEXT:    body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
-// TENSORWISE-PLAN-NEXT:  kernel #3 gemm -> generated (casts A to FP8 in a prologue launch)
-// TENSORWISE-PLAN-NEXT:    prologue: fp8.scale %x_scale, fp8.cast %x_fp8
+// TENSORWISE-PLAN-NEXT:  kernel #3 gemm -> cublaslt
 // TENSORWISE-PLAN-NEXT:    main: fp8.scaled_matmul %h
 // TENSORWISE-PLAN-NEXT:    epilogue: fp8.relu %g, fp8.amax %g_amax
 // TENSORWISE-PLAN-NEXT:  kernel #4 gemm -> generated (casts A to FP8 in a prologue launch)
@@ -52,15 +53,17 @@
 // TENSORWISE-PLAN-NEXT:    main: fp8.scaled_matmul %y
 // TENSORWISE-PLAN-NEXT:  not fused:
 // TENSORWISE-PLAN-NEXT:    fp8.cast %g_fp8 not in the epilogue of kernel #3: its scale needs the whole-tensor amax of %g, known only after the kernel finishes; it is in kernel #4 (prologue)
+// TENSORWISE-PLAN-NEXT:    fp8.cast %x_fp8 not in the prologue of kernel #3: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 
-// Rowwise: the same shape of plan with row amaxes (a row spans several output tiles).
+// Rowwise: the same shape of plan with row amaxes (a row spans several output tiles); x's row
+// amax, scale and cast are one pass over each row.
 // ROWWISE-LABEL: func.func @mlp(
 // ROWWISE:        fp8.amax %{{.+}} {granularity = "row"} : (tensor<?x256xbf16>) -> tensor<?xf32>
+// ROWWISE-NEXT:   %[[S:.+]] = fp8.scale
+// ROWWISE-NEXT:   fp8.cast %{{.+}}, %[[S]] {granularity = "row"}
 // ROWWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm"
 // ROWWISE-NEXT:   ^bb0(
-// ROWWISE-NEXT:     %[[S:.+]] = fp8.scale
-// ROWWISE-NEXT:     %[[Q:.+]] = fp8.cast %{{.+}}, %[[S]] {granularity = "row"}
-// ROWWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul %[[Q]],
+// ROWWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul
 // ROWWISE-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
 // ROWWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {granularity = "row"}
 // ROWWISE-NEXT:     fp8.yield %[[R]], %[[RA]] : tensor<?x512xbf16>, tensor<?xf32>
@@ -73,6 +76,7 @@
 // ROWWISE-PLAN-LABEL: // fusion plan for @mlp: 5 kernels
 // ROWWISE-PLAN:          not fused:
 // ROWWISE-PLAN-NEXT:       fp8.cast %g_fp8 not in the epilogue of kernel #3: its scale needs the amax of whole rows of %g, which span several output tiles; it is in kernel #4 (prologue)
+// ROWWISE-PLAN-NEXT:       fp8.cast %x_fp8 not in the prologue of kernel #3: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 
 // Delayed: x's scale comes from its history, so x's amax is taken while loading it; the
 // output's scale too, so the epilogue writes FP8 and the next GEMM reads it directly.

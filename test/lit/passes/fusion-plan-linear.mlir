@@ -7,12 +7,13 @@
 
 // TENSORWISE: // fusion plan for @linear: 3 kernels
 // TENSORWISE-NEXT: kernel #0 reduce -> generated
-// TENSORWISE-NEXT:   body: fp8.amax %x_amax
+// TENSORWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT: kernel #1 reduce -> generated
 // TENSORWISE-NEXT:   body: fp8.amax %w_amax, fp8.scale %w_scale, fp8.cast %w_fp8
-// TENSORWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
-// TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
+// TENSORWISE-NEXT: kernel #2 gemm -> cublaslt
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
+// TENSORWISE-NEXT: not fused:
+// TENSORWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #2: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 // TENSORWISE-NOT: {{.}}
 
 // DELAYED: // fusion plan for @linear: 3 kernels
@@ -27,12 +28,13 @@
 
 // ROWWISE: // fusion plan for @linear: 3 kernels
 // ROWWISE-NEXT: kernel #0 reduce -> generated
-// ROWWISE-NEXT:   body: fp8.amax %x_amax
+// ROWWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // ROWWISE-NEXT: kernel #1 reduce -> generated
 // ROWWISE-NEXT:   body: fp8.amax %w_amax, fp8.scale %w_scale, fp8.cast %w_fp8
-// ROWWISE-NEXT: kernel #2 gemm -> generated (casts A to FP8 in a prologue launch)
-// ROWWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
+// ROWWISE-NEXT: kernel #2 gemm -> cublaslt
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %y
+// ROWWISE-NEXT: not fused:
+// ROWWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #2: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 // ROWWISE-NOT: {{.}}
 
 // BLOCKWISE: // fusion plan for @linear: 3 kernels

@@ -7,13 +7,12 @@
 
 // TENSORWISE: // fusion plan for @mlp: 5 kernels
 // TENSORWISE-NEXT: kernel #0 reduce -> generated
-// TENSORWISE-NEXT:   body: fp8.amax %x_amax
+// TENSORWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT: kernel #1 reduce -> generated [at load: parameters only]
 // TENSORWISE-NEXT:   body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8
 // TENSORWISE-NEXT: kernel #2 reduce -> generated [at load: parameters only]
 // TENSORWISE-NEXT:   body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8
-// TENSORWISE-NEXT: kernel #3 gemm -> generated (casts A to FP8 in a prologue launch)
-// TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
+// TENSORWISE-NEXT: kernel #3 gemm -> cublaslt
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %h
 // TENSORWISE-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax
 // TENSORWISE-NEXT: kernel #4 gemm -> generated (casts A to FP8 in a prologue launch)
@@ -21,6 +20,7 @@
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
 // TENSORWISE-NEXT: not fused:
 // TENSORWISE-NEXT:   fp8.cast %g_fp8 not in the epilogue of kernel #3: its scale needs the whole-tensor amax of %g, known only after the kernel finishes; it is in kernel #4 (prologue)
+// TENSORWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #3: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 // TENSORWISE-NOT: {{.}}
 
 // DELAYED: // fusion plan for @mlp: 5 kernels

@@ -7,7 +7,7 @@
 
 // TENSORWISE: // fusion plan for @swiglu_mlp: 6 kernels
 // TENSORWISE-NEXT: kernel #0 reduce -> generated
-// TENSORWISE-NEXT:   body: fp8.amax %x_amax
+// TENSORWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT: kernel #1 reduce -> generated
 // TENSORWISE-NEXT:   body: fp8.amax %w_gate_amax, fp8.scale %w_gate_scale, fp8.cast %w_gate_fp8
 // TENSORWISE-NEXT: kernel #2 reduce -> generated
@@ -15,7 +15,6 @@
 // TENSORWISE-NEXT: kernel #3 reduce -> generated
 // TENSORWISE-NEXT:   body: fp8.amax %w_down_amax, fp8.scale %w_down_scale, fp8.cast %w_down_fp8
 // TENSORWISE-NEXT: kernel #4 gemm -> generated (dual GEMM (gate and up share A) with a swiglu epilogue)
-// TENSORWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %gate, fp8.scaled_matmul %up
 // TENSORWISE-NEXT:   epilogue: fp8.swiglu %h, fp8.amax %h_amax
 // TENSORWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in a prologue launch)
@@ -23,6 +22,7 @@
 // TENSORWISE-NEXT:   main: fp8.scaled_matmul %y
 // TENSORWISE-NEXT: not fused:
 // TENSORWISE-NEXT:   fp8.cast %h_fp8 not in the epilogue of kernel #4: its scale needs the whole-tensor amax of %h, known only after the kernel finishes; it is in kernel #5 (prologue)
+// TENSORWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #4: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 // TENSORWISE-NOT: {{.}}
 
 // DELAYED: // fusion plan for @swiglu_mlp: 6 kernels
@@ -44,7 +44,7 @@
 
 // ROWWISE: // fusion plan for @swiglu_mlp: 6 kernels
 // ROWWISE-NEXT: kernel #0 reduce -> generated
-// ROWWISE-NEXT:   body: fp8.amax %x_amax
+// ROWWISE-NEXT:   body: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // ROWWISE-NEXT: kernel #1 reduce -> generated
 // ROWWISE-NEXT:   body: fp8.amax %w_gate_amax, fp8.scale %w_gate_scale, fp8.cast %w_gate_fp8
 // ROWWISE-NEXT: kernel #2 reduce -> generated
@@ -52,7 +52,6 @@
 // ROWWISE-NEXT: kernel #3 reduce -> generated
 // ROWWISE-NEXT:   body: fp8.amax %w_down_amax, fp8.scale %w_down_scale, fp8.cast %w_down_fp8
 // ROWWISE-NEXT: kernel #4 gemm -> generated (dual GEMM (gate and up share A) with a swiglu epilogue)
-// ROWWISE-NEXT:   prologue: fp8.scale %x_scale, fp8.cast %x_fp8
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %gate, fp8.scaled_matmul %up
 // ROWWISE-NEXT:   epilogue: fp8.swiglu %h, fp8.amax %h_amax
 // ROWWISE-NEXT: kernel #5 gemm -> generated (casts A to FP8 in a prologue launch)
@@ -60,6 +59,7 @@
 // ROWWISE-NEXT:   main: fp8.scaled_matmul %y
 // ROWWISE-NEXT: not fused:
 // ROWWISE-NEXT:   fp8.cast %h_fp8 not in the epilogue of kernel #4: its scale needs the amax of whole rows of %h, which span several output tiles; it is in kernel #5 (prologue)
+// ROWWISE-NEXT:   fp8.cast %x_fp8 not in the prologue of kernel #4: its scale needs %x_amax, the amax of %x, first: the amax, scale and cast are one launch of their own; it is in kernel #0 (body)
 // ROWWISE-NOT: {{.}}
 
 // BLOCKWISE: // fusion plan for @swiglu_mlp: 6 kernels

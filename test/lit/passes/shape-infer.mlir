@@ -30,7 +30,7 @@
 // FUSED-LABEL: func.func @mlp(
 // FUSED-SAME: %{{[^:]+}}: tensor<3x64xbf16>
 // FUSED-SAME: -> (tensor<3x64xbf16>, tensor<3xf32>) {
-// FUSED:        fp8.kernel "reduce" ({{.*}}) : (tensor<3x64xbf16>) -> tensor<3xf32> {
+// FUSED:        fp8.kernel "reduce" ({{.*}}) : (tensor<3x64xbf16>) -> (tensor<3xf32>, tensor<3x64xf8E4M3FN>) {
 // FUSED-NEXT:   ^bb0(%{{.+}}: tensor<3x64xbf16>):
 // FUSED-NEXT:     fp8.amax {{.+}} {granularity = "row"} : (tensor<3x64xbf16>) -> tensor<3xf32>
 // FUSED:        fp8.kernel "gemm"
