@@ -102,6 +102,12 @@ int Lowerer::newTemp(const std::string &name, TensorType type, int64_t ld, bool 
   return static_cast<int>(plan_.buffers.size()) - 1;
 }
 
+int Lowerer::newScratch(const std::string &name, TensorType type) {
+  const int b = newTemp(name, std::move(type));
+  desc(b).role = BufferRole::Scratch;
+  return b;
+}
+
 int64_t Lowerer::ldOf(int b) const {
   const BufferDesc &d = plan_.buffers[static_cast<size_t>(b)];
   return d.ld > 0 ? d.ld : colsOf(d.type);

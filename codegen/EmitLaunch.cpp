@@ -236,6 +236,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
            << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
     if (d.barrierBuf >= 0)
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
+    if (d.resetAmax)
+      spec << "  static constexpr bool kResetAmax = true;\n";
     if (d.rowCastBuf >= 0)
       spec << "  static constexpr int kRowCastBuf = " << slot(d.rowCastBuf)
            << ";\n  static constexpr long long kRowCastLd = " << d.rowCastLd << ";\n";

@@ -232,10 +232,16 @@ Status LaunchBuilder::castInfo(const Group &g, const Value *v, LaunchDesc &d) {
     ci.pow2 = sc->boolAttr("pow2");
     const bool keepAmax = otherUses(a->result(), sc);
     if (ci.gran == Granularity::Tensor) {
-      ci.amaxOut = keepAmax ? lw_.bufferOf(a->result())
-                            : lw_.newTemp("amax", TensorType({}, DType::F32), 0, true);
-      lw_.desc(ci.amaxOut).zeroInit = true;
-      d.barrierBuf = lw_.newTemp("grid_barrier", TensorType({}, DType::I32), 0, true);
+      // The amax that only this launch reads is its Scratch, put back to zero by its last
+      // block; one that later steps read is zeroed before it on every run.
+      if (keepAmax) {
+        ci.amaxOut = lw_.bufferOf(a->result());
+        lw_.desc(ci.amaxOut).zeroInit = true;
+      } else {
+        ci.amaxOut = lw_.newScratch("amax", TensorType({}, DType::F32));
+        d.resetAmax = true;
+      }
+      d.barrierBuf = lw_.newGridBarrier();
     } else if (keepAmax) {
       ci.amaxOut = lw_.bufferOf(a->result());
     }
@@ -332,7 +338,7 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
           d.cast->amaxOut = lw_.newTemp("amax", TensorType(shape, DType::F32), 0, true);
         }
         lw_.desc(d.cast->amaxOut).zeroInit = true;
-        d.barrierBuf = lw_.newTemp("grid_barrier", TensorType({}, DType::I32), 0, true);
+        d.barrierBuf = lw_.newGridBarrier();
       }
       outBuf = d.cast->buf;
     } else {

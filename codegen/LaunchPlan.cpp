@@ -29,6 +29,8 @@ const char *bufferRoleName(BufferRole r) {
     return "constant";
   case BufferRole::Temp:
     return "temp";
+  case BufferRole::Scratch:
+    return "scratch";
   }
   return "?";
 }

@@ -32,6 +32,10 @@ enum class BufferRole {
   Output,   ///< a graph output written into the caller's buffer
   Constant, ///< computed at load from parameters only (quantized static weights)
   Temp,     ///< an intermediate; the memory plan may share its bytes with other temps
+  /// Persistent scratch of one launch that the launch leaves as it found it: zero. Zeroed once
+  /// when the executable is created (Executable::resetState), never per run: a cooperative
+  /// launch's grid-barrier counters and the tensor amax only it reads (gridBarrier).
+  Scratch,
 };
 
 /// One device buffer. 2-D tensors may be stored with a padded row pitch (`ld` elements per

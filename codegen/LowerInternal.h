@@ -80,7 +80,8 @@ struct LaunchDesc {
   std::optional<CastInfo> cast;
   std::vector<std::string> scalarLines; ///< body of scalars(buf, m, slot, leader)
   int numSlots = 0;
-  int barrierBuf = -1;
+  int barrierBuf = -1;    ///< Scratch {arrived, left} of a cooperative launch's grid barrier
+  bool resetAmax = false; ///< its cast's tensor amax is Scratch too: the launch resets it
   int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
   int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
@@ -113,6 +114,10 @@ public:
   void requirePitch(const Value *v);
   /// A new temporary buffer.
   int newTemp(const std::string &name, TensorType type, int64_t ld = 0, bool zeroInit = false);
+  /// A new Scratch buffer (zero when the executable is created, left at zero by its launch).
+  int newScratch(const std::string &name, TensorType type);
+  /// The {arrived, left} counters of a cooperative launch's grid barrier (Scratch).
+  int newGridBarrier() { return newScratch("grid_barrier", TensorType({2}, DType::I32)); }
   /// The buffer a GEMM reads v from: bufferOf(v) when its pitch is right, else a padded copy.
   int gemmOperandBuffer(const Value *v);
   /// True for a buffer gemmOperandBuffer or rowPaddedCopy made: a padded copy whose pad

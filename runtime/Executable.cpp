@@ -490,8 +490,11 @@ Expected<std::vector<StepTime>> Executable::lastProfile() {
 
 Status Executable::resetState(CUstream stream) {
   Impl &I = *impl_;
+  // Scratch too (grid-barrier counters, a cooperative cast's own amax): its launches expect
+  // zeros and leave zeros, so this is the only time it is cleared.
   for (size_t i = 0; i < I.plan().buffers.size(); ++i)
-    if (I.plan().buffers[i].role == BufferRole::State)
+    if (I.plan().buffers[i].role == BufferRole::State ||
+        I.plan().buffers[i].role == BufferRole::Scratch)
       FP8C_CU_TRY(I.drv, cuMemsetD8Async, I.arena.ptr() + I.memory.slots[i].offset, 0,
                   static_cast<size_t>(I.memory.slots[i].bytes), stream);
   return Status::ok();

@@ -102,7 +102,7 @@ public:
 
   /// Runs the graph on `stream`. Checks every binding's shape and dtype against the graph.
   Status run(const Bindings &bindings, CUstream stream);
-  /// Zeroes every state buffer (fresh amax histories), on `stream`.
+  /// Zeroes every state buffer (fresh amax histories) and every Scratch buffer, on `stream`.
   Status resetState(CUstream stream);
   /// With profiling on, run() records a CUDA event after each step it enqueues (a few
   /// microseconds per step); lastProfile() waits for the last run and returns each step's time

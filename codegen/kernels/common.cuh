@@ -358,19 +358,35 @@ __device__ __forceinline__ float reciprocal(float s) { return __fdiv_rn(1.0f, s)
 
 // --- grid barrier (cooperative launches only) --------------------------------------------------
 
-/// Waits until every block of the grid has arrived. `counter` is a zero-initialized u32 used
-/// by exactly one barrier of one launch; all blocks must be co-resident (cooperative launch).
-__device__ __forceinline__ void gridBarrier(u32 *counter) {
+/// Waits until every block of the grid has arrived; all blocks must be co-resident (cooperative
+/// launch). `bar` = {arrived, left} is a persistent pair of counters (BufferRole::Scratch): zero
+/// before the launch and zero again after it, so no run has to clear it. Each block's thread 0
+/// counts itself in `arrived`, waits for the whole grid, reads `*amax` if given (the value the
+/// grid reduced before arriving), then counts itself in `left`; the last block to leave knows
+/// that every block has passed the barrier and read `*amax`, so it resets the counters and,
+/// with ResetAmax (an amax that is the launch's own scratch), `*amax`. Returns the amax read
+/// (0 if none) to every thread of the block.
+template <bool ResetAmax = false>
+__device__ __forceinline__ float gridBarrier(u32 *bar, float *amax = nullptr) {
+  __shared__ float seen;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    atomicAdd(counter, 1u);
-    while (atomicAdd(counter, 0u) < gridDim.x) {
+    atomicAdd(bar, 1u);
+    while (atomicAdd(bar, 0u) < gridDim.x) {
       __nanosleep(64);
     }
     __threadfence();
+    seen = amax ? __ldcg(amax) : 0.0f;
+    if (atomicAdd(bar + 1, 1u) == gridDim.x - 1) {
+      if constexpr (ResetAmax)
+        atomicExch(amax, 0.0f);
+      atomicExch(bar, 0u);
+      atomicExch(bar + 1, 0u);
+    }
   }
   __syncthreads();
+  return seen;
 }
 
 } // namespace fp8c

@@ -169,7 +169,11 @@ struct SpecDefaults {
   static constexpr OutDesc kStore = OutDesc::none();
   static constexpr AmaxDesc kAmax = AmaxDesc::none();
   static constexpr CastDesc kCast = CastDesc::none();
-  static constexpr int kBarrierBuf = -1; ///< zero-initialized u32 for the grid barrier
+  /// A cooperative launch's grid barrier: {arrived, left}, a Scratch pair the launch leaves at
+  /// zero (gridBarrier). kResetAmax: the tensor amax it reduces into is Scratch as well (read
+  /// only by itself), so its last block also puts that back to zero.
+  static constexpr int kBarrierBuf = -1;
+  static constexpr bool kResetAmax = false;
   /// Transposes (transpose.cuh): the cast also written untransposed, and column sums.
   static constexpr int kRowCastBuf = -1;
   static constexpr i64 kRowCastLd = 0;

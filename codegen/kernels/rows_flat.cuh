@@ -136,9 +136,9 @@ __device__ __forceinline__ void cooperativePasses(void *const *buf, i64 m, float
   static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0, "a cooperative cast needs a barrier "
                                                              "and a zero-initialized amax buffer");
   flatPass<Spec, Phase::Amax>(buf, m, slots, scratch);
-  gridBarrier(static_cast<u32 *>(buf[Spec::kBarrierBuf]));
+  const float amax = gridBarrier<Spec::kResetAmax>(static_cast<u32 *>(buf[Spec::kBarrierBuf]),
+                                                  f32p(buf[C.amaxOutBuf]));
   if (threadIdx.x == 0) {
-    const float amax = __ldcg(f32p(buf[C.amaxOutBuf]));
     const float s = scaleFromAmax<C.scaleDt>(amax, C.margin, C.pow2);
     slots[Spec::kNumSlots] = s;
     if (blockIdx.x == 0) {

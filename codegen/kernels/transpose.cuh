@@ -328,16 +328,18 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
     static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0,
                   "a cast-transpose with local per-row scales is cooperative");
     tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile, colScratch);
+    // The per-column amaxes are read by every block's cast phase: a zeroed buffer per run.
+    static_assert(!Spec::kResetAmax, "per-column amaxes are not the barrier's to reset");
     gridBarrier(static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]));
     tilePass<Spec, Phase::Cast>(args.buffers, args.m, slots, scratch, tile, colScratch);
   } else if constexpr (C.buf >= 0 && C.src == ScaleSrc::Local) {
     static_assert(Spec::kBarrierBuf >= 0 && C.amaxOutBuf >= 0 && C.gran == Gran::Tensor,
                   "a cast-transpose with a local scale is tensorwise and cooperative");
     tilePass<Spec, Phase::Amax>(args.buffers, args.m, slots, scratch, tile, colScratch);
-    gridBarrier(static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]));
+    const float amax = gridBarrier<Spec::kResetAmax>(
+        static_cast<u32 *>(args.buffers[Spec::kBarrierBuf]), f32p(args.buffers[C.amaxOutBuf]));
     if (threadIdx.x == 0) {
-      const float s =
-          scaleFromAmax<C.scaleDt>(__ldcg(f32p(args.buffers[C.amaxOutBuf])), C.margin, C.pow2);
+      const float s = scaleFromAmax<C.scaleDt>(amax, C.margin, C.pow2);
       slots[Spec::kNumSlots] = s;
       if (blockIdx.x == 0) {
         if constexpr (C.scaleOutBuf >= 0)

@@ -102,8 +102,18 @@ TEST(CodegenLowering, LinearTensorwiseBuffersAndSteps) {
   ASSERT_EQ(gs.size(), 1u);
   EXPECT_EQ(ls[0]->entry, "fp8c_linear_k0_quantize");
   EXPECT_EQ(ls[1]->entry, "fp8c_linear_k1_quantize");
+  int scratch = 0;
+  for (const BufferDesc &d : p.buffers) {
+    EXPECT_FALSE(d.zeroInit) << "%" << d.name;
+    scratch += d.role == BufferRole::Scratch;
+  }
+  EXPECT_EQ(scratch, 4); // per cast: its amax and its barrier's {arrived, left}
   for (const GeneratedLaunch *gl : ls) {
     EXPECT_TRUE(gl->grid.cooperative) << gl->entry;
+    // The amax and the barrier's counters are Scratch the launch puts back to zero: no buffer
+    // of the plan is cleared on every run.
+    EXPECT_NE(gl->source.find("static constexpr bool kResetAmax = true;"), std::string::npos)
+        << gl->source;
     EXPECT_EQ(std::count(gl->buffers.begin(), gl->buffers.end(), find(p, "x")),
               gl == ls[0] ? 1 : 0)
         << gl->entry;

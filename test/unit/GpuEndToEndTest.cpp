@@ -2,7 +2,8 @@
 // on the lent H200): quantize kernels bit-exact against the interpreter at every granularity,
 // cuBLASLt FP8 GEMMs against an f64 reference of the dequantized operands (< 1e-3 relative
 // Frobenius error), every example x recipe against the interpreter, and a captured CUDA graph
-// replaying to the same outputs. Inputs are random and never zero; outputs are poisoned.
+// replaying to the same outputs, and a cooperative cast's Scratch left at zero across runs.
+// Inputs are random and never zero; outputs are poisoned.
 #include "GpuTestSupport.h"
 
 #include "ir/Parser.h"
@@ -100,6 +101,47 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) {
       return fmt::format("{}_{}x{}", info.param.granularity, info.param.m, info.param.k);
     });
+
+// A tensorwise cast whose amax only it reads keeps that amax and its grid-barrier counters in
+// Scratch buffers that no run clears: the launch's last block puts them back to zero. Runs of
+// one executable at different M (so different grid sizes), each with a smaller amax than the
+// one before (a leftover amax would give a wrong scale), must each match the interpreter bit
+// for bit.
+TEST(GpuQuantScratchTest, CooperativeCastLeavesItsScratchAtZeroAcrossRuns) {
+  FP8C_REQUIRE_GPU();
+  const int64_t k = 1000;
+  std::unique_ptr<Module> mod = parse(fmt::format(R"(
+func.func @quant(%x: tensor<?x{k}xbf16>) -> (tensor<f32>, tensor<?x{k}xf8E4M3FN>) {{
+  %a = fp8.amax %x {{granularity = "tensor"}} : (tensor<?x{k}xbf16>) -> tensor<f32>
+  %s = fp8.scale %a {{dtype = f8E4M3FN}} : (tensor<f32>) -> tensor<f32>
+  %q = fp8.cast %x, %s {{granularity = "tensor"}} : (tensor<?x{k}xbf16>, tensor<f32>) -> tensor<?x{k}xf8E4M3FN>
+  return %s, %q : tensor<f32>, tensor<?x{k}xf8E4M3FN>
+}}
+)",
+                                                  fmt::arg("k", k)));
+  ASSERT_TRUE(mod);
+  std::unique_ptr<Executable> exe = compileOrFail(*mod->graphs()[0], "shape-infer,fuse,dce", 5000);
+  ASSERT_TRUE(exe);
+  int scratch = 0;
+  for (const BufferDesc &d : exe->plan().buffers) {
+    scratch += d.role == BufferRole::Scratch;
+    EXPECT_FALSE(d.zeroInit) << "%" << d.name << " is cleared on every run";
+  }
+  EXPECT_EQ(scratch, 2) << "the amax and the barrier counters";
+  const int64_t rows[] = {5000, 1, 300, 4097, 2};
+  const double stddev[] = {64.0, 16.0, 4.0, 1.0, 0.25};
+  for (int r = 0; r < 5; ++r) {
+    std::map<std::string, HostTensor> in = {
+        {"x", nonZero({rows[r], k}, DType::BF16, 11 + r, stddev[r])}};
+    std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
+    std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), in);
+    for (const char *name : {"s", "q"}) {
+      ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
+      EXPECT_EQ(countBitMismatches(gpu[name], cpu[name]), 0)
+          << name << " differs from the interpreter in run " << r << " (M " << rows[r] << ")";
+    }
+  }
+}
 
 struct GemmCase {
   const char *mode;

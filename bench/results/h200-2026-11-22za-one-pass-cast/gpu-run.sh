@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One device call of the nineteenth session (x's amax, scale and cast in one launch):
+#   the GPU tests named by TESTS (unless SKIP_TESTS=1);
+#   BENCH=1: fp8c-bench on ONLY (shapes) x RECIPES x VARIANTS with the new build
+#         (build-gpu/bin) and, when build-ab/fp8c-bench-old exists, the build before the change,
+#         alternating old / new ROUNDS times, each its own process; TORCH=1 adds the PyTorch
+#         peer (bench/peers/torch_fp8.py, torchao from build-xfer-bench/pyao) on the same shapes;
+#   TRAIN=1: fp8c-train-bench (interleaved) on TRAIN_RECIPES for the Linear and the MLP.
+# Logs under $OUT.
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64 FP8C_CACHE_DIR=/tmp/c
+B=build-gpu/bin
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee $OUT/device.txt
+if [ -z "${SKIP_TESTS:-}" ]; then
+  timeout ${TEST_TIMEOUT:-300} $B/fp8c-unittests --gtest_filter="${TESTS:-*GpuExampleTest*}" > $OUT/unittests.log 2>&1
+  echo "unittests exit status: $?" | tee -a $OUT/unittests.log
+  grep -E '^\[ +(FAILED|PASSED|SKIPPED) |Failure|tests ran' $OUT/unittests.log | head -60
+fi
+if [ -n "${BENCH:-}" ]; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > $OUT/clocks.csv 2>&1 &
+  CLOCKS=$!
+  A="--shapes=bench/shapes.txt --only=${ONLY:-decode.m1,decode.m16} --recipes=${RECIPES:-tensorwise,rowwise} --variants=${VARIANTS:-fp8-gemm,fp8c,fp8c.static} ${BENCH_ARGS:-}"
+  for r in $(seq 1 ${ROUNDS:-1}); do
+    if [ -x build-ab/fp8c-bench-old ]; then
+      timeout ${BENCH_TIMEOUT:-120} build-ab/fp8c-bench-old $A --json=$OUT/bench-old-$r.json > $OUT/bench-old-$r.txt 2>&1
+      echo "old round $r exit status: $?"
+    fi
+    timeout ${BENCH_TIMEOUT:-120} $B/fp8c-bench $A --json=$OUT/bench-new-$r.json > $OUT/bench-new-$r.txt 2>&1
+    echo "new round $r exit status: $?"
+  done
+  kill $CLOCKS 2>/dev/null
+  awk -F', ' 'NR>1 && $2+0>0 {n++; s+=$2; if(min==""||$2+0<min)min=$2+0; if($2+0>max)max=$2+0; p+=$4} END {printf "SM clock during the bench: mean %.0f MHz, min %d, max %d over %d samples; mean power %.0f W\n", s/n, min, max, n, p/n}' $OUT/clocks.csv | tee $OUT/clocks-summary.txt
+fi
+if [ -n "${TORCH:-}" ]; then
+  export PYTHONPATH=$PWD/build-xfer-bench/pyao TORCHAO_FORCE_SKIP_LOADING_SO_FILES=1
+  timeout ${TORCH_TIMEOUT:-150} python3 bench/peers/torch_fp8.py --shapes bench/shapes.txt --only ${ONLY:-decode.m1,decode.m16} \
+    --json $OUT/torch.json ${TORCH_ARGS:-} > $OUT/torch.txt 2>&1
+  echo "torch exit status: $?" | tee -a $OUT/torch.txt
+  tail -30 $OUT/torch.txt
+fi
+if [ -n "${TRAIN:-}" ]; then
+  timeout ${TRAIN_TIMEOUT:-200} $B/fp8c-train-bench --tokens=8192 --reps=20 --interleave --profile \
+    --recipes=${TRAIN_RECIPES:-none,tensorwise,rowwise} --json=$OUT/train-bench.json \
+    examples/linear.mlir examples/mlp.mlir > $OUT/train-bench.txt 2>&1
+  echo "train-bench exit status: $?" | tee -a $OUT/train-bench.txt
+  grep -E "median|step total" $OUT/train-bench.txt | head -40
+fi
