@@ -247,7 +247,8 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps);
 //     m;};
 //   - grid.cooperative launches (the tensorwise cast with a current amax: "quantize" launches
 //     whose CastDesc has .localScale(...) with fp8c::Gran::Tensor, and cast-transposes) go
-//     through cuLaunchCooperativeKernel with at most the co-resident number of blocks; every
+//     through cuLaunchCooperativeKernel with at most the co-resident number of blocks (one
+//     block: a plain launch); their barrier counters are Scratch they leave at zero; every
 //     other launch is correct with any number of blocks >= 1 (grid-stride loops);
 //   - a launch with grid.persistent == false (state pushes, scalar scale launches) is one block;
 //   - casts, amaxes and scales (FP8 outputs, f32 amax/scale outputs, the histories after the

@@ -188,9 +188,11 @@ Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUde
   long long mm = m;
   std::memcpy(arg.data() + g.buffers.size() * sizeof(void *), &mm, sizeof mm);
   void *params[] = {arg.data()};
+  // One block is co-resident with itself: a plain launch (a decode step's tensorwise cast at
+  // M = 1) skips the cooperative launch's overhead.
   return drv->launch(ll.fn, static_cast<unsigned>(blocks), static_cast<unsigned>(g.blockThreads),
-                     static_cast<unsigned>(g.sharedBytes), stream, params, g.grid.cooperative,
-                     g.kernelName);
+                     static_cast<unsigned>(g.sharedBytes), stream, params,
+                     g.grid.cooperative && blocks > 1, g.kernelName);
 }
 
 // Step `g` as cuBLASLt would run it at M, with the plan's fallbacks where cuBLASLt refuses it

@@ -365,24 +365,31 @@ __device__ __forceinline__ float reciprocal(float s) { return __fdiv_rn(1.0f, s)
 /// grid reduced before arriving), then counts itself in `left`; the last block to leave knows
 /// that every block has passed the barrier and read `*amax`, so it resets the counters and,
 /// with ResetAmax (an amax that is the launch's own scratch), `*amax`. Returns the amax read
-/// (0 if none) to every thread of the block.
+/// (0 if none) to every thread of the block. A grid of one block (launched plainly, not
+/// cooperatively) touches no counter.
 template <bool ResetAmax = false>
 __device__ __forceinline__ float gridBarrier(u32 *bar, float *amax = nullptr) {
   __shared__ float seen;
   __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(bar, 1u);
-    while (atomicAdd(bar, 0u) < gridDim.x) {
-      __nanosleep(64);
+    // Alone (a plain launch), the block barrier above ordered the block's amax atomics.
+    const bool alone = gridDim.x == 1;
+    if (!alone) {
+      __threadfence();
+      atomicAdd(bar, 1u);
+      while (atomicAdd(bar, 0u) < gridDim.x) {
+        __nanosleep(64);
+      }
+      __threadfence();
     }
-    __threadfence();
     seen = amax ? __ldcg(amax) : 0.0f;
-    if (atomicAdd(bar + 1, 1u) == gridDim.x - 1) {
+    if (alone || atomicAdd(bar + 1, 1u) == gridDim.x - 1) {
       if constexpr (ResetAmax)
         atomicExch(amax, 0.0f);
-      atomicExch(bar, 0u);
-      atomicExch(bar + 1, 0u);
+      if (!alone) {
+        atomicExch(bar, 0u);
+        atomicExch(bar + 1, 0u);
+      }
     }
   }
   __syncthreads();

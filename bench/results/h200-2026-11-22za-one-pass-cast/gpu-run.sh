@@ -5,7 +5,8 @@
 #         (build-gpu/bin) and, when build-ab/fp8c-bench-old exists, the build before the change,
 #         alternating old / new ROUNDS times, each its own process; TORCH=1 adds the PyTorch
 #         peer (bench/peers/torch_fp8.py, torchao from build-xfer-bench/pyao) on the same shapes;
-#   TRAIN=1: fp8c-train-bench (interleaved) on TRAIN_RECIPES for the Linear and the MLP.
+#   TRAIN=1: fp8c-train-bench (interleaved) on TRAIN_RECIPES for the Linear and the MLP, after
+#         it build-ab/fp8c-train-bench-old (the build before the change) where it exists.
 # Logs under $OUT.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64 FP8C_CACHE_DIR=/tmp/c
@@ -39,9 +40,14 @@ if [ -n "${TORCH:-}" ]; then
   tail -30 $OUT/torch.txt
 fi
 if [ -n "${TRAIN:-}" ]; then
-  timeout ${TRAIN_TIMEOUT:-200} $B/fp8c-train-bench --tokens=8192 --reps=20 --interleave --profile \
-    --recipes=${TRAIN_RECIPES:-none,tensorwise,rowwise} --json=$OUT/train-bench.json \
-    examples/linear.mlir examples/mlp.mlir > $OUT/train-bench.txt 2>&1
-  echo "train-bench exit status: $?" | tee -a $OUT/train-bench.txt
-  grep -E "median|step total" $OUT/train-bench.txt | head -40
+  for v in new old; do
+    T=$B/fp8c-train-bench
+    [ $v = old ] && T=build-ab/fp8c-train-bench-old
+    [ -x $T ] || continue
+    timeout ${TRAIN_TIMEOUT:-200} $T --tokens=8192 --reps=20 --interleave ${TRAIN_ARGS:-} \
+      --recipes=${TRAIN_RECIPES:-none,tensorwise,rowwise} --json=$OUT/train-$v.json \
+      examples/linear.mlir examples/mlp.mlir > $OUT/train-$v.txt 2>&1
+    echo "train-bench $v exit status: $?" | tee -a $OUT/train-$v.txt
+    grep -E "median|step total" $OUT/train-$v.txt | head -40
+  done
 fi
