@@ -22,11 +22,12 @@
 // RUN: not fp8c-opt %s --fp8c-pipeline=passes=bogus 2>&1 | FileCheck %s --check-prefix=BAD
 
 // TENSOR-LABEL: func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>) -> tensor<?x256xbf16> {
-// TENSOR:         %[[XA:.+]] = fp8.kernel "reduce" (%x)
+// TENSOR:         %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%x)
 // TENSOR:           fp8.amax {{.*}}{granularity = "tensor"}
+// TENSOR:           fp8.cast {{.*}} -> tensor<?x256xf8E4M3FN>
 // TENSOR:         = fp8.kernel "reduce" (%w1)
 // TENSOR:           fp8.cast {{.*}} -> tensor<512x256xf8E4M3FN>
-// TENSOR:         = fp8.kernel "gemm" (%[[XA]], %x,
+// TENSOR:         = fp8.kernel "gemm" (%[[XQ]], %w1_fp8, %[[XS]],
 // TENSOR:           fp8.scaled_matmul {{.*}} {fast_accum = true, out = bf16}
 // TENSOR:         %y = fp8.kernel "gemm"
 // TENSOR:         return %y : tensor<?x256xbf16>
