@@ -419,6 +419,13 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
                                      std::tuple{main->operand(3), lb, &g.invScaleB}})
         if (Status st = inverseScaleInto(lw, v, layout, kernelIndex, slot); !st)
           return st;
+      if (g.nPadded && g.scaleMode == GemmScaleMode::OuterVector) {
+        // cuBLASLt reads nPadded scales of B: those of the zero pad rows are zeros (the launch
+        // that inverts B's scales writes the first N).
+        BufferDesc &sb = lw.desc(g.invScaleB);
+        sb.type = TensorType({g.nPadded}, DType::F32);
+        sb.zeroInit = true;
+      }
     }
     int biasLaunchIn = -1; // the f32 GEMM result a launch adds an unfusable bias to
     if (const Value *bias = biasOf(main)) {

@@ -47,8 +47,10 @@ GemmScaleMode scaleModeOf(const Op *main) {
 /// is not a multiple of 8 (bf16 / f16) or 16 (FP8, which cuBLASLt refuses) has no fast
 /// cuBLASLt kernel; rounded up, B [N, K] and the bias are copied with zeros after and D's
 /// 16-byte pitch takes the extra columns (0, plus a zero bias, through the activation: 0). FP8
-/// only with tensor scales and a plain epilogue (bias, activation): no amax, cast, transpose,
-/// column sums or saved input of D, and only where cuBLASLt may run it.
+/// only with a plain epilogue (bias, activation): no amax, cast, transpose, column sums or saved
+/// input of D, and only where cuBLASLt may run it; any scale mode: row scales of B get zeros
+/// after N (LowerGemm grows B's inverse-scale buffer), 128 x 128 block scales already cover the
+/// pad rows (N rounded up to 16 stays in the last 128-row block).
 int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTransposed) {
   const Value *A = main->operand(0), *B = main->operand(1);
   const bool fp8 = main->kind() == OpKind::ScaledMatmul;
@@ -61,8 +63,7 @@ int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTrans
   if (fp8) {
     if (!isFloat8(A->type().dtype()) || lw.options().gemmBackend == GemmBackend::Generated ||
         a.amaxD || a.castD || a.transD || a.epiIn || a.colSum || a.written.size() != 1 ||
-        scaleModeOf(main) != GemmScaleMode::Tensor ||
-        lw.ldOf(lw.bufferOf(a.written[0])) < up)
+        a.needsGenerated || lw.ldOf(lw.bufferOf(a.written[0])) < up)
       return 0;
   }
   return up;

@@ -310,7 +310,7 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
 // FP8 with an N cuBLASLt refuses (not a multiple of 16): tensor scales and a plain epilogue copy
 // the FP8 weight and the bias with N rounded up to 16 where D's pitch holds it; row and block
 // scales do not.
-TEST(CodegenLowering, Fp8OddNRoundsUpWithTensorScales) {
+TEST(CodegenLowering, Fp8OddNRoundsUpWithEveryScaleMode) {
   const std::string text =
       "func.func @f(%x: tensor<?x4101xbf16>, %w: tensor<3001x4101xbf16>, %b: tensor<3001xbf16>) "
       "-> tensor<?x3001xbf16> {\n"
@@ -322,17 +322,22 @@ TEST(CodegenLowering, Fp8OddNRoundsUpWithTensorScales) {
     Lowered l = lower(text, pipeline(recipe));
     auto gs = gemms(l.plan.steps);
     ASSERT_EQ(gs.size(), 1u);
-    const bool tensor = recipe == "tensorwise" || recipe == "delayed";
-    EXPECT_EQ(gs[0]->nPadded, tensor ? 3008 : 0);
+    EXPECT_EQ(gs[0]->nPadded, 3008);
     EXPECT_FALSE(gs[0]->kPadsZero); // FP8: K goes up to 16 anyway
-    if (tensor) {
-      const BufferDesc &wp = l.plan.buffers[gs[0]->b];
-      EXPECT_EQ(wp.name, "w_fp8.padded");
-      EXPECT_EQ(wp.type.dim(0), 3008);
-      EXPECT_EQ(wp.ld, 4112);
-      EXPECT_TRUE(wp.zeroInit);
-      EXPECT_EQ(l.plan.buffers[gs[0]->bias].type.dim(0), 3008);
-      EXPECT_EQ(l.plan.buffers[gs[0]->d].ld, 3008);
+    const BufferDesc &wp = l.plan.buffers[gs[0]->b];
+    EXPECT_EQ(wp.name, "w_fp8.padded");
+    EXPECT_EQ(wp.type.dim(0), 3008);
+    EXPECT_EQ(wp.ld, 4112);
+    EXPECT_TRUE(wp.zeroInit);
+    EXPECT_EQ(l.plan.buffers[gs[0]->bias].type.dim(0), 3008);
+    EXPECT_EQ(l.plan.buffers[gs[0]->d].ld, 3008);
+    const BufferDesc &sb = l.plan.buffers[gs[0]->invScaleB];
+    if (recipe == "rowwise") {
+      // cuBLASLt reads 3008 column scales: zeros after the 3001 the quantize launch writes.
+      EXPECT_EQ(sb.type.dim(0), 3008);
+      EXPECT_TRUE(sb.zeroInit);
+    } else if (recipe == "blockwise") {
+      EXPECT_EQ(sb.type.dim(0), 24); // ceil(3008 / 128) = ceil(3001 / 128) blocks of rows
     }
   }
   // Forced onto the generated GEMM (no cuBLASLt): nothing to pad.

@@ -75,8 +75,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuOddKGemmTest,
                                               info.param.n);
                          });
 
-// FP8 (tensor scales) with an N cuBLASLt refuses: the FP8 weight and the bias are copied with N
-// rounded up to 16 where D's pitch holds it (N 3001: D pitch 3008), and cuBLASLt runs it; N 100
+// FP8 (tensor, row and 128-block scales) with an N cuBLASLt refuses: the FP8 weight and the
+// bias are copied with N rounded up to 16 where D's pitch holds it (N 3001: D pitch 3008), row
+// scales of the weight get zeros after N, and cuBLASLt runs it; N 100
 // (D pitch 104 < 112) keeps the generated GEMM. With weights=static the weight's padded copy is
 // made at load and must survive the runs (zeroed once, at load; before the fix the per-run
 // zeroing wiped it and D was the bias alone). Against the interpreter within the examples' FP8
@@ -128,7 +129,8 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, GpuOddNFp8Test,
-                         ::testing::Combine(::testing::Values("tensorwise", "delayed"),
+                         ::testing::Combine(::testing::Values("tensorwise", "delayed", "rowwise",
+                                                              "blockwise"),
                                             ::testing::Values(int64_t(3001), int64_t(100)),
                                             ::testing::Values("dynamic", "static")),
                          [](const auto &info) {
