@@ -127,6 +127,10 @@ std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias, DGelu, DGeluBgrad };
 /// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
 enum class EpiInOp { GeluGrad, Residual };
+/// An activation only the generated GEMM's epilogue applies (CublasLtGemm::blockAct).
+enum class EpiActivation { None, Relu, GeluTanh, GeluErf, Silu };
+/// "none", "relu", "gelu_tanh", "gelu_erf" or "silu".
+const char *epiActivationName(EpiActivation a);
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
 /// with amax(|D|) and FP8 output D * scaleD. A and B are FP8, K-major (TN), or both bf16/f16
@@ -185,6 +189,19 @@ struct CublasLtGemm {
   /// epilogue from them. -1 when not a dual GEMM.
   int b2 = -1, invScaleB2 = -1;
   int gateD = -1, upD = -1;
+  /// The 1x128-block FP8 cast of the epilogue's value (a blockwise recipe's activation, the
+  /// next GEMM's operand), generated GEMM only: D (FP8) = sat(rne(y * s)), y = blockAct(GEMM
+  /// result + bias) in bf16, s = fp8.scale(amax of y's 1x128 block; blockMargin, blockPow2),
+  /// with s written to blockScaleOut ([M, ceil(N/128)], where the graph uses the scale beyond
+  /// the cast) and 1 / s to blockInvOut ([ceil(N/128), M] K-block-major, the next GEMM's
+  /// inverse), each -1 where not needed. cuBLASLt (auto's other choice) writes the bf16 GEMM
+  /// result plus bias to epiD and the `epiFallback` launches compute the activation, amaxes,
+  /// scales and cast from it. blockCast false: none.
+  bool blockCast = false;
+  EpiActivation blockAct = EpiActivation::None;
+  int blockScaleOut = -1, blockInvOut = -1;
+  int64_t blockMargin = 0;
+  bool blockPow2 = false;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;

@@ -19,7 +19,9 @@
 // gelu_grad of its result with the GELU's saved input read in the epilogue, its amax, column
 // sums and transpose (epiIn; after cuBLASLt, one cast-transpose launch from the bf16 result);
 // and a residual add of a bf16 input with its amax and FP8 cast (epiIn; after cuBLASLt, a
-// launch from the bf16 result).
+// launch from the bf16 result); with 128-block scales, the activation and 1x128-block FP8 cast
+// of the result with its scales (LowerGemmBlockCast.cpp; after cuBLASLt, launches from the
+// bf16 result).
 #include "codegen/LowerInternal.h"
 
 #include <algorithm>
@@ -193,6 +195,16 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
     return a;
   }
   a.epilogue = bias ? GemmEpilogue::Bias : GemmEpilogue::Default;
+  // 128-block scales: the activation, 1x128 amaxes, scales and cast of the result in the
+  // generated GEMM's epilogue (LowerGemmBlockCast.cpp); nothing else joins cuBLASLt's.
+  if (fp8 && generatedCapable && scaleModeOf(main) == GemmScaleMode::Block128) {
+    analyzeBlockCast(kernel, a);
+    const std::set<const Op *> blockFused(a.fused.begin(), a.fused.end());
+    for (Op *op : epi)
+      if (!blockFused.count(op))
+        a.post.push_back(op);
+    return a;
+  }
   std::set<const Op *> fused;
   const Value *tail = main->result();
   // FP8 D with a scale known before the GEMM, and with it AMAX_D (cuBLASLt computes amax(D)
@@ -469,6 +481,9 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
         g.epiFallback = lw.takeLaunchesSince(mark);
       }
     }
+    if (a.blockCast && i == 0)
+      if (Status st = lowerBlockCast(lw, kernel, kernelIndex, a, g); !st)
+        return st;
     if (a.colSum && i == 0) {
       g.colSum = lw.bufferOf(a.colSum->result());
       // f32 partial sums per 64 rows: ceil(M/64) x N (BufferDesc::mDivisor).

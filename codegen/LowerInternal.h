@@ -240,6 +240,9 @@ struct GemmAnalysis {
   /// The epilogue holds what only the generated GEMM computes (row scales with an activation
   /// or an amax, a per-row amax): the step runs on it (CublasLtGemm::backend Generated).
   bool needsGenerated = false;
+  /// The 1x128-block FP8 cast of the (activated) result in the generated GEMM's epilogue
+  /// (LowerGemmBlockCast.cpp): the optional activation, the block amax, its scale and the cast.
+  Op *blockAct = nullptr, *blockAmax = nullptr, *blockScale = nullptr, *blockCast = nullptr;
   std::vector<const Value *> written; ///< per main, the value cuBLASLt writes as D
 };
 
@@ -283,6 +286,17 @@ Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kerne
 /// fused; otherwise every op after the GEMMs is left to the epilogue launch.
 void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> epi,
                      GemmAnalysis &a);
+/// The blockwise analysis of a one-GEMM kernel with 128-block scales (LowerGemmBlockCast.cpp):
+/// where the bf16 result (after its bias) feeds, through an optional relu / gelu / silu, only a
+/// 1x128 amax and the block cast by the scale computed from it, those ops join `a.fused`
+/// (a.blockAct .. a.blockCast; epiResult the result, epiFirst the first fused op) and the cast's
+/// FP8 output becomes the value written.
+void analyzeBlockCast(const Op &kernel, GemmAnalysis &a);
+/// Fills the block cast of step `g` from `a` (CublasLtGemm::blockCast): the scale and inverse
+/// outputs, and, unless the step is the generated GEMM's alone, cuBLASLt's result buffer and the
+/// launches that compute the epilogue from it.
+Status lowerBlockCast(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a,
+                      CublasLtGemm &g);
 /// Lowers a kernel that analyzeDualGemm fused: one GEMM step for both weights.
 Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt

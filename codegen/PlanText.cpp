@@ -116,6 +116,16 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   if (c.b2 >= 0 && c.gateD >= 0)
     os << " (cuBLASLt: the results to " << bufStr(p, c.gateD) << " and " << bufStr(p, c.upD)
        << ")";
+  if (c.blockCast) {
+    os << ", D cast per 1x128 block";
+    if (c.blockAct != EpiActivation::None)
+      os << " after " << epiActivationName(c.blockAct);
+    os << " (margin " << c.blockMargin << (c.blockPow2 ? ", pow2" : "") << ")";
+    if (c.blockScaleOut >= 0)
+      os << ", scales to " << bufStr(p, c.blockScaleOut);
+    if (c.blockInvOut >= 0)
+      os << ", 1/scales to " << bufStr(p, c.blockInvOut);
+  }
   if (c.epiD >= 0)
     os << " (cuBLASLt: the result to " << bufStr(p, c.epiD) << ")";
   if (c.colSum >= 0)

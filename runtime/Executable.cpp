@@ -281,6 +281,18 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     if (auto it = autoChoice.find(g.name);
         it != autoChoice.end() && gemmSm90TuneBucket(g.m.eval(m)) == it->second.bucket)
       choice = &it->second;
+  if (choice && choice->generated && choice->unfused) {
+    // The plain GEMM on the generated kernel into epiD, then the epilogue's launches.
+    const CublasLtGemm &u = unfusedSteps.at(g.name);
+    if (Status st = runSm90(u, ptrs, m, stream, choice->why); !st)
+      return st;
+    for (const GeneratedLaunch &l : g.epiFallback)
+      if (Status st = launch(l, ptrs, m, stream); !st)
+        return st;
+    gemmLog[g.name] = gemmLog[u.name] + "; the epilogue by launches from its bf16 result";
+    gemmLog.erase(u.name);
+    return Status::ok();
+  }
   if (choice && choice->generated)
     return runSm90(g, ptrs, m, stream, choice->why);
   // auto asks cuBLASLt first (its answers are cached per configuration); on a Hopper GPU a
@@ -303,7 +315,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
   if (call.epilogueAfter)
     notes.push_back("no GELU_AUX algorithm: the GELU input written as D, the epilogue by launches");
   if (g.epiD >= 0)
-    notes.push_back(g.epiInOp == EpiInOp::Residual
+    notes.push_back(g.blockCast ? "the 1x128-block cast by a launch from the bf16 result"
+                    : g.epiInOp == EpiInOp::Residual
                         ? "the residual add by a launch from the bf16 result"
                         : "the gelu_grad epilogue by a launch from its bf16 result");
   if (g.b2 >= 0)

@@ -45,8 +45,10 @@ struct CompileOptions {
   /// at maxTokens gets the fastest of a few tile configs, timed at that M on scratch buffers
   /// (the winner is cached on disk next to the kernels); with backend "auto", the step runs on
   /// whichever of cuBLASLt and that winner measured faster (the generated GEMM only when at
-  /// least 1 % faster). Both choices hold for M in the power-of-two bucket of the step's largest
-  /// M; smaller M keep the heuristic (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
+  /// least 1 % faster); a step with fewer rows (decode) is not tile-tuned but, with "auto",
+  /// timed the same way against cuBLASLt with the heuristic's config. Both choices hold for M
+  /// in the power-of-two bucket of the step's largest M; smaller M keep the heuristic
+  /// (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
   /// Off, or without a Hopper GPU: no measurement, the heuristics alone.
   bool autotune = true;
 };

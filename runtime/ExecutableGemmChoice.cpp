@@ -61,7 +61,7 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   add(g.b2, Fill::Random);
   add(g.invScaleB2, Fill::One);
   for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.epiD,
-                g.gateD, g.upD})
+                g.gateD, g.upD, g.blockScaleOut, g.blockInvOut})
     add(i, Fill::Zero);
   for (const auto *fallbacks :
        {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.epiFallback, &g.dualFallback})
@@ -99,13 +99,17 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
 
 } // namespace
 
-// Autotunes step `g` at its largest M (maxM) on scratch buffers: the generated GEMM's winner
-// for that M's bucket (sm90Tuned), and with `compareCublasLt` (backend auto) the winner timed
-// against cuBLASLt side by side (autoChoice; *generatedWins when the generated GEMM is at
-// least 1 % faster). Times come from the tune cache where it has them for this key and
-// cuBLASLt version. Any failure is an error naming the step: nothing falls back silently.
+// Measures step `g` at its largest M (maxM) on scratch buffers. With `tuneTiles`, autotunes
+// the generated GEMM's tile configs: the winner for that M's bucket (sm90Tuned); otherwise
+// (a step of fewer than kGemmSm90TuneMinRows rows: decode) the heuristic's config, which run()
+// uses there, is the generated side. With `compareCublasLt` (backend auto) that kernel is timed
+// against cuBLASLt (with the launches its form needs) side by side (autoChoice; *generatedWins
+// when the generated GEMM is at least 1 % faster). Times come from the tune cache where it has
+// them for this key and cuBLASLt version. Any failure is an error naming the step: nothing
+// falls back silently.
 Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base,
-                                  int64_t maxM, bool compareCublasLt, bool *generatedWins) {
+                                  int64_t maxM, bool tuneTiles, bool compareCublasLt,
+                                  bool *generatedWins) {
   *generatedWins = false;
   const std::string what = "GEMM '" + g.name + "' (" + g.description + "): autotune: ";
   const std::string hint =
@@ -116,24 +120,46 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
   const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), maxM);
   const GemmSm90Pointers p = gemmSm90PointersOf(g, scratch->ptrs);
   GemmSm90TuneCache &cache = GemmSm90TuneCache::global();
-  Expected<GemmSm90TuneResult> r = autotuneGemmSm90(*sm90, base, prob, p, nullptr, cache);
-  if (!r)
-    return Error(what + r.error() + hint);
-  jitSeconds += r->jitSeconds;
-  coldCompiles += r->coldCompiles;
   const int64_t bucket = gemmSm90TuneBucket(prob.m);
-  const GemmSm90TuneEntry &e = r->entry;
-  std::string note =
-      r->fromCache
-          ? fmt::format("autotuned for M bucket {}: from the cache, {:.1f} us", bucket, e.winnerUs)
-          : fmt::format("autotuned at M={}: fastest of {} configs, {:.1f} us vs the heuristic's "
-                        "{}",
-                        prob.m, e.candidates.size(), e.winnerUs,
-                        e.heuristicUs > 0 ? fmt::format("{:.1f} us", e.heuristicUs)
-                                          : std::string("pick, which does not take it"));
-  if (!r->cacheWriteError.empty())
-    note += "; not cached: " + r->cacheWriteError;
-  sm90Tuned[g.name] = {r->winner, bucket, note};
+  GemmSm90Kernel winner;
+  GemmSm90TuneEntry e;
+  if (tuneTiles) {
+    Expected<GemmSm90TuneResult> r = autotuneGemmSm90(*sm90, base, prob, p, nullptr, cache);
+    if (!r)
+      return Error(what + r.error() + hint);
+    jitSeconds += r->jitSeconds;
+    coldCompiles += r->coldCompiles;
+    e = r->entry;
+    winner = r->winner;
+    std::string note =
+        r->fromCache
+            ? fmt::format("autotuned for M bucket {}: from the cache, {:.1f} us", bucket, e.winnerUs)
+            : fmt::format("autotuned at M={}: fastest of {} configs, {:.1f} us vs the heuristic's "
+                          "{}",
+                          prob.m, e.candidates.size(), e.winnerUs,
+                          e.heuristicUs > 0 ? fmt::format("{:.1f} us", e.heuristicUs)
+                                            : std::string("pick, which does not take it"));
+    if (!r->cacheWriteError.empty())
+      note += "; not cached: " + r->cacheWriteError;
+    sm90Tuned[g.name] = {winner, bucket, note};
+  } else {
+    // The heuristic's config alone (no tile tuning below kGemmSm90TuneMinRows rows), under its
+    // own key so that it never stands in for a tuned entry of the same bucket.
+    winner = chooseGemmSm90Tiles(base, prob, device);
+    Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(winner);
+    if (!ck)
+      return Error(what + ck.error() + hint);
+    jitSeconds += (*ck)->seconds;
+    coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+    const std::string key = gemmSm90TuneKey(base, device, prob) + "|untuned";
+    if (std::optional<GemmSm90TuneEntry> hit = cache.lookUp(key, base);
+        hit && hit->winner.name() == winner.name()) {
+      e = *hit;
+    } else {
+      e.key = key;
+      e.winner = winner;
+    }
+  }
   // Nothing may still run on the scratch buffers when they are freed (on every return below).
   auto done = [&]() -> Status {
     FP8C_CU_TRY(drv, cuStreamSynchronize, nullptr);
@@ -147,47 +173,108 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
     return Error(what + call.error() + hint);
   if (!call->refused.empty())
     return done(); // cuBLASLt cannot run it here: runGemm's refusal path takes it
+  // The unfused form (the plain GEMM on the generated kernel, then the epilogue launches that
+  // follow cuBLASLt), where the step has one: its kernel tuned like the fused one's.
+  std::optional<CublasLtGemm> u = unfusedGemmOf(g);
+  GemmSm90Kernel uWinner;
+  GemmSm90Problem uProb;
+  GemmSm90Pointers uP;
+  if (u) {
+    Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(*u, plan());
+    if (!uBase) {
+      u.reset(); // the generated GEMM cannot write that result: two candidates
+    } else {
+      uProb = gemmSm90ProblemOf(*u, plan(), maxM);
+      uP = gemmSm90PointersOf(*u, scratch->ptrs);
+      if (tuneTiles) {
+        Expected<GemmSm90TuneResult> ur = autotuneGemmSm90(*sm90, *uBase, uProb, uP, nullptr, cache);
+        if (!ur)
+          return Error(what + "the unfused form: " + ur.error() + hint);
+        jitSeconds += ur->jitSeconds;
+        coldCompiles += ur->coldCompiles;
+        uWinner = ur->winner;
+      } else {
+        uWinner = chooseGemmSm90Tiles(*uBase, uProb, device);
+        Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(uWinner);
+        if (!ck)
+          return Error(what + "the unfused form: " + ck.error() + hint);
+        jitSeconds += (*ck)->seconds;
+        coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+      }
+    }
+  }
   const int64_t ltVersion = static_cast<int64_t>(cublasLtGetVersion());
   GemmSm90BackendTimes times;
   bool cached = false;
   std::string notCached;
-  if (e.backends && e.backends->cublasLtVersion == ltVersion) {
+  if (e.backends && e.backends->cublasLtVersion == ltVersion &&
+      (e.backends->unfusedUs > 0) == u.has_value()) {
     times = *e.backends;
     cached = true;
   } else {
-    // Both backends under a sustained load, batches alternating (as the candidates were
+    // The backends under a sustained load, batches alternating (as the candidates were
     // tuned): the clock a training step's GEMMs run at, not a short burst's.
     times.cublasLtVersion = ltVersion;
-    Expected<std::vector<double>> both = timeGpuCallsSustainedUs(
-        {[&] { return runCublas(g, *call, scratch->ptrs, maxM, nullptr); },
-         [&] { return sm90->run(r->winner, prob, p, nullptr); }},
-        nullptr);
+    std::vector<std::function<Status()>> calls{
+        [&] { return runCublas(g, *call, scratch->ptrs, maxM, nullptr); },
+        [&] { return sm90->run(winner, prob, p, nullptr); }};
+    if (u)
+      calls.push_back([&]() -> Status {
+        if (Status st = sm90->run(uWinner, uProb, uP, nullptr); !st)
+          return st;
+        for (const GeneratedLaunch &l : g.epiFallback)
+          if (Status st = launch(l, scratch->ptrs, maxM, nullptr); !st)
+            return st;
+        return Status::ok();
+      });
+    Expected<std::vector<double>> both = timeGpuCallsSustainedUs(calls, nullptr);
     if (!both)
-      return Error(what + "timing cuBLASLt against " + r->winner.name() + ": " + both.error() +
+      return Error(what + "timing cuBLASLt against " + winner.name() + ": " + both.error() +
                    hint);
     times.cublasLtUs = (*both)[0];
     times.generatedUs = (*both)[1];
+    if (u)
+      times.unfusedUs = (*both)[2];
     GemmSm90TuneEntry updated = e;
     updated.backends = times;
+    if (!tuneTiles) {
+      updated.winnerUs = updated.heuristicUs = times.generatedUs;
+      updated.candidates = {{winner.name(), times.generatedUs}};
+    }
     if (Status st = cache.store(updated); !st)
       notCached = "; not cached: " + st.message();
   }
-  *generatedWins = times.generatedUs < 0.99 * times.cublasLtUs;
+  // The generated GEMM (either form) must be 1 % faster than cuBLASLt; between its forms the
+  // faster one.
+  const bool useUnfused = u && times.unfusedUs > 0 && times.unfusedUs < times.generatedUs;
+  const double genUs = useUnfused ? times.unfusedUs : times.generatedUs;
+  *generatedWins = genUs < 0.99 * times.cublasLtUs;
   const std::string suffix =
       fmt::format(" at M={}{}{}", prob.m, cached ? ", from the cache" : "", notCached);
   AutoChoice choice;
   choice.generated = *generatedWins;
+  choice.unfused = *generatedWins && useUnfused;
   choice.bucket = bucket;
+  const std::string kernelNote = tuneTiles ? "" : " (the heuristic's " + winner.name() + ")";
+  const std::string formNote =
+      u ? fmt::format("; fused {:.1f} us, unfused {:.1f} us (the plain GEMM, then launches)",
+                      times.generatedUs, times.unfusedUs)
+        : "";
   if (*generatedWins)
-    choice.why = fmt::format("auto: measured {:.1f} us vs cuBLASLt {:.1f} us{}", times.generatedUs,
-                             times.cublasLtUs, suffix);
+    choice.why = fmt::format("auto: measured {:.1f} us vs cuBLASLt {:.1f} us{}{}{}", genUs,
+                             times.cublasLtUs, suffix, kernelNote, formNote);
   else
-    choice.why = fmt::format("auto: measured {:.1f} us vs generated {:.1f} us{}{}",
-                             times.cublasLtUs, times.generatedUs, suffix,
-                             times.generatedUs < times.cublasLtUs
-                                 ? " (the generated GEMM must be 1 % faster)"
-                                 : "");
+    choice.why = fmt::format("auto: measured {:.1f} us vs generated {:.1f} us{}{}{}{}",
+                             times.cublasLtUs, genUs, suffix, kernelNote, formNote,
+                             genUs < times.cublasLtUs ? " (the generated GEMM must be 1 % faster)"
+                                                      : "");
   autoChoice[g.name] = choice;
+  if (choice.unfused) {
+    // run() takes the unfused form: its kernels, under its own name, tuned for this bucket.
+    unfusedSteps[g.name] = *u;
+    if (tuneTiles)
+      sm90Tuned[u->name] = {uWinner, bucket, "the unfused form, autotuned"};
+  }
   return done();
 }
 
@@ -197,7 +284,10 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
 // (256-byte aligned addresses stand in for the buffers) or that compile() measured faster on
 // the generated GEMM. An auto step that cuBLASLt refuses only at another M (or for a caller's
 // less aligned pointer) gets its kernel in run(). With autotune on a Hopper GPU, steps with at
-// least kGemmSm90TuneMinRows rows at maxM are tuned (tuneGemm).
+// least kGemmSm90TuneMinRows rows at maxM are tuned (tuneGemm), and every auto step is timed
+// against cuBLASLt at maxM: smaller ones (decode) with the heuristic's tile config, which is
+// what run() uses at such M. (Before, steps below kGemmSm90TuneMinRows kept cuBLASLt by rule:
+// the rowwise decode Linear, M 1 and 16, ran 3 us slower than the generated GEMM, H200.)
 Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
   const bool hopper = device.ccMajor == 9 && device.ccMinor == 0;
   for (const Step &s : steps) {
@@ -233,7 +323,9 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
         }
       }
     }
-    const bool measure = autotune && hopper && g->m.eval(maxM) >= kGemmSm90TuneMinRows;
+    const int64_t rows = g->m.eval(maxM);
+    const bool tuneTiles = autotune && hopper && rows >= kGemmSm90TuneMinRows;
+    const bool measure = tuneTiles || (autotune && hopper && !generated && !refused && rows >= 1);
     if (!generated && !refused && !measure)
       continue;
     if (!sm90) {
@@ -254,7 +346,7 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       // auto: the generated GEMM cannot take the step's pitches; cuBLASLt's alone, and the
       // log says why nothing was measured.
       if (measure)
-        autoChoice[g->name] = {false, gemmSm90TuneBucket(g->m.eval(maxM)),
+        autoChoice[g->name] = {false, false, gemmSm90TuneBucket(g->m.eval(maxM)),
                                "auto: not measured: " + ks.error()};
       continue;
     }
@@ -275,8 +367,27 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
     if (!measure)
       continue;
     bool generatedWins = false;
-    if (Status st = tuneGemm(*g, *base, maxM, !generated, &generatedWins); !st)
+    if (Status st = tuneGemm(*g, *base, maxM, tuneTiles, !generated, &generatedWins); !st)
       return st;
+    if (auto uc = unfusedSteps.find(g->name); uc != unfusedSteps.end() && generatedWins) {
+      // The unfused form won: its kernels over M in [1, maxM] (the fused ones are not needed).
+      const CublasLtGemm &u = uc->second;
+      Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(u, plan());
+      Expected<std::vector<GemmSm90Kernel>> uks =
+          uBase ? gemmSm90KernelsFor(u, plan(), maxM, device)
+                : Expected<std::vector<GemmSm90Kernel>>(Error(uBase.error()));
+      if (!uks)
+        return Error("GEMM '" + g->name + "': the unfused form: " + uks.error());
+      for (const GemmSm90Kernel &k : *uks) {
+        Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
+        if (!ck)
+          return Error("GEMM '" + g->name + "': " + ck.error());
+        jitSeconds += (*ck)->seconds;
+        coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+      }
+      sm90Kernels[u.name] = *uBase;
+      continue;
+    }
     if (generatedWins && !sm90Kernels.count(g->name))
       if (Status st = prepareAll(); !st)
         return st;
@@ -302,7 +413,8 @@ std::vector<int64_t> Executable::Impl::cublasOnlyRowsCap(int64_t maxM) const {
       if (!g || g->backend != GemmBackend::Auto || g->m.perM <= 0 || steps == &p.loadSteps)
         continue;
       auto it = autoChoice.find(g->name);
-      if (it == autoChoice.end() || !it->second.generated)
+      // (The unfused form writes and reads what cuBLASLt's does.)
+      if (it == autoChoice.end() || !it->second.generated || it->second.unfused)
         continue;
       // Runs on cuBLASLt only where its M falls below the measured bucket: M * perM + fixed
       // <= bucket / 2.

@@ -54,10 +54,16 @@ struct Executable::Impl {
   /// By step name (backend auto): who measured faster for M in `bucket`, and the times.
   struct AutoChoice {
     bool generated = false;
+    /// With `generated`: the step's unfused form (unfusedSteps) on the generated GEMM, then its
+    /// epiFallback launches, measured faster than the fused kernel.
+    bool unfused = false;
     int64_t bucket = 0;
     std::string why; ///< "auto: measured ..."
   };
   std::map<std::string, AutoChoice> autoChoice;
+  /// By step name: the unfused form of a step with one (GemmSm90Step.h's unfusedGemmOf), kept
+  /// where auto measured it (its kernels are prepared under its own name).
+  std::map<std::string, CublasLtGemm> unfusedSteps;
   bool autotune = true; ///< CompileOptions::autotune
   std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
   std::map<std::string, LoadedLaunch> launches; ///< by kernelName
@@ -88,8 +94,10 @@ struct Executable::Impl {
   /// measured the generated GEMM faster at maxM's bucket, is touched only at M below that
   /// bucket (planMemory sizes it there).
   std::vector<int64_t> cublasOnlyRowsCap(int64_t maxM) const;
+  /// With `tuneTiles` the generated GEMM's tile configs are autotuned at maxM; without (steps
+  /// below kGemmSm90TuneMinRows rows) the heuristic's config is the one compared.
   Status tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base, int64_t maxM,
-                  bool compareCublasLt, bool *generatedWins);
+                  bool tuneTiles, bool compareCublasLt, bool *generatedWins);
 };
 
 } // namespace fp8c

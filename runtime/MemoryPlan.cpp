@@ -26,7 +26,7 @@ std::vector<int> buffersOf(const Step &s) {
   std::vector<int> out;
   for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
                 c.transD, c.epiIn, c.colSum, c.colPartials, c.epiD, c.aPadded, c.dPadded,
-                c.b2, c.invScaleB2, c.gateD, c.upD})
+                c.b2, c.invScaleB2, c.gateD, c.upD, c.blockScaleOut, c.blockInvOut})
     if (b >= 0)
       out.push_back(b);
   // The launches the step may run after the GEMM (or instead of part of its epilogue).
@@ -40,7 +40,8 @@ std::vector<int> buffersOf(const Step &s) {
 std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &c) {
   std::set<int> generated;
   for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
-                c.transD, c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2})
+                c.transD, c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2,
+                c.blockScaleOut, c.blockInvOut})
     generated.insert(b);
   std::set<int> only;
   auto add = [&](int b) {

@@ -51,7 +51,10 @@
 // Epilogue (gemm_sm90_epilogue.cuh), in this order: y = acc * scales; y += bias[n]; y = act(y);
 // amax = max |y| over the valid elements (Amax 1: of the tensor, into amax[0]; 2: of each row,
 // into amax[row]; atomic, NaN wins; the amax must start at 0); D = y
-// rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])).
+// rounded to D's type, or for an FP8 D, sat(rne(y * scaleD[0])). Amax 3 (kAmaxBlock) is the
+// 1x128-block cast instead: y rounded to bf16, each block's scale from its amax, an FP8 D of
+// sat(rne(y * scale)) with the scales and their inverses written beside it
+// (gemm_sm90_block_cast.cuh).
 //
 // With Dual (gemm_sm90_dual.cuh), B is two tensors of N rows (gate: mapB, up: mapB2, scales
 // scaleB and scaleB2) and D[m, n] = swiglu(gate[m, n], up[m, n]): each stage loads BN / 2 rows of
@@ -81,6 +84,7 @@
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_dual.cuh"
 #include "fp8c/gemm_sm90_block_scales.cuh"
+#include "fp8c/gemm_sm90_block_cast.cuh"
 #include "fp8c/gemm_sm90_residual.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
@@ -215,6 +219,15 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
     else
       epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, Amax>(acc, p, rowBase, colBase, sa,
                                                                      colBuf, 1.0f, scaleD);
+  } else if constexpr (Amax == kAmaxBlock) {
+    // The values leave FP8-ready (scaled per block): stored with scale 1, nothing else to do.
+    blockCastSlice<WN, TD, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
+    if constexpr (EB > 0)
+      epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone>(
+          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, 1.0f, 1.0f);
+    else
+      epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone>(
+          acc, p, rowBase, colBase, sa, colBuf, 1.0f, 1.0f);
   } else if constexpr (XO != 0) {
     epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, InAhead>(
         acc, p, mapD, mapAux, mapDT, epiBuf, colSumBuf, seq, bar, rowBase, colBase, sa, colBuf,
@@ -408,6 +421,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // The residual add (gemm_sm90_residual.cuh): alone among the XO bits, not in the dual GEMM.
   static_assert((XO & kXoResidual) == 0 || (XO == kXoResidual && !Dual),
                 "the residual add combines with no extra outputs and not with the dual GEMM");
+  // The 1x128-block cast of D (gemm_sm90_block_cast.cuh): whole blocks per warpgroup slice, an
+  // FP8 D, no extra outputs, residual or dual GEMM.
+  static_assert(Amax != kAmaxBlock ||
+                    (isFp8(TD) && (kPingPong || BM == 128 ? BN : BN / 2) % 128 == 0 && XO == 0 &&
+                     !Dual),
+                "block cast: an FP8 D, slices of whole 128-column blocks, no extra outputs");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor,
@@ -530,7 +549,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       tensorScale = p.scaleA[0] * p.scaleB[0];
     if constexpr (Dual && S == Scale::Tensor)
       upScale = p.scaleA[0] * p.scaleB2[0];
-    if constexpr (isFp8(TD))
+    if constexpr (isFp8(TD) && Amax != kAmaxBlock)
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)
       consumePingPong<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap, Cm, EB, XO,

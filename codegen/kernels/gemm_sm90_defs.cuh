@@ -35,13 +35,21 @@ struct GemmParams {
   const void *epiIn;   ///< XO & kXoGeluGrad: the GELU's saved input, bf16 [M, N] (pitch ldIn)
   float *colPart;      ///< XO & kXoColSum: column sums per 64-row slice, f32 [ceil(M/64)][N]
   const float *scaleB2; ///< Dual: the up weight's scale, laid out as scaleB; mapB2 its tensor map
+  /// Amax == kAmaxBlock (the 1x128-block FP8 cast of D, gemm_sm90_block_cast.cuh): each block's
+  /// quantization scale, row-major [M][ldbs] (or null), and its inverse (what the next GEMM
+  /// multiplies by), K-block-major [ceil(N/128)][ldbi] with ldbi >= M (or null).
+  float *blockScale;
+  float *blockInv;
   i64 ldd;  ///< D row pitch in elements
   i64 ldIn; ///< row pitch of epiIn in elements
   i64 ldsa; ///< Scale::Block: row pitch of scaleA (>= M)
   i64 ldsb; ///< Scale::Block: row pitch of scaleB (>= ceil(K/128))
+  i64 ldbs, ldbi; ///< kAmaxBlock: row pitches of blockScale and blockInv
   int m, n, k;
   int tilesM, tilesN, kBlocks;
   int groupM; ///< unit rows (tiles, or clusters' tile pairs) per group of the tile order
+  int castMargin; ///< kAmaxBlock: the scale formula's margin (fp8.scale's `margin`)
+  int castPow2;   ///< kAmaxBlock: 1 when the scales are rounded down to powers of two
 };
 
 constexpr int kBK = 128;     ///< K (bytes) of one stage

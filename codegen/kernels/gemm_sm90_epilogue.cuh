@@ -139,8 +139,9 @@ __device__ __forceinline__ void finishPair(float &v0, float &v1, float tensorSca
   v1 = activate<A>(v1);
 }
 
-/// The epilogue's amax modes (the Amax template argument).
-constexpr int kAmaxNone = 0, kAmaxTensor = 1, kAmaxRows = 2;
+/// The epilogue's amax modes (the Amax template argument). kAmaxBlock is the 1x128-block FP8
+/// cast of D (gemm_sm90_block_cast.cuh): each block's amax, scale and cast taken in registers.
+constexpr int kAmaxNone = 0, kAmaxTensor = 1, kAmaxRows = 2, kAmaxBlock = 3;
 
 /// Adds max |v0|, |v1| of the valid elements of the pair at (row, col) to `mag`.
 __device__ __forceinline__ void pairMag(float &mag, const GemmParams &p, int row, int col,

@@ -28,12 +28,15 @@ struct DeviceParams {
   const void *epiIn;
   float *colPart;
   const float *scaleB2;
-  int64_t ldd, ldIn, ldsa, ldsb;
+  float *blockScale;
+  float *blockInv;
+  int64_t ldd, ldIn, ldsa, ldsb, ldbs, ldbi;
   int32_t m, n, k;
   int32_t tilesM, tilesN, kBlocks;
   int32_t groupM;
+  int32_t castMargin, castPow2;
 };
-static_assert(sizeof(DeviceParams) == 152, "DeviceParams must match sm90::GemmParams");
+static_assert(sizeof(DeviceParams) == 192, "DeviceParams must match sm90::GemmParams");
 
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
@@ -180,6 +183,16 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       return fail("the dual GEMM (swiglu) needs whole tiles per consumer warpgroup: the "
                   "cooperative schedule with bm = 128, or ping-pong");
   }
+  if (k.blockCast) {
+    if (!isFp8(k.dType))
+      return fail("the 1x128-block cast (blockCast) writes an FP8 D");
+    if (k.amaxD || k.extraOutputs() || k.residualIn || k.swiglu || k.castA)
+      return fail("the 1x128-block cast (blockCast) takes no amaxD, extra outputs, residual, "
+                  "dual GEMM or bf16-A prologue");
+    if (wn % 128 != 0)
+      return fail("the 1x128-block cast (blockCast) needs whole 128-column blocks per consumer "
+                  "warpgroup: 128 x 128 or 64 x 256 cooperative, or 128-wide ping-pong tiles");
+  }
   // Promotion holds the result and one K block's accumulators.
   if (k.promotes() && wn > 192)
     return fail("promotion per K block (Block128 scales, fastAccum off) holds two accumulator "
@@ -217,6 +230,10 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
       return fail("the aux pitch must be at least N and the D^T pitch at least M rounded up to "
                   "16 (its pad columns are written as zeros)");
   }
+  if (k.blockCast && (prob.ldBlockScale < ceilDiv(prob.n, 128) || prob.ldBlockInv < prob.m))
+    return fail("the 1x128-block cast's scale pitches must be at least ceil(N / 128) (scales, "
+                "[M, N/128]) and M (inverses, [N/128, M]); got " +
+                std::to_string(prob.ldBlockScale) + ", " + std::to_string(prob.ldBlockInv));
   if ((k.geluGradIn || k.residualIn) && (prob.ldIn < prob.n || prob.ldIn % 8 != 0))
     return fail(std::string("the ") + (k.geluGradIn ? "gelu_grad" : "residual") +
                 " input's pitch must be at least N and a multiple of 8 elements (got " +
@@ -249,7 +266,7 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the kernel adds a bias but no bias pointer was given");
   if (k.amaxD && !p->amaxD)
     return fail("the kernel writes amax but no amaxD pointer was given");
-  if (isFp8(k.dType) && !p->scaleD)
+  if (isFp8(k.dType) && !k.blockCast && !p->scaleD)
     return fail("an FP8 D needs scaleD");
   if (k.castA && !p->quantScaleA)
     return fail("the bf16-A prologue needs A's quantization scale (quantScaleA)");
@@ -327,6 +344,20 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
       k.bm = 128;
       k.bn = 128;
       k.stages = 6;
+    }
+  }
+  if (k.blockCast) {
+    // Whole 128-column blocks per consumer warpgroup: decode's 64-row tiles as 64 x 256
+    // (each warpgroup 128 columns), and 128 x 128 instead of promotion's 128 x 192.
+    const int wn = k.schedule == GemmSchedule::PingPong || k.bm == 128 ? k.bn : k.bn / 2;
+    if (wn % 128 != 0) {
+      if (k.bm == 64) {
+        k.bn = 256;
+        k.stages = 5;
+      } else {
+        k.bn = 128;
+        k.stages = 6;
+      }
     }
   }
   k.overlap = !k.promotes();
@@ -514,6 +545,12 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.epiIn = p.epiIn;
   dp.colPart = p.colPartials;
   dp.scaleB2 = p.invScaleB2;
+  dp.blockScale = p.blockScale;
+  dp.blockInv = p.blockInv;
+  dp.ldbs = prob.ldBlockScale;
+  dp.ldbi = prob.ldBlockInv;
+  dp.castMargin = prob.castMargin;
+  dp.castPow2 = prob.castPow2 ? 1 : 0;
   dp.ldd = prob.ldd;
   dp.ldIn = prob.ldIn;
   dp.ldsa = prob.ldsa;

@@ -142,6 +142,14 @@ struct GemmSm90Kernel {
   /// or 128-block scales, no bias, activation None, no extra outputs or bf16-A prologue,
   /// clusterM = 1, whole tiles per consumer warpgroup (not the cooperative bm = 64 split).
   bool swiglu = false;
+  /// The 1x128-block FP8 cast of D (a blockwise recipe's next GEMM operand; codegen/kernels/
+  /// gemm_sm90_block_cast.cuh): the epilogue's value y (after scales, bias and activation) is
+  /// rounded to bf16, each 1x128 block of it gets the scale s = fp8.scale(amax of the block)
+  /// (GemmSm90Problem::castMargin, castPow2), and D = sat(rne(y * s)) (an FP8 D; no scaleD or
+  /// amaxD); s goes to GemmSm90Pointers::blockScale and 1 / s to blockInv (either may be null).
+  /// Each consumer warpgroup's slice must hold whole 128-column blocks (128 x 128 or 64 x 256
+  /// cooperative, 128-wide ping-pong tiles); no extra outputs, residual or dual GEMM.
+  bool blockCast = false;
   /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
   int outCols() const { return swiglu ? bn / 2 : bn; }
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
@@ -165,7 +173,7 @@ struct GemmSm90Kernel {
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
   /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_res" (residualIn),
-  /// "_colsum<dtype>" (colSumType) and "_swiglu" (the dual GEMM).
+  /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM) and "_bcast" (blockCast).
   /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
@@ -179,6 +187,12 @@ struct GemmSm90Problem {
   int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
   int64_t ldAux = 0, ldDT = 0; ///< auxOut, transD: pitches of aux ([M, N]) and dT ([N, M])
   int64_t ldIn = 0;            ///< geluGradIn, residualIn: pitch of epiIn ([M, N])
+  /// blockCast: pitches of blockScale ([M, ceil(N/128)], >= ceil(N/128)) and blockInv
+  /// ([ceil(N/128), M], >= M), and the scale formula's margin and power-of-two rounding (the
+  /// fp8.scale op's attributes: not part of the compiled kernel).
+  int64_t ldBlockScale = 0, ldBlockInv = 0;
+  int castMargin = 0;
+  bool castPow2 = false;
 };
 
 /// Device pointers of one call (inverse scales: dequantization factors, multiplied).
@@ -201,6 +215,8 @@ struct GemmSm90Pointers {
   const void *epiIn = nullptr;
   void *colSums = nullptr;            ///< colSumType: the column sums [N]
   float *colPartials = nullptr;       ///< colSumType: workspace, [ceil(M/64)][N] f32
+  float *blockScale = nullptr;        ///< blockCast: the blocks' scales, or null
+  float *blockInv = nullptr;          ///< blockCast: their inverses, or null
 };
 
 /// f32 elements of the colPartials workspace a problem of m rows and n columns needs.

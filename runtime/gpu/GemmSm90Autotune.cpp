@@ -96,6 +96,10 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     all.push_back(withTile(heuristic, 128, 192, 5, coop)); // promotion's widest tile
     if (base.promotes())
       all.push_back(withTile(heuristic, 128, 192, 4, coop));
+    if (base.blockCast) { // whole 128-column blocks per warpgroup: 128 x 128 or 64 x 256
+      all.push_back(withTile(heuristic, 128, 128, 5, coop));
+      all.push_back(withTile(heuristic, 64, 256, 5, coop));
+    }
     if (base.extraOutputs()) { // rings short enough to leave room for the 16 KB units
       all.push_back(withTile(heuristic, 128, 128, 4, pp));
       all.push_back(withTile(heuristic, 128, 128, 5, coop));
@@ -159,9 +163,13 @@ std::string gemmSm90TuneEntryText(const GemmSm90TuneEntry &e) {
   s += fmt::format("heuristic_us {}\n", e.heuristicUs);
   for (const GemmSm90CandidateTime &c : e.candidates)
     s += fmt::format("candidate {} {}\n", c.us, c.name);
-  if (e.backends)
-    s += fmt::format("backends {} {} {}\n", e.backends->cublasLtVersion, e.backends->generatedUs,
+  if (e.backends) {
+    s += fmt::format("backends {} {} {}", e.backends->cublasLtVersion, e.backends->generatedUs,
                      e.backends->cublasLtUs);
+    if (e.backends->unfusedUs > 0)
+      s += fmt::format(" {}", e.backends->unfusedUs);
+    s += "\n";
+  }
   s += "sha256 " + Sha256::hexOf(s) + "\n";
   return s;
 }
@@ -225,8 +233,9 @@ Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
       e.candidates.push_back(c);
     } else if (tag == "backends") {
       GemmSm90BackendTimes b;
-      if (f.size() != 3 || !parseInt(f[0], b.cublasLtVersion) ||
-          !parseDouble(f[1], b.generatedUs) || !parseDouble(f[2], b.cublasLtUs))
+      if ((f.size() != 3 && f.size() != 4) || !parseInt(f[0], b.cublasLtVersion) ||
+          !parseDouble(f[1], b.generatedUs) || !parseDouble(f[2], b.cublasLtUs) ||
+          (f.size() == 4 && (!parseDouble(f[3], b.unfusedUs) || b.unfusedUs <= 0)))
         return fail("bad backends line");
       e.backends = b;
     } else {

@@ -10,7 +10,8 @@
 // power of two >= M (gemmSm90TuneBucket); the first M tuned in a bucket decides for it.
 // Executable tunes each GEMM step once, at its largest M (CompileOptions::maxTokens) when that
 // has at least kGemmSm90TuneMinRows rows, and runs the winner for every M in that bucket; a
-// smaller M keeps chooseGemmSm90Tiles' pick. All tuning happens in compile(): run() only looks
+// smaller M keeps chooseGemmSm90Tiles' pick (for backend auto, a step below that size is still
+// timed against cuBLASLt, with that pick, under the key's "|untuned" form). All tuning happens in compile(): run() only looks
 // the choice up, so it stays capturable in a CUDA graph.
 //
 // Host-only pieces (candidates, key, cache) need no GPU and are unit-tested on the CPU.
@@ -40,7 +41,8 @@ int64_t gemmSm90TuneBucket(int64_t m);
 /// (each a copy of it with only the tile fields changed, so every other field of `base`
 /// carries through): for M > 64 cooperative 128x256x4, ping-pong 128x128x6, cooperative
 /// 128x128x6, ping-pong 128x128x7; for M <= 256 also cooperative 64x128x8, cooperative
-/// 64x256x5 and ping-pong 64x128x8. Only configs that checkGemmSm90 accepts for `prob`
+/// 64x256x5 and ping-pong 64x128x8; with the 1x128-block cast for M > 64 also cooperative
+/// 128x128x5 and 64x256x5. Only configs that checkGemmSm90 accepts for `prob`
 /// (promotion: cooperative, bn up to 192, also 128x192x4), distinct by name.
 std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
                                                const GemmSm90Problem &prob, const Device &dev);
@@ -62,6 +64,9 @@ struct GemmSm90BackendTimes {
   int64_t cublasLtVersion = 0; ///< cublasLtGetVersion() of the measurement
   double generatedUs = 0;      ///< the winner
   double cublasLtUs = 0;
+  /// A step whose fused epilogue has an unfused form (GemmSm90Step.h's unfusedGemmOf): the
+  /// generated GEMM writing the plain result plus the launches after it; 0 where not measured.
+  double unfusedUs = 0;
 };
 
 /// A cache entry: the winner and what was measured.

@@ -89,6 +89,8 @@ std::string GemmSm90Kernel::name() const {
     s += std::string("_colsum") + shortName(*colSumType);
   if (swiglu)
     s += "_swiglu";
+  if (blockCast)
+    s += "_bcast";
   return s;
 }
 
@@ -117,7 +119,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
                   (k.biasType ? "true" : "false") + ", Dt::" +
                   dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
-                  actName(k.activation) + ", " + (k.amaxD ? (k.amaxRows ? "2" : "1") : "0") + ", " +
+                  actName(k.activation) + ", " +
+                  (k.blockCast ? "3" : k.amaxD ? (k.amaxRows ? "2" : "1") : "0") + ", " +
                   (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
                   ", fp8c::sm90::Sched::" +
                   (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +

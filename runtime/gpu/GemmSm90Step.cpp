@@ -93,17 +93,57 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     return fail("internal error: the epilogue and the bias buffer disagree");
   k.amaxD = g.amaxD >= 0;
   k.amaxRows = k.amaxD && g.amaxRows;
-  if (isFloat8(k.dType) && g.scaleD < 0)
+  if (g.blockCast) {
+    if (!isFloat8(k.dType))
+      return fail("its 1x128-block cast writes a " + std::string(dtypeName(k.dType)) +
+                  " D; the block cast writes FP8");
+    if ((g.blockScaleOut >= 0 && !valid(g.blockScaleOut)) ||
+        (g.blockInvOut >= 0 && !valid(g.blockInvOut)))
+      return fail("internal error: a block-scale buffer index is out of range");
+    if (k.activation != GemmActivation::None)
+      return fail("internal error: the block cast's activation is blockAct, not the epilogue's");
+    k.blockCast = true;
+    switch (g.blockAct) {
+    case EpiActivation::None: break;
+    case EpiActivation::Relu: k.activation = GemmActivation::Relu; break;
+    case EpiActivation::GeluTanh: k.activation = GemmActivation::GeluTanh; break;
+    case EpiActivation::GeluErf: k.activation = GemmActivation::GeluErf; break;
+    case EpiActivation::Silu: k.activation = GemmActivation::Silu; break;
+    }
+  } else if (isFloat8(k.dType) && g.scaleD < 0) {
     return fail("an FP8 D needs a scaleD buffer");
+  }
   // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without
   // overlap is one that every scale mode and accumulation takes).
   GemmSm90Kernel probe = k;
+  probe.bm = 128;
   probe.bn = 128;
   probe.stages = k.extraOutputs() ? 4 : 6;
   probe.overlap = false;
   if (Status st = checkGemmSm90Kernel(probe); !st)
     return fail(st.message());
   return k;
+}
+
+std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
+  if (g.epiD < 0 || g.b2 >= 0 || g.epiFallback.empty())
+    return std::nullopt;
+  CublasLtGemm u = g;
+  u.name = g.name + "_unfused";
+  u.description = g.description + " (the GEMM into its bf16 result; launches after it)";
+  u.d = g.epiD;
+  u.epiD = -1;
+  u.amaxD = u.scaleD = u.aux = u.transD = u.epiIn = u.colSum = u.colPartials = -1;
+  u.amaxRows = false;
+  u.blockCast = false;
+  u.blockAct = EpiActivation::None;
+  u.blockScaleOut = u.blockInvOut = -1;
+  u.backend = GemmBackend::Generated;
+  u.biasFallback.clear();
+  u.auxFallback.clear();
+  u.transFallback.clear();
+  u.epiFallback.clear();
+  return u;
 }
 
 GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m) {
@@ -123,6 +163,14 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
   if (g.scaleMode == GemmScaleMode::Block128) {
     p.ldsa = plan.buffers[g.invScaleA].pitch(m); // roundup(M, 4): BufferDesc::ldAlignM
     p.ldsb = plan.buffers[g.invScaleB].pitch(m); // roundup(ceil(K/128), 4)
+  }
+  if (g.blockCast) {
+    // Unwritten grids keep the smallest valid pitches (the kernel skips null pointers).
+    p.ldBlockScale = g.blockScaleOut >= 0 ? plan.buffers[g.blockScaleOut].pitch(m)
+                                          : (p.n + 127) / 128;
+    p.ldBlockInv = g.blockInvOut >= 0 ? plan.buffers[g.blockInvOut].pitch(m) : p.m;
+    p.castMargin = static_cast<int>(g.blockMargin);
+    p.castPow2 = g.blockPow2;
   }
   return p;
 }
@@ -147,6 +195,8 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.epiIn = addr(g.epiIn);
   p.colSums = addr(g.colSum);
   p.colPartials = static_cast<float *>(addr(g.colPartials));
+  p.blockScale = static_cast<float *>(addr(g.blockScaleOut));
+  p.blockInv = static_cast<float *>(addr(g.blockInvOut));
   return p;
 }
 
@@ -179,6 +229,8 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
     prob.m = rows;
     if (g.scaleMode == GemmScaleMode::Block128)
       prob.ldsa = std::max(prob.ldsa, rows);
+    if (g.blockCast)
+      prob.ldBlockInv = std::max(prob.ldBlockInv, rows);
     GemmSm90Kernel k = chooseGemmSm90Tiles(*base, prob, dev);
     if (Status st = checkGemmSm90(k, prob); !st)
       return Error("GEMM '" + g.name + "' (" + g.description +

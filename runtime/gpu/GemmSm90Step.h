@@ -8,6 +8,7 @@
 #include "ir/Status.h"
 #include "runtime/gpu/GemmSm90.h"
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,15 @@ namespace fp8c {
 /// An error naming the GEMM and why when the generated GEMM cannot run it (non-FP8 or
 /// e5m2 x e5m2 operands, B not K-major, an FP8 D without scaleD, ...).
 Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan);
+
+/// The unfused form of a step whose epilogue only the generated GEMM fuses and whose cuBLASLt
+/// form writes the plain result to epiD for the `epiFallback` launches (the 1x128-block cast,
+/// the residual add, gelu_grad): the same GEMM, with its bias and cuBLASLt epilogue, writing
+/// that result to epiD on the generated GEMM, named "<name>_unfused"; run it, then the step's
+/// epiFallback. Auto measures it beside the fused generated GEMM and cuBLASLt (a fused epilogue
+/// can need a slower tile: the block cast takes 128 x 128 where the plain GEMM runs 128 x 192).
+/// Nothing for other steps.
+std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g);
 
 /// Every tile config chooseGemmSm90Tiles picks for `g` at some M in [1, maxM] on `dev`
 /// (distinct kernel names), each checked against the plan's static pitches; an error naming

@@ -132,9 +132,11 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
       EXPECT_EQ(k->biasType.has_value(), g->bias >= 0);
       EXPECT_EQ(k->amaxD, g->amaxD >= 0);
       EXPECT_EQ(k->fastAccum, g->fastAccum);
-      const bool gelu = g->epilogue == GemmEpilogue::Gelu || g->epilogue == GemmEpilogue::GeluBias;
+      const bool gelu = g->epilogue == GemmEpilogue::Gelu || g->epilogue == GemmEpilogue::GeluBias ||
+                        g->blockAct == EpiActivation::GeluTanh;
       EXPECT_EQ(k->activation, gelu ? GemmActivation::GeluTanh : GemmActivation::None);
-      if (isFloat8(k->dType))
+      EXPECT_EQ(k->blockCast, g->blockCast);
+      if (isFloat8(k->dType) && !g->blockCast)
         EXPECT_GE(g->scaleD, 0) << recipe << ": an FP8 D needs its scale";
     }
     // delayed: GEMM 1 writes g in FP8 with scaleD and its amax (cuBLASLt's AMAX_D).
@@ -149,10 +151,80 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
   EXPECT_EQ(modes.size(), 3u) << "tensor, outer-vector and 128-block scales all exercised";
 }
 
+// Blockwise MLP: GEMM 1's GELU and the 1x128-block cast of g are the step's (blockCast): the
+// generated kernel writes g's FP8 copy and the inverse scales GEMM 2 reads; auto keeps
+// cuBLASLt's form (the bf16 result to epiD, then the launches) and the unfused form (the plain
+// GEMM on the generated kernel into epiD, then the same launches); forced onto the generated
+// GEMM there is neither; forced onto cuBLASLt nothing is fused.
+TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
+  std::unique_ptr<Module> m = parseExample("mlp");
+  ASSERT_TRUE(m);
+  {
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "auto");
+    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    ASSERT_EQ(gs.size(), 2u);
+    const CublasLtGemm &g = *gs[0];
+    ASSERT_TRUE(g.blockCast);
+    EXPECT_EQ(g.blockAct, EpiActivation::GeluTanh);
+    EXPECT_EQ(g.epilogue, GemmEpilogue::Bias); // cuBLASLt's 128-block mode: bias alone
+    EXPECT_TRUE(g.blockPow2);
+    EXPECT_EQ(g.blockMargin, 0);
+    EXPECT_EQ(cg.plan.buffers[g.d].name, "g_fp8");
+    ASSERT_GE(g.blockInvOut, 0);
+    EXPECT_EQ(g.blockInvOut, gs[1]->invScaleA) << "GEMM 2 reads the inverses GEMM 1 writes";
+    ASSERT_GE(g.epiD, 0);
+    EXPECT_EQ(cg.plan.buffers[g.epiD].type.dtype(), DType::BF16);
+    EXPECT_FALSE(g.epiFallback.empty());
+    EXPECT_EQ(g.scaleD, -1);
+    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, cg.plan);
+    ASSERT_TRUE(k.hasValue()) << k.error();
+    EXPECT_TRUE(k->blockCast);
+    EXPECT_EQ(k->dType, DType::F8E4M3FN);
+    EXPECT_EQ(k->activation, GemmActivation::GeluTanh);
+    const GemmSm90Problem prob = gemmSm90ProblemOf(g, cg.plan, 37);
+    EXPECT_EQ(prob.ldBlockInv, 40); // roundup(M, 4), the layout GEMM 2's A scales take
+    EXPECT_EQ(prob.ldBlockScale, 112);
+    EXPECT_TRUE(prob.castPow2);
+    for (int64_t maxM : {16, 8192}) {
+      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, cg.plan, maxM, hopper());
+      ASSERT_TRUE(ks.hasValue()) << ks.error();
+      for (const GemmSm90Kernel &t : *ks) {
+        const int wn = t.schedule == GemmSchedule::PingPong || t.bm == 128 ? t.bn : t.bn / 2;
+        EXPECT_EQ(wn % 128, 0) << t.name();
+      }
+    }
+    std::optional<CublasLtGemm> u = unfusedGemmOf(g);
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ(u->d, g.epiD);
+    EXPECT_EQ(u->name, g.name + "_unfused");
+    Expected<GemmSm90Kernel> uk = gemmSm90KernelOf(*u, cg.plan);
+    ASSERT_TRUE(uk.hasValue()) << uk.error();
+    EXPECT_FALSE(uk->blockCast);
+    EXPECT_EQ(uk->dType, DType::BF16);
+    EXPECT_EQ(uk->activation, GemmActivation::None);
+    EXPECT_TRUE(uk->biasType.has_value());
+    EXPECT_FALSE(unfusedGemmOf(*gs[1]).has_value()) << "GEMM 2 has no fused epilogue";
+  }
+  {
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "generated");
+    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    ASSERT_EQ(gs.size(), 2u);
+    EXPECT_TRUE(gs[0]->blockCast);
+    EXPECT_EQ(gs[0]->epiD, -1);
+    EXPECT_TRUE(gs[0]->epiFallback.empty());
+    EXPECT_FALSE(unfusedGemmOf(*gs[0]).has_value());
+  }
+  {
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "cublaslt");
+    for (const CublasLtGemm *g : gemms(cg.plan))
+      EXPECT_FALSE(g->blockCast) << g->name;
+  }
+}
+
 // The tile configs compile() prepares: 64-row tiles for decode, 128 x 128 and 128 x 256
 // (cooperative) or 128 x 128 ping-pong (K <= kGemmSm90PingPongMaxK) above; cooperative
-// 128 x 128 and, with enough tiles, 128 x 192 where the kernel promotes (128-block scales).
-// Each passes the host checks.
+// 128 x 128 and, with enough tiles, 128 x 192 where the kernel promotes (128-block scales);
+// 64 x 256 and 128 x 128 with the 1x128-block cast. Each passes the host checks.
 TEST(GemmBackend, TileConfigsCoverTheMRange) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
@@ -168,8 +240,13 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
         tiles.insert({k.bm, k.bn});
         pingPong |= k.schedule == GemmSchedule::PingPong;
       }
-      EXPECT_TRUE(tiles.count({64, 128})) << recipe << " " << g->name;
-      if (std::string(recipe) == "blockwise") {
+      // The 1x128-block cast takes whole 128-column blocks per warpgroup: 64 x 256 for decode,
+      // 128 x 128 above.
+      EXPECT_TRUE(tiles.count({64, g->blockCast ? 256 : 128})) << recipe << " " << g->name;
+      if (g->blockCast) {
+        EXPECT_EQ(tiles, (std::set<std::pair<int, int>>{{64, 256}, {128, 128}}));
+        EXPECT_FALSE(pingPong) << g->name;
+      } else if (std::string(recipe) == "blockwise") {
         EXPECT_EQ(tiles, (std::set<std::pair<int, int>>{{64, 128}, {128, 128}, {128, 192}}));
         EXPECT_FALSE(pingPong) << g->name;
       } else if (g->k <= kGemmSm90PingPongMaxK) {

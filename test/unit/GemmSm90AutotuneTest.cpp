@@ -233,6 +233,28 @@ TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
   EXPECT_EQ(back->backends->cublasLtVersion, 130100);
   EXPECT_EQ(back->backends->generatedUs, 612.25);
   EXPECT_EQ(back->backends->cublasLtUs, 640.125);
+  EXPECT_EQ(back->backends->unfusedUs, 0.0); // not measured: no fourth number
+  EXPECT_EQ(text.find("backends 130100 612.25 640.125\n") != std::string::npos, true) << text;
+  // A step with an unfused form: its time as the fourth number, read back; a zero or
+  // negative one is malformed.
+  GemmSm90TuneEntry withUnfused = e;
+  withUnfused.backends->unfusedUs = 598.5;
+  Expected<GemmSm90TuneEntry> back2 =
+      parseGemmSm90TuneEntry(gemmSm90TuneEntryText(withUnfused), base);
+  ASSERT_TRUE(back2.hasValue()) << back2.error();
+  ASSERT_TRUE(back2->backends.has_value());
+  EXPECT_EQ(back2->backends->unfusedUs, 598.5);
+  EXPECT_EQ(back2->backends->generatedUs, 612.25);
+  {
+    std::string body = gemmSm90TuneEntryText(withUnfused);
+    body = body.substr(0, body.rfind("sha256 "));
+    const size_t at = body.find(" 598.5");
+    body.replace(at, 6, " -1");
+    const std::string bad = body + "sha256 " + Sha256::hexOf(body) + "\n";
+    Expected<GemmSm90TuneEntry> neg = parseGemmSm90TuneEntry(bad, base);
+    ASSERT_FALSE(neg.hasValue());
+    EXPECT_NE(neg.error().find("bad backends line"), std::string::npos) << neg.error();
+  }
   // Read back against another base (the key names the base, so this only happens with a
   // mismatched file): the stored winner name no longer matches, and the entry is refused.
   GemmSm90Kernel plain;

@@ -24,8 +24,10 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
   int compiled = 0;
   for (const GemmSm90Kernel &k : configs()) {
     SCOPED_TRACE(k.name());
-    ASSERT_TRUE(checkGemmSm90(k, GemmSm90Problem{256, 256, 256, 256, 256, 256, 256, 4, 256, 256, 256})
-                    .isOk());
+    GemmSm90Problem prob{256, 256, 256, 256, 256, 256, 256, 4, 256, 256, 256};
+    prob.ldBlockScale = 2; // blockCast: [256, 2] scales, [2, 256] inverses
+    prob.ldBlockInv = 256;
+    ASSERT_TRUE(checkGemmSm90(k, prob).isOk());
     NvrtcRequest req = gemmSm90Request(k);
     req.wantPtx = true;
     Expected<NvrtcResult> r = compileWithNvrtc(req);
@@ -95,6 +97,10 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, epiIn);
     EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos, k.colSumType.has_value());
     EXPECT_EQ(foundSums, k.colSumType.has_value()) << r->log;
+    // The block cast: each block's scale from a division (fp8.scale) and its inverse, written
+    // beside D; no other config divides in the epilogue.
+    if (k.blockCast)
+      EXPECT_NE(r->ptx.find("div.rn.f32"), std::string::npos);
   }
   std::cout << "[ gemm sm90 ] " << compiled << " configs compiled in " << seconds << " s\n";
 }
@@ -384,6 +390,28 @@ TEST(GemmSm90Compile, TileHeuristic) {
   // Promotion: 128 x 192 where its tiles fill the SMs, 128 x 128 below.
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 192);
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {1024, 1024, 8192, 8192, 8192, 1024}, h200).bn, 128);
+  // The 1x128-block cast: whole 128-column blocks per warpgroup at every M (64 x 256 for
+  // decode, 128 x 128 instead of promotion's 128 x 192), and a clear error for a tile without.
+  GemmSm90Kernel bc = blk;
+  bc.dType = DType::F8E4M3FN;
+  bc.blockCast = true;
+  for (int64_t m : {1, 64, 65, 1024, 8192}) {
+    GemmSm90Problem prob{m, 14336, 4096, 4096, 4096, 14336, (m + 3) / 4 * 4, 32};
+    prob.ldBlockScale = 112;
+    prob.ldBlockInv = prob.ldsa;
+    const GemmSm90Kernel t = chooseGemmSm90Tiles(bc, prob, h200);
+    EXPECT_EQ(t.bm, m <= 64 ? 64 : 128) << m;
+    EXPECT_EQ(t.bn, m <= 64 ? 256 : 128) << m;
+    EXPECT_TRUE(checkGemmSm90(t, prob).isOk()) << m << ": " << checkGemmSm90(t, prob).message();
+  }
+  GemmSm90Kernel wide = bc;
+  wide.bn = 192;
+  wide.stages = 5;
+  EXPECT_NE(checkGemmSm90Kernel(wide).message().find("whole 128-column blocks"), std::string::npos);
+  GemmSm90Kernel bf16Bc = bc;
+  bf16Bc.dType = DType::BF16;
+  bf16Bc.bn = 128;
+  EXPECT_NE(checkGemmSm90Kernel(bf16Bc).message().find("FP8 D"), std::string::npos);
   // The dual GEMM with promotion is cooperative at every M, decode included.
   GemmSm90Kernel dual = blk;
   dual.swiglu = true;

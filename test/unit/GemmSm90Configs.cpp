@@ -294,6 +294,35 @@ std::vector<GemmSm90Kernel> auxConfigs() {
   return out;
 }
 
+std::vector<GemmSm90Kernel> blockCastConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = kernel(128, 6, false);
+  k.scaleMode = GemmScaleMode::Block128;
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.blockCast = true;
+  out.push_back(k); // the blockwise MLP's first GEMM (promotion, TMA stores)
+  k.biasType.reset();
+  k.activation = GemmActivation::Silu;
+  k.tmaStore = false;
+  out.push_back(k); // the register epilogue (N or D's pitch not in 16-byte units)
+  k = kernel(256, 5, false);
+  k.bm = 64;
+  k.scaleMode = GemmScaleMode::Block128;
+  k.dType = DType::F8E4M3FN;
+  k.activation = GemmActivation::Relu;
+  k.blockCast = true;
+  out.push_back(k); // decode: 64 x 256, 128 columns per warpgroup
+  k = pingPong(128, 128, 6);
+  k.dType = DType::F8E5M2;
+  k.activation = GemmActivation::GeluErf;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  k.blockCast = true;
+  out.push_back(k); // row scales, ping-pong, e5m2
+  return out;
+}
+
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs() {
   std::vector<GemmSm90Kernel> out;
@@ -394,6 +423,8 @@ std::vector<GemmSm90Kernel> configs() {
   for (const GemmSm90Kernel &c : swigluConfigs())
     out.push_back(c);
   for (const GemmSm90Kernel &c : residualConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : blockCastConfigs())
     out.push_back(c);
   // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
   k = pingPong(128, 128, 6);

@@ -23,6 +23,9 @@ std::vector<GemmSm90Kernel> swigluConfigs();
 /// row scales with bias, GELU and a per-row amax, an FP8 D, promotion, and 64-row tiles storing
 /// from registers.
 std::vector<GemmSm90Kernel> residualConfigs();
+/// The 1x128-block FP8 cast of D: promoted 128 x 128 with bias and GELU (TMA and register
+/// stores), decode 64 x 256, ping-pong with row scales into e5m2.
+std::vector<GemmSm90Kernel> blockCastConfigs();
 /// Every config: the heuristic's and the benchmark's, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs();
 

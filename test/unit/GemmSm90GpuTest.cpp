@@ -198,6 +198,26 @@ TEST(GemmSm90Gpu, ResidualAddEpilogue) {
     runCase(*runner, {ks[5], m, 200, 1000, 0, 3e-3}, rng);
 }
 
+// The 1x128-block FP8 cast of D (the blockwise MLP's hidden activation quantized in the first
+// GEMM's epilogue): each config of GemmSm90Configs' blockCastConfigs at M 1 to 8191, N with a
+// partial last block (1000) and in whole 16-byte units (384: TMA stores), K with a partial last
+// block, several tiles per warpgroup; margins 0 and 1, scales plain and powers of two (varied
+// with M, runCase). The bf16 roundings of y and act(y) happen on accumulators that carry the
+// GEMM's own error, as for the dual GEMM: 3e-3 beyond D's rounding.
+TEST(GemmSm90Gpu, BlockCastEpilogue) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(41);
+  const std::vector<GemmSm90Kernel> ks = sm90configs::blockCastConfigs();
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {ks[0], m, 1000, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[0], 300, 384, 700, 3, 3e-3}, rng);
+  runCase(*runner, {ks[1], 129, 1000, 520, 0, 3e-3}, rng);
+  for (int64_t m : {1, 16, 64})
+    runCase(*runner, {ks[2], m, 1000, 1000, 0, 3e-3}, rng);
+  runCase(*runner, {ks[3], 1000, 384, 700, 3, 3e-3}, rng);
+  runCase(*runner, {ks[3], 200, 1000, 300, 0, 3e-3}, rng);
+}
+
 // Per-row amax of D (a rowwise recipe's current amax of the GEMM output, atomics per row):
 // the rowwise MLP's first GEMM (row scales, bias, tanh GELU, bf16 D) in both schedules, both
 // store paths (N = 336: TMA stores; N = 333: registers), an FP8 D, row tails, promotion.

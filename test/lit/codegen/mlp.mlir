@@ -4,6 +4,8 @@
 // RUN: fp8c %s --recipe=delayed --emit=cuda | FileCheck %s --check-prefix=DL
 // RUN: fp8c %s --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=RW
 // RUN: fp8c %s --recipe=blockwise --emit=cuda | FileCheck %s --check-prefix=BW
+// RUN: fp8c %s --recipe=blockwise --emit=cuda --backend=generated | FileCheck %s --check-prefix=BW-GEN
+// RUN: fp8c %s --recipe=blockwise --emit=cuda --backend=cublaslt | FileCheck %s --check-prefix=BW-LT
 
 func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tensor<14336xbf16>, %w2: tensor<4096x14336xbf16>, %b2: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336xbf16>) -> tensor<?x14336xbf16>
@@ -77,14 +79,35 @@ func.func @mlp(%x: tensor<?x4096xbf16>, %w1: tensor<14336x4096xbf16>, %b1: tenso
 // RW-LT: // ===== step 5: launch fp8c_mlp_k4_prologue =====
 // RW-LT: .amaxScale(2, fp8c::Dt::F32, fp8c::Dt::E4M3, 0, false).invOut(3, fp8c::InvLayout::RowMajor);
 
-// Blockwise: GELU, the 1x128 amax, scale and cast of g in GEMM 1's epilogue launch, which also
-// writes the inverse scales K-block-major for GEMM 2.
-// BW-LABEL: // fp8c CUDA for @mlp: 4 generated launches, 2 cuBLASLt GEMMs
+// Blockwise: GELU, the 1x128 amax, scale and cast of g in GEMM 1's epilogue: the generated
+// GEMM computes them from its registers and writes g's FP8 copy, its scales and the inverse
+// scales (K-block-major, for GEMM 2); after cuBLASLt (auto's other choice, whose 128-block mode
+// takes no activation or FP8 output) a launch computes them from cuBLASLt's bf16 result.
+// BW-LABEL: // fp8c CUDA for @mlp: 3 generated launches, 2 cuBLASLt GEMMs
 // BW: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
-// BW: //   scales VEC128_32F (A) x BLK128x128_32F (B): 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w1_scale.inv{{$}}
-// BW: // ===== step 4: launch fp8c_mlp_k3_epilogue =====
+// BW-NEXT: //   ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax, fp8.scale %g_scale, fp8.cast %g_fp8
+// BW: //   A #{{[0-9]+}} %x_fp8, B #{{[0-9]+}} %w1_fp8, D #{{[0-9]+}} %g_fp8
+// BW-NEXT: //   scales VEC128_32F (A) x BLK128x128_32F (B): 1/sA #{{[0-9]+}} %x_scale.inv, 1/sB #{{[0-9]+}} %w1_scale.inv{{$}}
+// BW-NEXT: //   epilogue BIAS, bias #{{[0-9]+}} %b1, D cast per 1x128 block after gelu_tanh (margin 0, pow2), scales to #{{[0-9]+}} %g_scale, 1/scales to #{{[0-9]+}} %g_scale.inv (cuBLASLt: the result to #{{[0-9]+}} %h)
+// BW: // ===== step 3 after cuBLASLt (the epilogue from its bf16 result #{{[0-9]+}} %h): launch fp8c_mlp_k3_block_cast_fallback =====
 // BW: fp8c::op::geluTanh(x[0])
 // BW: fp8c::CastDesc::to(1, fp8c::Dt::E4M3, 14336, fp8c::Gran::Block1x128, 112)
 // BW-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut(2).invOut(3, fp8c::InvLayout::KBlockMajor);
-// BW: // ===== step 5: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
+// BW: // ===== step 4: cuBLASLt GEMM fp8c_mlp_k4_gemm =====
 // BW: //   scales VEC128_32F (A) x BLK128x128_32F (B): 1/sA #{{[0-9]+}} %g_scale.inv,
+
+// Forced onto the generated GEMM: no bf16 h at all, no launch after GEMM 1.
+// BW-GEN-LABEL: // fp8c CUDA for @mlp: 3 generated launches, 0 cuBLASLt GEMMs, 2 generated sm90 GEMMs
+// BW-GEN-NOT: %h tensor
+// BW-GEN: // ===== step 3: generated sm90 GEMM fp8c_mlp_k3_gemm =====
+// BW-GEN: //   epilogue BIAS, bias #{{[0-9]+}} %b1, D cast per 1x128 block after gelu_tanh (margin 0, pow2), scales to #{{[0-9]+}} %g_scale, 1/scales to #{{[0-9]+}} %g_scale.inv{{$}}
+// BW-GEN-NEXT: //   backend generated
+// BW-GEN-NOT: block_cast_fallback
+// BW-GEN: // ===== step 4: generated sm90 GEMM fp8c_mlp_k4_gemm =====
+
+// Forced onto cuBLASLt: the unfused plan, GEMM 1 writes h and the epilogue launch casts it.
+// BW-LT-LABEL: // fp8c CUDA for @mlp: 4 generated launches, 2 cuBLASLt GEMMs
+// BW-LT: // ===== step 3: cuBLASLt GEMM fp8c_mlp_k3_gemm =====
+// BW-LT-NOT: D cast per 1x128 block
+// BW-LT: // ===== step 4: launch fp8c_mlp_k3_epilogue =====
+// BW-LT: fp8c::Gran::Block1x128
