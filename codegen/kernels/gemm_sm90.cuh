@@ -223,7 +223,7 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
     // The values leave FP8-ready (scaled per block): stored with scale 1, nothing else to do.
     blockCastSlice<WN, TD, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
     if constexpr (EB > 0)
-      epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone>(
+      epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone, true>(
           acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, 1.0f, 1.0f);
     else
       epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone>(

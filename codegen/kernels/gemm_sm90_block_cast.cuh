@@ -18,8 +18,8 @@ namespace sm90 {
 /// Replaces the 64 x WN slice's accumulators (rows from rowBase, columns from colBase, a
 /// multiple of 128) by their FP8-ready values v * s(block) with v the epilogue's bf16 value,
 /// and writes each valid block's scale s (p.blockScale) and inverse 1 / s (p.blockInv). The
-/// caller then stores them as an FP8 D with scale 1 (exact: v * s was rounded here once, as the
-/// cast's sat(rne(v * s)) rounds it).
+/// caller then stores them as an FP8 D as they are (epilogueTma's Prescaled; v * s was rounded
+/// here once, as the cast's sat(rne(v * s)) rounds it).
 template <int WN, Dt TD, Scale S, bool HasBias, Act A>
 __device__ __forceinline__ void blockCastSlice(float (&acc)[WN / 2], const GemmParams &p,
                                                int rowBase, int colBase, const float (&sa)[2],
@@ -30,13 +30,8 @@ __device__ __forceinline__ void blockCastSlice(float (&acc)[WN / 2], const GemmP
   constexpr int kBlocks = WN / 128;
   const int t = threadIdx.x % 128;
   const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
-  float mags[kBlocks][2];
-#pragma unroll
-  for (int b = 0; b < kBlocks; ++b)
-    mags[b][0] = mags[b][1] = 0.0f;
 #pragma unroll
   for (int j = 0; j < WN / 8; ++j) {
-    const int col = colBase + 8 * j + 2 * (t % 4);
     float4 c = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
     if constexpr (kCols)
       c = cols[4 * j + t % 4];
@@ -50,10 +45,31 @@ __device__ __forceinline__ void blockCastSlice(float (&acc)[WN / 2], const GemmP
         v0 = roundTo<Dt::BF16>(activate<A>(v0));
         v1 = roundTo<Dt::BF16>(activate<A>(v1));
       }
-      pairMag(mags[j / 16][h], p, h ? row0 + 8 : row0, col, v0, v1);
       acc[4 * j + 2 * h] = v0;
       acc[4 * j + 2 * h + 1] = v1;
     }
+  }
+  // The blocks' magnitudes over the thread's values: a slice inside [M, N] takes them all
+  // (|v| compared as integers: a NaN's bits exceed every finite magnitude's, so NaN wins and
+  // fp8.scale makes the block's scale NaN, as the interpreter's); an edge slice only the valid
+  // ones.
+  float mags[kBlocks][2];
+#pragma unroll
+  for (int b = 0; b < kBlocks; ++b)
+    mags[b][0] = mags[b][1] = 0.0f;
+  if (rowBase + 64 <= p.m && colBase + WN <= p.n) {
+#pragma unroll
+    for (int j = 0; j < WN / 8; ++j)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+        mags[j / 16][x / 2] = maxMag(mags[j / 16][x / 2], fabsf(acc[4 * j + x]));
+  } else {
+#pragma unroll
+    for (int j = 0; j < WN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        pairMag(mags[j / 16][h], p, h ? row0 + 8 : row0, colBase + 8 * j + 2 * (t % 4),
+                acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
   }
   float sc[kBlocks][2];
 #pragma unroll

@@ -69,8 +69,10 @@ __device__ __forceinline__ void stmatrixChunk(u32 buf, u32 rowOff, u32 swz, int 
 /// or FP8 D). `bufs` is the shared address of the warpgroup's EB chunk buffers (1024-byte
 /// aligned), `seq` the warpgroup's running chunk count (which buffer is next), `bar` its named
 /// barrier; the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores,
-/// and must call bulkWaitAll() before the block exits.
-template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax>
+/// and must call bulkWaitAll() before the block exits. With Prescaled the accumulators hold D's
+/// values already (the block cast): stored as they are, S, HasBias, A and scaleD unused.
+template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax,
+          bool Prescaled = false>
 __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmParams &p,
                                             const TmaDesc &mapD, u32 bufs, int &seq, int bar,
                                             int rowBase, int colBase, const float (&sa)[2],
@@ -97,11 +99,17 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
       const int j = kGroups * c + jl;
       const int col = colBase + 8 * j + 2 * (t % 4);
       float4 cv = make_float4(1.0f, 1.0f, 0.0f, 0.0f);
-      if constexpr (kColInputs)
+      if constexpr (kColInputs && !Prescaled)
         cv = cols[4 * j + t % 4];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        if constexpr (Prescaled) {
+          static_assert(Amax == kAmaxNone, "a prescaled D takes no amax here");
+          packed[jl][h] = k16 ? (TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1))
+                              : u32(packFp8x2<TD>(v0, v1));
+          continue;
+        }
         finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], cv);
         if constexpr (Amax != kAmaxNone)
           pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);

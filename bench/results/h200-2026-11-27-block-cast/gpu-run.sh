@@ -60,7 +60,8 @@ if [ -n "${PROFILE:-}" ]; then
 fi
 for f in /tmp/c/gemm-sm90-tune-*.txt; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done > $OUT/tune-cache.txt 2>&1
 if [ -n "${TAR:-}" ]; then
-  (cd $OUT && tar czf /tmp/logs.tgz . ; mv /tmp/logs.tgz . ; ls -la logs.tgz)
+  # Only the archive comes back (a call returns at most 8 files).
+  (cd $OUT && tar czf /tmp/logs.tgz . && find . -type f -delete && mv /tmp/logs.tgz . && ls -la logs.tgz)
 fi
 if [ -n "${TRAIN:-}" ]; then
   for v in new old; do
