@@ -139,6 +139,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
   // them (a weight's copy with zero pad rows, CublasLtGemm::nPadded).
   const bool loadSteps = &steps == &plan().loadSteps;
   std::vector<bool> zeroed(plan().buffers.size(), false);
+  afterLaunch = false;
   for (const Step &s : steps) {
     for (int b : buffersOf(s)) {
       const BufferDesc &d = plan().buffers[b];
@@ -149,10 +150,13 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       if (memory.slots[b].arena && d.bytes(m) > memory.slots[b].bytes)
         continue;
       FP8C_CU_TRY(drv, cuMemsetD8Async, ptrs[b], 0, static_cast<size_t>(d.bytes(m)), stream);
+      afterLaunch = false;
     }
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
       if (Status st = launch(*g, ptrs, m, stream); !st)
         return st;
+      // (The profiler's events between steps would stand between the two kernels.)
+      afterLaunch = !profiler;
       if (profiler)
         if (Status st = profiler->mark(stream, g->kernelName, g->description); !st)
           return st;
@@ -160,7 +164,9 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       const auto &c = std::get<CublasLtGemm>(s);
       if (c.m.eval(m) <= 0)
         continue;
-      if (Status st = runGemm(c, ptrs, m, stream); !st)
+      const Status st = runGemm(c, ptrs, m, stream);
+      afterLaunch = false;
+      if (!st)
         return Error(std::string(c.backend == GemmBackend::Generated ? "generated" : "cuBLASLt") +
                      " GEMM '" + c.name + "': " + st.message());
       if (profiler)
@@ -412,7 +418,11 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
   } else {
     k = chooseGemmSm90Tiles(it->second, prob, sm90->device());
   }
-  if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs), stream); !st)
+  // Right after a generated launch (decode's activation cast), the GEMM's blocks set up while it
+  // finishes (programmatic dependent launch).
+  const bool dependent = afterLaunch;
+  afterLaunch = false;
+  if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs), stream, 0, 0, dependent); !st)
     return st;
   std::string &log = gemmLog[g.name];
   log = "generated sm90 " + k.name();

@@ -99,6 +99,19 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
 
 } // namespace
 
+// Compiles (or finds in the caches) and loads each of `ks`, counting the JIT time and the cold
+// compiles.
+Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Kernel> &ks) {
+  for (const GemmSm90Kernel &k : ks) {
+    Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
+    if (!ck)
+      return Error(ck.error());
+    jitSeconds += (*ck)->seconds;
+    coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+  }
+  return Status::ok();
+}
+
 // Measures step `g` at its largest M (maxM) on scratch buffers. With `tuneTiles`, autotunes
 // the generated GEMM's tile configs: the winner for that M's bucket (sm90Tuned); otherwise
 // (a step of fewer than kGemmSm90TuneMinRows rows: decode) the heuristic's config, which run()
@@ -146,11 +159,8 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
     // The heuristic's config alone (no tile tuning below kGemmSm90TuneMinRows rows), under its
     // own key so that it never stands in for a tuned entry of the same bucket.
     winner = chooseGemmSm90Tiles(base, prob, device);
-    Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(winner);
-    if (!ck)
-      return Error(what + ck.error() + hint);
-    jitSeconds += (*ck)->seconds;
-    coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+    if (Status st = prepareSm90({winner}); !st)
+      return Error(what + st.message() + hint);
     const std::string key = gemmSm90TuneKey(base, device, prob) + "|untuned";
     if (std::optional<GemmSm90TuneEntry> hit = cache.lookUp(key, base);
         hit && hit->winner.name() == winner.name()) {
@@ -195,11 +205,8 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
         uWinner = ur->winner;
       } else {
         uWinner = chooseGemmSm90Tiles(*uBase, uProb, device);
-        Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(uWinner);
-        if (!ck)
-          return Error(what + "the unfused form: " + ck.error() + hint);
-        jitSeconds += (*ck)->seconds;
-        coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
+        if (Status st = prepareSm90({uWinner}); !st)
+          return Error(what + "the unfused form: " + st.message() + hint);
       }
     }
   }
@@ -351,13 +358,8 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       continue;
     }
     auto prepareAll = [&]() -> Status {
-      for (const GemmSm90Kernel &k : *ks) {
-        Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
-        if (!ck)
-          return Error("GEMM '" + g->name + "': " + ck.error());
-        jitSeconds += (*ck)->seconds;
-        coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
-      }
+      if (Status st = prepareSm90(*ks); !st)
+        return Error("GEMM '" + g->name + "': " + st.message());
       sm90Kernels[g->name] = *base;
       return Status::ok();
     };
@@ -378,13 +380,8 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
                 : Expected<std::vector<GemmSm90Kernel>>(Error(uBase.error()));
       if (!uks)
         return Error("GEMM '" + g->name + "': the unfused form: " + uks.error());
-      for (const GemmSm90Kernel &k : *uks) {
-        Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
-        if (!ck)
-          return Error("GEMM '" + g->name + "': " + ck.error());
-        jitSeconds += (*ck)->seconds;
-        coldCompiles += !(*ck)->fromDisk && !(*ck)->fromMemory;
-      }
+      if (Status st = prepareSm90(*uks); !st)
+        return Error("GEMM '" + g->name + "': the unfused form: " + st.message());
       sm90Kernels[u.name] = *uBase;
       continue;
     }

@@ -72,6 +72,9 @@ struct Executable::Impl {
   double jitSeconds = 0;
   int coldCompiles = 0;
   std::unique_ptr<StepProfiler> profiler; ///< set while profiling (setProfiling)
+  /// While runSteps runs: the last operation it put on the stream is a generated launch, so a
+  /// generated GEMM may be launched as its programmatic dependent (GemmSm90Runner::run).
+  bool afterLaunch = false;
 
   const LaunchPlan &plan() const { return compiled.plan; }
   Status compileKernels(const std::vector<Step> &steps);
@@ -89,6 +92,8 @@ struct Executable::Impl {
   Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream, const std::string &why);
   Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
+  /// Compiles and loads the generated GEMM's kernels `ks` ahead of their first run.
+  Status prepareSm90(const std::vector<GemmSm90Kernel> &ks);
   /// Per plan buffer, the largest M at which a run touches it, or -1 for maxM: a buffer that
   /// only the cuBLASLt forms of auto steps touch (cublasOnlyBuffersOf), where prepareGemms
   /// measured the generated GEMM faster at maxM's bucket, is touched only at M below that

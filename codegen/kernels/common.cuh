@@ -353,6 +353,25 @@ template <Dt F8> __device__ __forceinline__ float scaleFromAmax(float amax, int 
   return pow2 ? roundDownPow2(s) : s;
 }
 
+// --- programmatic dependent launch (sm_90) -----------------------------------------------------
+
+/// Lets the next kernel of the stream, if it was launched as a programmatic dependent
+/// (CudaDriver::launch with `dependent`), start its blocks now: it waits in
+/// waitForPrerequisiteGrids() until this grid has finished and its writes are visible. A no-op
+/// without such a dependent, and before sm_90.
+__device__ __forceinline__ void allowDependentLaunch() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+/// Waits until the grids this one depends on (programmatic dependent launch) have completed and
+/// their memory operations are visible; returns at once for a kernel launched without it.
+__device__ __forceinline__ void waitForPrerequisiteGrids() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /// The dequantization factor cuBLASLt multiplies by: 1 / s, correctly rounded.
 __device__ __forceinline__ float reciprocal(float s) { return __fdiv_rn(1.0f, s); }
 

@@ -480,6 +480,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     clusterSync();
   else
     __syncthreads();
+  // Launched as a programmatic dependent of the previous kernel (GemmSm90Runner::run's
+  // `dependent`), the block got here while that kernel may still run: every global access
+  // below (A, the scales, the outputs) waits for it. Otherwise a no-op.
+  waitForPrerequisiteGrids();
 
   if (wg == 0) {
     // Producer: every tile of the block in order, whichever warpgroup consumes it.

@@ -193,13 +193,31 @@ Status CudaDriver::makeCurrent(int ordinal) {
 
 Status CudaDriver::launch(CUfunction f, unsigned gridX, unsigned blockX, unsigned sharedBytes,
                           CUstream stream, void **args, bool cooperative,
-                          std::string_view kernelName) {
-  CUresult r =
-      cooperative
-          ? cuLaunchCooperativeKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args)
-          : cuLaunchKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args, nullptr);
+                          std::string_view kernelName, bool dependent) {
+  CUresult r;
+  if (dependent && !cooperative) {
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = gridX;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = blockX;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = sharedBytes;
+    cfg.hStream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    r = cuLaunchKernelEx(&cfg, f, args, nullptr);
+  } else {
+    r = cooperative
+            ? cuLaunchCooperativeKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args)
+            : cuLaunchKernel(f, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, args, nullptr);
+  }
   if (r != CUDA_SUCCESS)
-    return Error(errorMessage(r, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+    return Error(errorMessage(r, dependent && !cooperative ? "cuLaunchKernelEx"
+                                 : cooperative             ? "cuLaunchCooperativeKernel"
+                                                           : "cuLaunchKernel",
                               std::string(kernelName) + " grid " + std::to_string(gridX) +
                                   " block " + std::to_string(blockX) + " smem " +
                                   std::to_string(sharedBytes)));

@@ -45,6 +45,7 @@ namespace fp8c {
   X(cuTensorMapEncodeTiled)                                                                        \
   X(cuLaunchKernel)                                                                                \
   X(cuLaunchCooperativeKernel)                                                                     \
+  X(cuLaunchKernelEx)                                                                              \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                   \
   X(cuOccupancyMaxActiveClusters)                                                                  \
   X(cuMemAlloc)                                                                                    \
@@ -126,10 +127,14 @@ public:
   Status makeCurrent(int ordinal = 0);
   Expected<CUcontext> primaryContext(int ordinal = 0);
 
-  /// cuLaunchKernel, or cuLaunchCooperativeKernel when `cooperative`, checked.
+  /// cuLaunchKernel, or cuLaunchCooperativeKernel when `cooperative`, checked. With
+  /// `dependent` (not with `cooperative`), cuLaunchKernelEx with programmatic stream
+  /// serialization: the kernel's blocks may start before the previous kernel of the stream has
+  /// finished, and must wait for it (griddepcontrol.wait, common.cuh's
+  /// waitForPrerequisiteGrids) before touching its results.
   Status launch(CUfunction f, unsigned gridX, unsigned blockX, unsigned sharedBytes,
                 CUstream stream, void **args, bool cooperative = false,
-                std::string_view kernelName = {});
+                std::string_view kernelName = {}, bool dependent = false);
 
 private:
   CudaDriver() = default;

@@ -472,7 +472,7 @@ Expected<int> GemmSm90Runner::maxResidentBlocks(const GemmSm90Kernel &k) {
 
 Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &prob,
                            const GemmSm90Pointers &p, CUstream stream, int groupM,
-                           int maxBlocks) {
+                           int maxBlocks, bool dependent) {
   if (Status st = checkGemmSm90(config, prob, &p); !st)
     return st;
   const GemmSm90Kernel k = launchedGemmSm90Kernel(config, prob);
@@ -574,8 +574,10 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
   void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &mapSB2, &dp};
+  // (A cluster kernel's launch carries its cluster shape in the binary; the programmatic
+  // attribute is for single blocks, the decode tiles it helps.)
   if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
-                              stream, args, false, k.name());
+                              stream, args, false, k.name(), dependent && k.clusterM == 1);
       !st || !k.colSumType)
     return st;
   // The column sums: the partial sums of the ceil(M/64) slices added up in order.

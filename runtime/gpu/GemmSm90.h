@@ -266,8 +266,11 @@ public:
   /// picks gemmSm90GroupM(); `maxBlocks` 0 launches as many persistent blocks as there are
   /// tiles, at most one per SM (with clusters: whole clusters, at most as many as can be
   /// resident at once).
+  /// `dependent`: launch as a programmatic dependent of the stream's previous kernel (its blocks
+  /// set up while that kernel finishes and wait for it before any global access: gemm_sm90.cuh);
+  /// only where the previous operation on `stream` is a kernel launch.
   Status run(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const GemmSm90Pointers &p,
-             CUstream stream, int groupM = 0, int maxBlocks = 0);
+             CUstream stream, int groupM = 0, int maxBlocks = 0, bool dependent = false);
   /// Compiles (or finds in the cache) and loads `k` ahead of its first run.
   Expected<std::shared_ptr<const CachedKernel>> prepare(const GemmSm90Kernel &k);
   /// Persistent blocks `run` launches for `k` at most: one per SM, or with clusters the blocks

@@ -43,6 +43,9 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_NE(r->ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
     EXPECT_NE(r->ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
     EXPECT_NE(r->ptx.find("setmaxnreg.inc"), std::string::npos);
+    // Launched as a programmatic dependent of the previous kernel, every thread waits for it
+    // before its first global access.
+    EXPECT_NE(r->ptx.find("griddepcontrol.wait"), std::string::npos);
     // Clusters: B multicast to both blocks, stages released in both, a cluster barrier.
     const bool clustered = k.clusterM > 1;
     EXPECT_EQ(r->ptx.find(".multicast::cluster") != std::string::npos, clustered);
