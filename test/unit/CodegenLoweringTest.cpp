@@ -532,3 +532,69 @@ TEST(CodegenLowering, Fp8GemmsKeepKMajorOperands) {
 
 } // namespace
 } // namespace fp8c
+
+namespace fp8c {
+namespace {
+
+// A blockwise two-layer MLP whose hidden activation is `act` (an op line, or "" for none), and
+// that also returns it when `returnHidden`.
+std::string blockMlp(const std::string &act, bool returnHidden) {
+  std::string t = "func.func @f(%x: tensor<?x256xbf16>, %w1: tensor<384x256xbf16>, "
+                  "%w2: tensor<256x384xbf16>) -> ";
+  t += returnHidden ? "(tensor<?x256xbf16>, tensor<?x384xbf16>) {\n" : "tensor<?x256xbf16> {\n";
+  t += "  %h = fp8.linear %x, %w1 : (tensor<?x256xbf16>, tensor<384x256xbf16>) -> "
+       "tensor<?x384xbf16>\n";
+  const std::string a = act.empty() ? "%h" : "%a";
+  if (!act.empty())
+    t += "  %a = " + act + " %h : (tensor<?x384xbf16>) -> tensor<?x384xbf16>\n";
+  t += "  %y = fp8.linear " + a + ", %w2 : (tensor<?x384xbf16>, tensor<256x384xbf16>) -> "
+       "tensor<?x256xbf16>\n";
+  t += returnHidden ? "  return %y, " + a + " : tensor<?x256xbf16>, tensor<?x384xbf16>\n}\n"
+                    : "  return %y : tensor<?x256xbf16>\n}\n";
+  return t;
+}
+
+// The 1x128-block cast of a blockwise GEMM's (activated) result joins the GEMM step for the
+// generated GEMM (sm_90a, backend auto or generated) with any epilogue activation, or none;
+// not on another arch, with --backend=cublaslt, or where the activation is also returned (it is
+// then written in bf16 anyway, and the launch that writes it casts it).
+TEST(CodegenLowering, BlockwiseHiddenCastJoinsTheGemmStep) {
+  const std::vector<std::pair<std::string, EpiActivation>> acts{
+      {"", EpiActivation::None},
+      {"fp8.relu", EpiActivation::Relu},
+      {"fp8.silu", EpiActivation::Silu},
+      {"fp8.gelu", EpiActivation::GeluErf},
+  };
+  for (const auto &[act, want] : acts) {
+    SCOPED_TRACE(act.empty() ? "no activation" : act);
+    Lowered l = lower(blockMlp(act, false), pipeline("blockwise"));
+    std::vector<const CublasLtGemm *> gs = gemms(l.plan.steps);
+    ASSERT_EQ(gs.size(), 2u);
+    EXPECT_TRUE(gs[0]->blockCast);
+    EXPECT_EQ(gs[0]->blockAct, want);
+    EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::Default);
+    EXPECT_TRUE(isFloat8(l.plan.buffers[gs[0]->d].type.dtype()));
+    EXPECT_EQ(gs[0]->blockInvOut, gs[1]->invScaleA);
+    EXPECT_GE(gs[0]->epiD, 0);
+    EXPECT_FALSE(gs[0]->epiFallback.empty());
+    EXPECT_FALSE(gs[1]->blockCast);
+    // No launch between the two GEMMs: the cast is the step's.
+    size_t first = 0, second = 0;
+    for (size_t i = 0; i < l.plan.steps.size(); ++i)
+      if (std::holds_alternative<CublasLtGemm>(l.plan.steps[i]))
+        (first ? second : first) = i + 1;
+    EXPECT_EQ(second, first + 1);
+    Lowered lt = lower(blockMlp(act, false), pipeline("blockwise"), "sm_90a", GemmBackend::CublasLt);
+    for (const CublasLtGemm *g : gemms(lt.plan.steps))
+      EXPECT_FALSE(g->blockCast);
+    Lowered ada = lower(blockMlp(act, false), pipeline("blockwise"), "sm_89");
+    for (const CublasLtGemm *g : gemms(ada.plan.steps))
+      EXPECT_FALSE(g->blockCast);
+    Lowered returned = lower(blockMlp(act, true), pipeline("blockwise"));
+    for (const CublasLtGemm *g : gemms(returned.plan.steps))
+      EXPECT_FALSE(g->blockCast);
+  }
+}
+
+} // namespace
+} // namespace fp8c
