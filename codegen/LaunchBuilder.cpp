@@ -132,7 +132,10 @@ Status LaunchBuilder::classify() {
     if (!t || !scope_.count(t) || t->kind() != OpKind::Transpose)
       continue;
     const Value *x = t->operand(0);
-    const bool xLeaf = !inScope(x) || !inlinable(x->definingOp()) || materialized(x);
+    // x computed inline (an activation or its derivative) is evaluated by the launch when it
+    // also takes x's own cast (rowCastPartner): nothing else reads x.
+    const bool xLeaf = !inScope(x) || !inlinable(x->definingOp()) || materialized(x) ||
+                       rowCastPartner(g) >= 0;
     const bool tensorOnly = (!g.amax || granOf(g.amax) == Granularity::Tensor) &&
                             (!g.cast || granOf(g.cast) == Granularity::Tensor);
     if (!g.cast)
@@ -180,8 +183,19 @@ void LaunchBuilder::mergeCastTransposes() {
       break;
     }
   }
-  // A cast-transpose with per-output-row local scales (classify) takes the col_sum of its
-  // input the same way.
+  // A cast-transpose with per-output-row local scales takes the cast of its input with local
+  // per-row (1x128-block) scales (rowCastPartner) ...
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group &g = groups_[i];
+    if (absorbed.count(i) || g.splitTranspose)
+      continue;
+    const int j = rowCastPartner(g);
+    if (j < 0 || absorbed.count(static_cast<size_t>(j)))
+      continue;
+    g.rowLocalCast = groups_[static_cast<size_t>(j)].cast;
+    absorbed.insert(static_cast<size_t>(j));
+  }
+  // ... and, as a tensor-scale one, the col_sum of its input.
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group &g = groups_[i];
     const Op *tr = g.v->definingOp();
@@ -215,6 +229,30 @@ bool LaunchBuilder::outRowLocalCast(const Group &g) const {
     return true;
   const Value *x = g.v->definingOp()->operand(0);
   return gran == Granularity::Block1x128 && Lowerer::rowsOf(x->type()).perM == 0;
+}
+
+// The group that casts x with local scales per row or 1x128 block of x and does nothing else,
+// where t is transpose(x) with a per-output-row local cast: the index of that group, or -1.
+// One launch then reduces both amaxes and writes both copies (kRowCast). A 1x128-block cast of
+// the transpose needs a static row count (outRowLocalCast).
+int LaunchBuilder::rowCastPartner(const Group &t) const {
+  const Op *tr = t.v->definingOp();
+  if (!tr || !inScope(tr) || tr->kind() != OpKind::Transpose || !outRowLocalCast(t) ||
+      t.store || t.transposeOut)
+    return -1;
+  const Value *x = tr->operand(0);
+  if (x->type().rank() != 2 || Lowerer::colsOf(x->type()) == kDynamic || lw_.mDivisor(x) != 1)
+    return -1;
+  for (size_t j = 0; j < groups_.size(); ++j) {
+    const Group &g = groups_[j];
+    if (g.v != x || !g.cast || !local_.count(g.cast) || g.amax || g.store || g.colSum ||
+        g.transposeOut || lw_.mDivisor(g.cast->result()) != 1)
+      continue;
+    const Granularity gran = granOf(g.cast);
+    if (gran == Granularity::Row || gran == Granularity::Block1x128)
+      return static_cast<int>(j);
+  }
+  return -1;
 }
 
 // A non-scalar scale op whose every use is as the scale of an in-scope cast (or as a GEMM

@@ -34,6 +34,9 @@ private:
     /// cast-transpose writing both copies); fusedColSum is a col_sum of v it also computes.
     const Value *transposeOut = nullptr;
     Op *fusedColSum = nullptr;
+    /// v = transpose(x) with a per-output-row local cast: a cast of x itself with local scales
+    /// per row (1x128 block) of x, done by the same cooperative launch (kRowCast).
+    Op *rowLocalCast = nullptr;
     std::set<const Value *> needs;  ///< in-scope values it reads
     std::set<const Value *> writes; ///< in-scope values it writes
   };
@@ -51,6 +54,7 @@ private:
   bool inlinable(const Op *op) const;
   bool castOnlyScale(const Op *op) const;
   bool outRowLocalCast(const Group &g) const;
+  int rowCastPartner(const Group &t) const;
   static Granularity granOf(const Op *op);
   Status classify();
   void mergeCastTransposes();
@@ -59,6 +63,7 @@ private:
                     std::set<const Value *> &seen) const;
   Status lowerGroup(const Group &g, std::vector<LaunchDesc> &out);
   Status castInfo(const Group &g, const Value *v, LaunchDesc &d);
+  Status rowCastInfo(const Group &g, const Value *x, LaunchDesc &d);
   Status lowerColSum(const Group &g, std::vector<LaunchDesc> &out);
   Status lowerCastTranspose(const Group &g, std::vector<LaunchDesc> &out);
   void transposedOutput(const Group &g, int outBuf, LaunchDesc &d);

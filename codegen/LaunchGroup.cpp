@@ -188,6 +188,12 @@ void LaunchBuilder::analyze(Group &g) {
     g.writes.insert(g.transposeOut);
   if (g.fusedColSum)
     g.writes.insert(g.fusedColSum->result());
+  if (g.rowLocalCast) {
+    const LocalScale &ls = local_.at(g.rowLocalCast);
+    g.writes.insert(g.rowLocalCast->result());
+    g.writes.insert(ls.scale->result());
+    g.writes.insert(ls.amax->result());
+  }
   if (g.amax)
     g.writes.insert(g.amax->result());
   if (g.cast) {
@@ -320,7 +326,9 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
     ExprBuilder eb(lw_, *this, d, x);
     d.result = eb.of(x);
     d.valueDt = x->type().dtype();
-    d.description = opsList({def});
+    std::vector<const Op *> chain = inlinedOps(eb);
+    chain.push_back(def);
+    d.description = opsList(chain);
     int outBuf;
     if (!g.splitTranspose && g.cast) {
       if (Status s = castInfo(g, v, d); !s)
@@ -339,6 +347,9 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
         }
         lw_.desc(d.cast->amaxOut).zeroInit = true;
         d.barrierBuf = lw_.newGridBarrier();
+        if (g.rowLocalCast)
+          if (Status s = rowCastInfo(g, x, d); !s)
+            return s;
       }
       outBuf = d.cast->buf;
     } else {
@@ -405,6 +416,24 @@ Status LaunchBuilder::lowerGroup(const Group &g, std::vector<LaunchDesc> &out) {
       return Error("row, column and block granularities need a 2-D tensor");
   d.suffix = suffix(d, "pointwise");
   out.push_back(std::move(d));
+  return Status::ok();
+}
+
+// The cast of x with local per-row (1x128-block) scales that a per-output-row cast-transpose
+// of x also writes (kRowCast): its amaxes through a zeroed buffer, reduced in phase 1.
+Status LaunchBuilder::rowCastInfo(const Group &g, const Value *x, LaunchDesc &d) {
+  std::optional<CastInfo> transposed = d.cast;
+  Group rg;
+  rg.cast = g.rowLocalCast;
+  if (Status s = castInfo(rg, x, d); !s)
+    return s;
+  CastInfo rc = *d.cast;
+  d.cast = transposed;
+  rc.groups = rc.gran == Granularity::Block1x128 ? ceilDiv(d.cols, 128) : 1;
+  if (rc.amaxOut < 0)
+    rc.amaxOut = lw_.newTemp("amax", local_.at(g.rowLocalCast).amax->result()->type(), 0, true);
+  lw_.desc(rc.amaxOut).zeroInit = true;
+  d.rowCast = rc;
   return Status::ok();
 }
 

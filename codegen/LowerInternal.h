@@ -93,6 +93,9 @@ struct LaunchDesc {
   // Transpose with a cast: the cast also written untransposed, with this pitch.
   int rowCastBuf = -1;
   int64_t rowCastLd = 0;
+  // Transpose with a per-output-row local cast: the input also cast untransposed with local
+  // per-row (1x128-block) scales of its own (transpose.cuh's kRowCast).
+  std::optional<CastInfo> rowCast;
   // Inverse: out[layout] = 1 / in over a [rows, cols] grid.
   int invIn = -1, invOutBuf = -1;
   InvLayout invLayout = InvLayout::RowMajor;

@@ -75,6 +75,7 @@ private:
   bool placeScaleOp(Op *op);
   static bool savedTensorScale(const Op *scale, const Op *user);
   void planAmaxKernel(Op *amax);
+  void mergeTransposedPair(size_t k, Op *amax);
   void planPointwiseChain(Op *op);
 
   // --- finishing (FusionPlannerFinish.cpp) ------------------------------------------------------

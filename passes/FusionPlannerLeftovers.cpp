@@ -2,6 +2,7 @@
 // their first consumer; amax + scale + cast of one tensor form one reduce kernel (with the
 // cast-transpose, dbias and dact of training); pointwise chains are one kernel each; history
 // updates share one trailing kernel.
+#include "ir/TypeRules.h"
 #include "passes/FusionPlannerImpl.h"
 
 #include <optional>
@@ -103,6 +104,7 @@ void Planner::planAmaxKernel(Op *amax) {
         addIfAcyclic(k, sdef, OpRole::Body);
     }
   }
+  mergeTransposedPair(k, amax);
   // Training: the transposed FP8 copy that wgrad / dgrad read is written by the same kernel
   // (cast-transpose-amax), and the bias gradient col_sum(dY) is reduced while dY is read.
   std::vector<Op *> members = plan_.kernels[k].ops;
@@ -136,6 +138,44 @@ void Planner::planAmaxKernel(Op *amax) {
     for (Op *u : t->operand(0)->users())
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
         addIfAcyclic(k, u, OpRole::Body);
+}
+
+// Training with per-row or 1x128-block scales (rowwise, blockwise): a tensor x is cast twice
+// with scales of its own, along its rows for the GEMM that reads x and along its columns for
+// the weight-gradient GEMM that reads x^T (amax(transpose(x)) per row of x^T). Both chains join
+// the kernel of either amax, so one cooperative launch reduces both amaxes in one read of x
+// and writes both copies in a second (transpose.cuh, kRowCast), instead of a launch per copy.
+void Planner::mergeTransposedPair(size_t k, Op *amax) {
+  auto rowish = [](const Op *a) {
+    const auto g = parseGranularity(a->strAttr("granularity"));
+    return g == Granularity::Row || g == Granularity::Block1x128;
+  };
+  if (!rowish(amax))
+    return;
+  auto open = [&](const Op *op) { return op && topLevel(op) && !planned(op); };
+  Value *x = amax->operand(0);
+  std::vector<std::pair<Op *, Op *>> partners; // (the transpose, the partner amax)
+  if (Op *t = x->definingOp(); open(t) && t->kind() == OpKind::Transpose)
+    for (Op *a : t->operand(0)->users())
+      if (open(a) && a->kind() == OpKind::Amax && rowish(a))
+        partners.push_back({t, a});
+  for (Op *t : x->users())
+    if (open(t) && t->kind() == OpKind::Transpose)
+      for (Op *a : t->result()->users())
+        if (open(a) && a->kind() == OpKind::Amax && rowish(a))
+          partners.push_back({t, a});
+  for (auto [t, a] : partners) {
+    if (planned(a) || (!planned(t) && !addIfAcyclic(k, t, OpRole::Body)) ||
+        !addIfAcyclic(k, a, OpRole::Body))
+      continue;
+    for (Op *s : a->result()->users()) {
+      if (!open(s) || s->kind() != OpKind::Scale || !addIfAcyclic(k, s, OpRole::Body))
+        continue;
+      for (Op *c : s->result()->users())
+        if (open(c) && c->kind() == OpKind::Cast && c->operand(0) == a->operand(0))
+          addIfAcyclic(k, c, OpRole::Body);
+    }
+  }
 }
 
 void Planner::planPointwiseChain(Op *op) {

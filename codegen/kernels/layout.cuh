@@ -177,6 +177,8 @@ struct SpecDefaults {
   /// Transposes (transpose.cuh): the cast also written untransposed, and column sums.
   static constexpr int kRowCastBuf = -1;
   static constexpr i64 kRowCastLd = 0;
+  /// ... or the input cast untransposed with local per-row (1x128-block) scales of its own.
+  static constexpr CastDesc kRowCast = CastDesc::none();
   static constexpr OutDesc kColSum = OutDesc::none();
   static constexpr int kColChunks = 1, kPartialBuf = -1, kCounterBuf = -1;
   /// Row mapping: a row is kept in registers when each thread holds at most this many of its

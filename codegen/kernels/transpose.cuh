@@ -12,6 +12,11 @@
 //
 // With kRowCastBuf, the same FP8 values are also written untransposed (a cast that feeds both
 // a GEMM and, transposed, the weight-gradient GEMM: one read of the input for both copies).
+// With kRowCast (a per-output-row local cast only), the input is also cast untransposed with
+// its own local scale per input row or 1x128 block of one (the rowwise / blockwise recipes'
+// GEMM operand beside the weight-gradient GEMM's transposed one, which has other scales):
+// phase 1 reduces those amaxes too (a shuffle over the 4 threads of a tile row, one atomic
+// per row and tile), so both copies cost two reads of the input instead of three.
 // With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
 // gradient), deterministically: the work is then split into units of (chunk of tile rows,
 // tile column); a unit sums its column strip down its rows in order into partial[chunk][c],
@@ -22,7 +27,8 @@
 // value(), then either kStore (the transposed value) or kCast (its FP8 cast; Slot or Local
 // tensor scale), optionally kAmax (Tensor), kBarrierBuf, scalars(); and
 // `static i64 outLd(i64 m)`, the output's row pitch (the input's rows, padded); optionally
-// kRowCastBuf + kRowCastLd (the untransposed cast output and its pitch) and kColSum (output
+// kRowCastBuf + kRowCastLd (the untransposed cast output and its pitch), or kRowCast (a
+// CastDesc: Local, Row or Block1x128, amaxOutBuf a zeroed [rows] / [rows, groups] buffer), and kColSum (output
 // buffer, dtype) + kColChunks + kPartialBuf (f32 [kColChunks, kCols]) + kCounterBuf (u32
 // [tile columns], zeroed).
 #pragma once
@@ -162,6 +168,50 @@ __device__ __forceinline__ void writeOutRowScale(void *const *buf, i64 orow, i64
     f32p(buf[C.invOutBuf])[invIndex(C.invLayout, orow, g, groups, Spec::kCols)] = reciprocal(s);
 }
 
+/// True when the input is also cast untransposed with local per-input-row (block) scales.
+template <class Spec> FP8C_HD constexpr bool inRowScales() { return Spec::kRowCast.buf >= 0; }
+
+/// Index of input row r's scale group holding input column c (kRowCast).
+template <class Spec> __device__ __forceinline__ i64 inGroup(i64 r, i64 c) {
+  return Spec::kRowCast.gran == Gran::Block1x128 ? r * Spec::kRowCast.groups + c / 128 : r;
+}
+
+/// Phase 1 of kRowCast: the max |v| of tile row r over columns c0 .. c0 + 63 (the 4 threads
+/// holding it), one atomic into its row's (block's) amax.
+template <class Spec, int E>
+__device__ __forceinline__ void rowAmax(void *const *buf, i64 r, i64 c0, int tcE,
+                                        const float (&v)[E], i64 rowsN) {
+  const float m = groupMaxMag<kChunks>(rows::chunkMaxOf<E>(v));
+  if (tcE == 0 && r < rowsN)
+    atomicMaxMag(f32p(buf[Spec::kRowCast.amaxOutBuf]) + inGroup<Spec>(r, c0), m);
+}
+
+/// Phase 2 of kRowCast: casts and stores this thread's chunk of input row r with its row's
+/// (block's) scale; the thread holding the group's first chunk writes the scale and inverse.
+template <class Spec, int E>
+__device__ __forceinline__ void rowCast(void *const *buf, i64 r, i64 c0, int tcE,
+                                        const float (&v)[E], i64 rowsN) {
+  constexpr CastDesc C = Spec::kRowCast;
+  constexpr bool kBlocks = C.gran == Gran::Block1x128;
+  if (r >= rowsN)
+    return;
+  const i64 grp = inGroup<Spec>(r, c0);
+  const float s =
+      scaleFromAmax<C.scaleDt>(__ldcg(f32p(buf[C.amaxOutBuf]) + grp), C.margin, C.pow2);
+  if (tcE == 0 && (kBlocks ? c0 % 128 == 0 : c0 == 0)) {
+    const i64 groups = kBlocks ? C.groups : 1, g = kBlocks ? c0 / 128 : 0;
+    if constexpr (C.scaleOutBuf >= 0)
+      f32p(buf[C.scaleOutBuf])[r * groups + g] = s;
+    if constexpr (C.invOutBuf >= 0)
+      f32p(buf[C.invOutBuf])[invIndex(C.invLayout, r, g, groups, rowsN)] = reciprocal(s);
+  }
+  float q[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e)
+    q[e] = op::quantize(v[e], s); // columns >= kCols were evaluated as 0
+  storeRowDyn<C.dt, E>(buf[C.buf], C.ld, r, c0 + tcE, q);
+}
+
 template <class Spec, Phase P>
 __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
                                          float *scratch, float (*tile)[kTile + 1],
@@ -172,6 +222,9 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   constexpr bool kWrite = P != Phase::Amax;
   constexpr bool kColAmax = P == Phase::Amax && kOutRows; // phase 1: per-column amaxes
   static_assert(!kOutRows || Spec::kRowCastBuf < 0, "the untransposed copy has a tensor scale");
+  static_assert(!inRowScales<Spec>() || (kOutRows && Spec::kRowCast.src == ScaleSrc::Local &&
+                                         Spec::kRowCast.amaxOutBuf >= 0),
+                "kRowCast: a local per-row cast beside a per-output-row one");
   constexpr bool kUnits = Spec::kColSum.buf >= 0; // column sums: (chunk, tile column) units
   constexpr bool kSums = kUnits && kWrite;
   const i64 rowsN = Spec::kRows.eval(m);
@@ -180,8 +233,18 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   const i64 span = ld > rowsN ? ld : rowsN;
   const i64 tileRows = (span + kTile - 1) / kTile;
   constexpr i64 kTileCols = (Spec::kCols + kTile - 1) / kTile;
-  const i64 per = kUnits ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks : 1;
-  const i64 units = kUnits ? i64(Spec::kColChunks) * kTileCols : tileRows * kTileCols;
+  // Phase 1 of a per-output-row cast only reduces: its units are strips of tile rows of one
+  // tile column, about one per block, whose column maxima stay in registers until the strip
+  // (or, for 1x128 blocks of the transpose, its 128-row group) ends: one shared-memory
+  // reduction and one atomic per column there, not per 64 x 64 tile.
+  const i64 per = kUnits      ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks
+                  : kColAmax ? (tileRows * kTileCols + gridDim.x - 1) / gridDim.x < tileRows
+                                   ? (tileRows * kTileCols + gridDim.x - 1) / gridDim.x
+                                   : tileRows
+                             : 1;
+  const i64 units = kUnits     ? i64(Spec::kColChunks) * kTileCols
+                    : kColAmax ? (tileRows + per - 1) / per * kTileCols
+                               : tileRows * kTileCols;
   const i64 steps = blockIdx.x < units ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const int tr = threadIdx.x / kChunks, tcE = threadIdx.x % kChunks * kE;
   // The unit this block takes at step `it` (phase 2 walks them in reverse).
@@ -204,6 +267,10 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   if constexpr (kScaled)
     castS = castScale<Spec>(buf, slots);
   float amax = 0.0f;
+  float colMax[kColAmax ? kE : 1]; // phase 1: max |v| of this thread's 16 columns so far
+#pragma unroll
+  for (int e = 0; e < (kColAmax ? kE : 1); ++e)
+    colMax[e] = 0.0f;
   for (i64 it = 0; it < steps; ++it) { // block-uniform
     const i64 u = unitAt(it);
     const i64 tcol = u % kTileCols, chunk = u / kTileCols;
@@ -242,13 +309,27 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
       }
       if constexpr (kAmax)
         amax = maxMag(amax, rows::chunkMaxOf<kE>(v));
+      if constexpr (kColAmax && inRowScales<Spec>())
+        rowAmax<Spec, kE>(buf, r, c0, tcE, v, rowsN);
+      if constexpr (P == Phase::Cast && inRowScales<Spec>())
+        rowCast<Spec, kE>(buf, r, c0, tcE, v, rowsN);
       if constexpr (kColAmax) {
-        __syncthreads(); // the previous tile's reads of `tile` and colScratch are done
 #pragma unroll
         for (int e = 0; e < kE; ++e)
-          tile[tr][tcE + e] = v[e];
-        __syncthreads();
-        columnAmaxes<Spec>(buf, r0, c0, tile, colScratch);
+          colMax[e] = maxMag(colMax[e], magnitude(v[e]));
+        // Flush at the strip's end, and at each 128-row group's end for 1x128 blocks (two
+        // tile rows): a flush never mixes two groups.
+        constexpr bool kOutBlocks = C.gran == Gran::Block1x128;
+        if (trow + 1 == trowEnd || (kOutBlocks && trow % 2 == 1)) { // block-uniform
+          __syncthreads(); // the previous flush's reads of `tile` and colScratch are done
+#pragma unroll
+          for (int e = 0; e < kE; ++e) {
+            tile[tr][tcE + e] = colMax[e];
+            colMax[e] = 0.0f;
+          }
+          __syncthreads();
+          columnAmaxes<Spec>(buf, r0, c0, tile, colScratch);
+        }
       }
       if constexpr (kWrite) {
         float q[kE]; // v scaled for a tensor-scale cast

@@ -4,7 +4,9 @@
 // derivative computed inline; the forward's casts write both FP8 copies the same way. With row
 // (1x128 block) scales the transposed copy has scales of its own, per row (block) of the
 // transpose: one cooperative cast-transpose launch reduces them per input column, casts, and
-// sums the columns for the bias gradient; no bf16 transpose and no column-sum launch.
+// sums the columns for the bias gradient; no bf16 transpose and no column-sum launch. The
+// same launch also casts its input untransposed with scales per row of its own (kRowCast),
+// the GELU / gelu_grad computed inline: one launch per tensor, not a quantize launch beside it.
 // RUN: fp8c %s --train --recipe=tensorwise --tokens=64 --emit=cuda | FileCheck %s
 // RUN: fp8c %s --train --recipe=rowwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=ROW
 // RUN: fp8c %s --train --recipe=blockwise --tokens=64 --emit=cuda | FileCheck %s --check-prefix=BLOCK
@@ -45,29 +47,50 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 
 // ROW-LABEL: fp8c CUDA for @mlp_fwd
 // ROW-NOT: fp8c_mlp_fwd_k{{[0-9]+}}_transpose:
+// ROW-NOT: _quantize:
 // ROW: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %x_t, fp8.amax %x_t_amax, fp8.scale %x_t_scale,
+// ROW-NEXT: fp8.cast %x_t_fp8, fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8
 // ROW: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 64, fp8c::Gran::Row, 1)
 // ROW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false)
 // ROW: static constexpr int kBarrierBuf =
+// ROW: static constexpr fp8c::CastDesc kRowCast =
+// ROW-NEXT: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 256, fp8c::Gran::Row, 1)
+// ROW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::RowMajor).amaxOut(
 // ROW: __launch_bounds__(256, 4) fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose
+// ROW: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.gelu %g, fp8.transpose %g_t, fp8.amax %g_t_amax, fp8.scale
+// ROW-NEXT: %g_t_scale, fp8.cast %g_t_fp8, fp8.amax %g_amax, fp8.scale %g_scale, fp8.cast %g_fp8
+// ROW: fp8c::op::geluTanh(x[0])
+// ROW: static constexpr fp8c::CastDesc kRowCast =
+// ROW-NOT: _pointwise:
 // ROW-LABEL: fp8c CUDA for @mlp_bwd
 // ROW-NOT: colSumKernel
 // ROW-NOT: fp8c_mlp_bwd_k{{[0-9]+}}_transpose:
+// ROW-NOT: _quantize:
 // ROW: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %y_grad_t, fp8.amax %y_grad_t_amax, fp8.scale
-// ROW-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.col_sum %b2_grad
+// ROW-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.amax %y_grad_amax, fp8.scale %y_grad_scale,
+// ROW-NEXT: fp8.cast %y_grad_fp8, fp8.col_sum %b2_grad
 // ROW: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E5M2, 64, fp8c::Gran::Row, 1)
 // ROW-NEXT: .localScale(fp8c::Dt::E5M2, 0, false)
+// ROW: static constexpr fp8c::CastDesc kRowCast =
 // ROW: static constexpr fp8c::OutDesc kColSum =
 // ROW: fp8c::transposeKernel<Spec>(args);
-// ROW: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %h_grad_t, fp8.amax %h_grad_t_amax, fp8.scale
-// ROW-NEXT: %h_grad_t_scale, fp8.cast %h_grad_t_fp8, fp8.col_sum %b1_grad
+// ROW: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.gelu_grad %h_grad, fp8.transpose %h_grad_t, fp8.amax
+// ROW-NEXT: %h_grad_t_amax, fp8.scale %h_grad_t_scale, fp8.cast %h_grad_t_fp8, fp8.amax %h_grad_amax,
+// ROW-NEXT: fp8.scale %h_grad_scale, fp8.cast %h_grad_fp8, fp8.col_sum %b1_grad
+// ROW: static constexpr fp8c::CastDesc kRowCast =
 // ROW-NOT: colSumKernel
+// ROW-NOT: _quantize:
+// ROW-NOT: _pointwise:
 
 // BLOCK-LABEL: fp8c CUDA for @mlp_bwd
 // BLOCK-NOT: colSumKernel
 // BLOCK: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.transpose %y_grad_t, fp8.amax %y_grad_t_amax, fp8.scale
-// BLOCK-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.col_sum %b2_grad
+// BLOCK-NEXT: %y_grad_t_scale, fp8.cast %y_grad_t_fp8, fp8.amax %y_grad_amax, fp8.scale %y_grad_scale,
+// BLOCK-NEXT: fp8.cast %y_grad_fp8, fp8.col_sum %b2_grad
 // BLOCK: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 64, fp8c::Gran::Block1x128, 1)
+// BLOCK-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::KBlockMajor).amaxOut(
+// BLOCK: static constexpr fp8c::CastDesc kRowCast =
+// BLOCK-NEXT: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 256, fp8c::Gran::Block1x128, 2)
 // BLOCK-NEXT: .localScale(fp8c::Dt::E4M3, 0, true).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::KBlockMajor).amaxOut(
 // BLOCK-NOT: colSumKernel
 

@@ -41,9 +41,9 @@
 // BLOCK-LABEL: func.func @lin_bwd(
 // BLOCK: fp8.amax %{{.+}} {granularity = "block_1x128"} : (tensor<16x128xbf16>) -> tensor<16x1xf32>
 // BLOCK: fp8.cast %{{.+}} {granularity = "block_1x128"} : (tensor<16x128xbf16>, tensor<16x1xf32>) -> tensor<16x128xf8E4M3FN>
-// BLOCK: fp8.transpose %{{.+}} : (tensor<1x2xf32>) -> tensor<2x1xf32>
 // BLOCK: fp8.transpose %{{.+}} : (tensor<16x128xbf16>) -> tensor<128x16xbf16>
 // BLOCK-NEXT: fp8.amax %{{.+}} {granularity = "block_1x128"} : (tensor<128x16xbf16>) -> tensor<128x1xf32>
+// BLOCK: fp8.transpose %{{.+}} : (tensor<1x2xf32>) -> tensor<2x1xf32>
 
 // Unquantized: the forward saves nothing but reads its inputs again (shared by name).
 // NONE-LABEL: func.func @lin_fwd(
