@@ -28,9 +28,9 @@
 // tensor scale), optionally kAmax (Tensor), kBarrierBuf, scalars(); and
 // `static i64 outLd(i64 m)`, the output's row pitch (the input's rows, padded); optionally
 // kRowCastBuf + kRowCastLd (the untransposed cast output and its pitch), or kRowCast (a
-// CastDesc: Local, Row or Block1x128, amaxOutBuf a zeroed [rows] / [rows, groups] buffer), and kColSum (output
-// buffer, dtype) + kColChunks + kPartialBuf (f32 [kColChunks, kCols]) + kCounterBuf (u32
-// [tile columns], zeroed).
+// CastDesc: Local, Row or Block1x128, amaxOutBuf a zeroed [rows] / [rows, groups] buffer),
+// and kColSum (output buffer, dtype) + kColChunks + kPartialBuf (f32 [kColChunks, kCols]) +
+// kCounterBuf (u32 [tile columns], zeroed).
 #pragma once
 
 #include "fp8c/rows.cuh"
@@ -196,8 +196,7 @@ __device__ __forceinline__ void rowCast(void *const *buf, i64 r, i64 c0, int tcE
   if (r >= rowsN)
     return;
   const i64 grp = inGroup<Spec>(r, c0);
-  const float s =
-      scaleFromAmax<C.scaleDt>(__ldcg(f32p(buf[C.amaxOutBuf]) + grp), C.margin, C.pow2);
+  const float s = scaleFromAmax<C.scaleDt>(__ldcg(f32p(buf[C.amaxOutBuf]) + grp), C.margin, C.pow2);
   if (tcE == 0 && (kBlocks ? c0 % 128 == 0 : c0 == 0)) {
     const i64 groups = kBlocks ? C.groups : 1, g = kBlocks ? c0 / 128 : 0;
     if constexpr (C.scaleOutBuf >= 0)
@@ -237,7 +236,7 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
   // tile column, about one per block, whose column maxima stay in registers until the strip
   // (or, for 1x128 blocks of the transpose, its 128-row group) ends: one shared-memory
   // reduction and one atomic per column there, not per 64 x 64 tile.
-  const i64 per = kUnits      ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks
+  const i64 per = kUnits     ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks
                   : kColAmax ? (tileRows * kTileCols + gridDim.x - 1) / gridDim.x < tileRows
                                    ? (tileRows * kTileCols + gridDim.x - 1) / gridDim.x
                                    : tileRows

@@ -137,10 +137,12 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
       amax = cpu.at("a").data[0];
     } else {
       const HostTensor &qv = cpu.at("q"), &sv = cpu.at("s");
-      const size_t perRow = sv.data.size() / size_t(c.m), groupCols = c.form == Form::BlockPair ? 128 : size_t(c.n);
+      const size_t perRow = sv.data.size() / size_t(c.m),
+                   groupCols = c.form == Form::BlockPair ? 128 : size_t(c.n);
       for (size_t i = 0; i < qv.data.size(); ++i) {
         const size_t r = i / size_t(c.n), col = i % size_t(c.n);
-        amax = std::max(amax, std::fabs(qv.data[i] / sv.data[r * perRow + col / groupCols]) * 1.25f);
+        amax =
+            std::max(amax, std::fabs(qv.data[i] / sv.data[r * perRow + col / groupCols]) * 1.25f);
       }
     }
     const double f32Bound = double(c.m) * double(c.m) * std::ldexp(1.0, -24) * amax;
@@ -154,8 +156,8 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
       bad += !(err <= bound); // NaN (unwritten) fails
     }
     EXPECT_EQ(bad, 0) << "column sums beyond the bound (" << c.m << " x " << c.n << ")";
-    std::cout << "[ cast-transpose ] " << c.m << " x " << c.n
-              << ": column sums within " << worst << " of the bound\n";
+    std::cout << "[ cast-transpose ] " << c.m << " x " << c.n << ": column sums within " << worst
+              << " of the bound\n";
   }
 }
 
@@ -171,20 +173,18 @@ std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GpuCastTransposeTest,
     ::testing::Values(CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
-                      CtCase{Form::GeluGradColSum, 17, 63},
-                      CtCase{Form::GeluGradColSum, 255, 100},
+                      CtCase{Form::GeluGradColSum, 17, 63}, CtCase{Form::GeluGradColSum, 255, 100},
                       CtCase{Form::GeluGradColSum, 257, 1000},
                       CtCase{Form::GeluGradColSum, 1000, 64},
                       CtCase{Form::GeluGradColSum, 4099, 1000},
                       CtCase{Form::GivenScaleBothCopies, 7, 6},
                       CtCase{Form::GivenScaleBothCopies, 257, 100},
                       CtCase{Form::GivenScaleBothCopies, 1000, 1000},
-                      CtCase{Form::TransposeOnly, 17, 63},
-                      CtCase{Form::TransposeOnly, 1000, 1000}, CtCase{Form::RowPair, 1, 4},
-                      CtCase{Form::RowPair, 7, 6}, CtCase{Form::RowPair, 257, 100},
-                      CtCase{Form::RowPair, 1000, 1000}, CtCase{Form::RowPair, 4099, 1000},
-                      CtCase{Form::BlockPair, 7, 130}, CtCase{Form::BlockPair, 257, 300},
-                      CtCase{Form::BlockPair, 1000, 1000}),
+                      CtCase{Form::TransposeOnly, 17, 63}, CtCase{Form::TransposeOnly, 1000, 1000},
+                      CtCase{Form::RowPair, 1, 4}, CtCase{Form::RowPair, 7, 6},
+                      CtCase{Form::RowPair, 257, 100}, CtCase{Form::RowPair, 1000, 1000},
+                      CtCase{Form::RowPair, 4099, 1000}, CtCase{Form::BlockPair, 7, 130},
+                      CtCase{Form::BlockPair, 257, 300}, CtCase{Form::BlockPair, 1000, 1000}),
     caseName);
 
 } // namespace
