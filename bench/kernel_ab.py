@@ -8,8 +8,9 @@ launch's `// buffers:` comment: bf16 / f16 / f32 inputs get random normal values
 histories 1.0, buffers marked `zeroed` are cleared before every launch. The grid is the
 persistent one the runtime uses (resident blocks per SM x SMs). Variants run interleaved, one
 launch each per round; the medians (CUDA events around the launch alone) are printed with the
-bytes the launch moves at that time. For kernel development; the product is timed by
-fp8c-train-bench and fp8c-bench.
+bytes the launch moves at that time. --after-gemm N runs an untimed f16 N^3 matmul before each
+timed launch (a training step's launches start right after a GEMM). For kernel development; the
+product is timed by fp8c-train-bench and fp8c-bench.
 """
 import argparse
 import ctypes
@@ -83,6 +84,15 @@ extern "C" __global__ void {bounds} ab_entry({params}, long long m) {{
   {body}
 }}
 """
+    # Header variants whose transposes stage their inputs in dynamic shared memory (the cp.async
+    # ring of bench/results/h200-2026-11-27c-staged-casts/staged-ring.patch, measured slower and
+    # not kept) say how much through transpose.cuh's stagedSharedBytes.
+    probe = "transposeKernel" in body and "stagedSharedBytes" in open(
+        os.path.join(include, "fp8c", "transpose.cuh")).read()
+    if probe:
+        code += """
+extern "C" __global__ void ab_smem(int *o) { *o = fp8c::transpose::stagedSharedBytes<Spec>(); }
+"""
     # An sm_90a CUBIN from NVRTC with the runtime's options (CuPy's own compile path goes
     # through PTX and the driver's JIT, whose register choices differ).
     opts = ["--std=c++17", "--gpu-architecture=sm_90a", "-lineinfo", "-I" + include,
@@ -90,7 +100,16 @@ extern "C" __global__ void {bounds} ab_entry({params}, long long m) {{
     cubin = nvrtc_cubin(code, opts)
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(cubin)
-    return cp.RawModule(path=f.name).get_function("ab_entry")
+    module = cp.RawModule(path=f.name)
+    fn = module.get_function("ab_entry")
+    dyn = 0
+    if probe:
+        out = cp.zeros(1, dtype=cp.int32)
+        module.get_function("ab_smem")((1,), (1,), (out,))
+        dyn = int(out.get()[0])
+        # Static plus dynamic shared memory above 48 KiB needs the function's opt-in.
+        fn.max_dynamic_shared_size_bytes = dyn
+    return fn, dyn
 
 
 CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
@@ -118,12 +137,12 @@ def nvrtc_cubin(code, opts):
     return buf.raw
 
 
-def resident_grid(fn):
+def resident_grid(fn, dyn):
     dev = cp.cuda.Device()
     sms = dev.attributes["MultiProcessorCount"]
     regs = (fn.num_regs + 7) // 8 * 8
     by_regs = 65536 // (regs * 256)
-    by_smem = (228 * 1024) // (fn.shared_size_bytes + 1024)
+    by_smem = (228 * 1024) // (fn.shared_size_bytes + dyn + 1024)
     return min(8, by_regs, by_smem) * sms, fn.num_regs
 
 
@@ -135,6 +154,9 @@ def main():
                     help="NAME=INCLUDE_DIR[@BOUNDS], BOUNDS replacing the launch bounds, e.g. 256,4")
     ap.add_argument("--m", type=int, default=0, help="the dynamic M (0: the graph's static size)")
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--after-gemm", type=int, default=0, metavar="N",
+                    help="run an N x N x N f16 matmul (untimed) before each timed launch: the "
+                         "launch then starts as it does in a training step, right after a GEMM")
     args = ap.parse_args()
     text = open(args.cuda).read()
     rng = np.random.default_rng(0)
@@ -150,26 +172,32 @@ def main():
         for v in args.variant:
             name, inc = v.split("=", 1)
             inc, _, bounds = inc.partition("@")
-            fn = compile_variant(src, len(bufs), inc, bounds)
-            grid, regs = resident_grid(fn)
-            variants.append((name, fn, grid, regs, []))
+            fn, dyn = compile_variant(src, len(bufs), inc, bounds)
+            grid, regs = resident_grid(fn, dyn)
+            variants.append((name, fn, grid, regs, [], dyn))
         zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]
+        if args.after_gemm:
+            ga = cp.ones((args.after_gemm, args.after_gemm), dtype=cp.float16)
+            gc = cp.empty_like(ga)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         for rep in range(args.reps + 2):
-            for name, fn, grid, regs, times in variants:
+            for name, fn, grid, regs, times, dyn in variants:
                 for a in zeroed:
                     a.fill(0)
+                if args.after_gemm:
+                    cp.matmul(ga, ga, out=gc)
                 start.record()
-                fn((grid,), (256,), (*arrays, np.int64(args.m)))
+                fn((grid,), (256,), (*arrays, np.int64(args.m)), shared_mem=dyn)
                 stop.record()
                 stop.synchronize()
                 if rep >= 2:
                     times.append(cp.cuda.get_elapsed_time(start, stop) * 1000.0)
         print(f"{kernel}: {moved / 1e6:.1f} MB of tensors")
-        for name, fn, grid, regs, times in variants:
+        for name, fn, grid, regs, times, dyn in variants:
             med = statistics.median(times)
             print(f"  {name:<14} median {med:8.1f} us  p10 {np.percentile(times, 10):8.1f}  "
-                  f"{moved / med / 1e3:7.1f} GB/s  ({regs} registers, grid {grid})")
+                  f"{moved / med / 1e3:7.1f} GB/s  ({regs} registers, grid {grid}"
+                  f"{f', {dyn} B dynamic shared' if dyn else ''})")
         if len(variants) > 1:
             compare_outputs(variants, arrays, bufs, args.m, read_slots(src))
 
@@ -181,13 +209,13 @@ def read_slots(src):
             for i in i if i}
 
 
-def snapshot(fn, grid, arrays, bufs, m, reads):
+def snapshot(fn, grid, dyn, arrays, bufs, m, reads):
     """The written buffers after one launch from cleared outputs (inputs left as allocated)."""
     written = [i for i, b in enumerate(bufs) if i not in reads
                and b["role"].split(",")[0] not in ("input", "state")]
     for i in written:
         arrays[i].fill(0)
-    fn((grid,), (256,), (*arrays, np.int64(m)))
+    fn((grid,), (256,), (*arrays, np.int64(m)), shared_mem=dyn)
     cp.cuda.Device().synchronize()
     return {i: cp.asnumpy(arrays[i]) for i in written}
 
@@ -196,9 +224,9 @@ def compare_outputs(variants, arrays, bufs, m, reads):
     """Each variant's outputs against the first's: FP8 and integer buffers byte for byte, f32
     and bf16 ones as the largest difference relative to the largest magnitude."""
     ref_name, ref_fn, ref_grid = variants[0][:3]
-    ref = snapshot(ref_fn, ref_grid, arrays, bufs, m, reads)
-    for name, fn, grid, _, _ in variants[1:]:
-        out = snapshot(fn, grid, arrays, bufs, m, reads)
+    ref = snapshot(ref_fn, ref_grid, variants[0][5], arrays, bufs, m, reads)
+    for name, fn, grid, _, _, dyn in variants[1:]:
+        out = snapshot(fn, grid, dyn, arrays, bufs, m, reads)
         for i, a in ref.items():
             b, dt = out[i], bufs[i]["dt"]
             n = bufs[i]["count"] * DTYPE_BYTES[dt]
