@@ -238,6 +238,10 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
       spec << "  static constexpr int kBarrierBuf = " << slot(d.barrierBuf) << ";\n";
     if (d.resetAmax)
       spec << "  static constexpr bool kResetAmax = true;\n";
+    if (d.pushHistory >= 0)
+      spec << "  static constexpr fp8c::PushDesc kPush = fp8c::PushDesc::to(" << slot(d.pushHistory)
+           << ", " << d.pushLen << ", " << slot(d.pushCounter) << ", "
+           << (d.pushResetAmax ? "true" : "false") << ");\n";
     if (d.rowCast)
       spec << "  static constexpr fp8c::CastDesc kRowCast =\n      "
            << castDescStr(*d.rowCast, slot) << ";\n";

@@ -95,4 +95,22 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
   return out;
 }
 
+std::vector<int> buffersOf(const Step &s) {
+  if (const auto *g = std::get_if<GeneratedLaunch>(&s))
+    return g->buffers;
+  const auto &c = std::get<CublasLtGemm>(s);
+  std::vector<int> out;
+  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
+                c.transD, c.epiIn, c.colSum, c.colPartials, c.epiD, c.aPadded, c.dPadded,
+                c.b2, c.invScaleB2, c.gateD, c.upD, c.blockScaleOut, c.blockInvOut})
+    if (b >= 0)
+      out.push_back(b);
+  // The launches the step may run after the GEMM (or instead of part of its epilogue).
+  for (const auto *fallbacks :
+       {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback, &c.dualFallback})
+    for (const GeneratedLaunch &l : *fallbacks)
+      out.insert(out.end(), l.buffers.begin(), l.buffers.end());
+  return out;
+}
+
 } // namespace fp8c

@@ -254,6 +254,9 @@ struct CublasLtGemm {
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;
 
+/// The buffers a step touches (inputs and outputs alike, with a GEMM step's fallback launches).
+std::vector<int> buffersOf(const Step &s);
+
 /// Every generated launch of `steps` in order, the ones a cuBLASLt step may fall back to
 /// included (what NVRTC must compile).
 std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps);

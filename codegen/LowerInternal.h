@@ -82,6 +82,13 @@ struct LaunchDesc {
   int numSlots = 0;
   int barrierBuf = -1;    ///< Scratch {arrived, left} of a cooperative launch's grid barrier
   bool resetAmax = false; ///< its cast's tensor amax is Scratch too: the launch resets it
+  // Rows: delayed scaling's history push of the launch's tensor amax (amaxBuf) into
+  // pushHistory [pushLen] in place by its last block, found with the Scratch counter
+  // pushCounter; with pushResetAmax the amax is Scratch and put back to zero.
+  int pushHistory = -1;
+  int64_t pushLen = 0;
+  int pushCounter = -1;
+  bool pushResetAmax = false;
   int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
   int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
@@ -154,6 +161,8 @@ public:
   void addLaunch(const LaunchDesc &d, int kernelIndex);
   /// Renders a launch of kernel `kernelIndex` under a unique name without appending it.
   GeneratedLaunch renderNamed(const LaunchDesc &d, int kernelIndex);
+  /// Renders a launch under `name` (the NVRTC options of every generated launch).
+  GeneratedLaunch render(const LaunchDesc &d, const std::string &name) const;
   void addGemm(CublasLtGemm g);
   /// The number of steps so far, and the generated launches appended after `mark` taken out
   /// of the plan (to become a GEMM step's fallback launches).
@@ -184,6 +193,7 @@ private:
   // Lowering.cpp
   void lowerKernel(const Op &kernel, int index);
   void lowerStateKernel(const Op &kernel, int index);
+  bool foldHistoryPushes(const Op &kernel);
 
   const Graph &g_;
   CodegenOptions opts_;
@@ -208,6 +218,7 @@ private:
   std::vector<int> stateWrites_; ///< state buffers updated in place
   int stateStep_ = -1;           ///< the step that updates them
   std::set<std::string> kernelNames_;
+  std::map<std::string, LaunchDesc> rendered_; ///< per-run launches by name, as described
   friend class LaunchBuilder;
 };
 

@@ -7,7 +7,10 @@
 
 #include "codegen/LowerInternal.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
+#include <set>
 
 namespace fp8c {
 namespace codegen {
@@ -31,6 +34,8 @@ void Lowerer::fail(const Op &op, const std::string &why) {
 
 void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
   GeneratedLaunch gl = renderNamed(d, kernelIndex);
+  if (!loadTime_)
+    rendered_[gl.kernelName] = d;
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(gl));
 }
 
@@ -43,6 +48,10 @@ GeneratedLaunch Lowerer::renderNamed(const LaunchDesc &d, int kernelIndex) {
     name = "fp8c_" + sanitize(g_.name()) + "_k" + std::to_string(kernelIndex) + "_" + d.suffix +
            "_" + std::to_string(i);
   kernelNames_.insert(name);
+  return render(d, name);
+}
+
+GeneratedLaunch Lowerer::render(const LaunchDesc &d, const std::string &name) const {
   GeneratedLaunch gl = renderLaunch(d, name, plan_.buffers, opts_.tuning);
   gl.nvrtcOptions = {"--fmad=false"};
   return gl;
@@ -62,7 +71,87 @@ void Lowerer::addGemm(CublasLtGemm g) {
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));
 }
 
+// Delayed scaling's history pushes join the launches that reduced their amaxes where those are
+// one-pass rows launches of a tensor amax (the activation's cast before a GEMM, a weight's
+// cast): the launch's last block pushes (rows.cuh, pushHistoryWhenLast) and no state launch
+// runs, which at decode sizes is a launch and a memset out of a few. Only when every push of
+// the state kernel finds such a launch, updates its history in place, and that launch is the
+// last step touching the history and the amax. An amax that no other step touches becomes
+// Scratch the launch puts back to zero (no memset per run).
+bool Lowerer::foldHistoryPushes(const Op &kernel) {
+  if (loadTime_)
+    return false;
+  struct Fold {
+    size_t step;
+    int history, amax;
+    int64_t len;
+    bool resetAmax;
+    std::string what;
+  };
+  std::vector<Fold> folds;
+  std::set<size_t> hosts;
+  for (const auto &opPtr : kernel.body()->ops()) {
+    const Op &op = *opPtr;
+    if (op.kind() == OpKind::Yield)
+      continue;
+    if (op.kind() != OpKind::HistoryPush)
+      return false;
+    const Value *res = canon(op.result());
+    auto st = stateTarget_.find(res);
+    const int out = st != stateTarget_.end() ? st->second : bufferOf(res);
+    const int hist = bufferOf(op.operand(0)), amax = bufferOf(op.operand(1));
+    if (out != hist || amaxRound(amax) != DType::F32)
+      return false;
+    std::optional<size_t> last; // the last step touching the history or the amax
+    int amaxTouches = 0;
+    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+      const std::vector<int> bs = buffersOf(plan_.steps[s]);
+      const bool a = std::find(bs.begin(), bs.end(), amax) != bs.end();
+      amaxTouches += a;
+      if (a || std::find(bs.begin(), bs.end(), hist) != bs.end())
+        last = s;
+    }
+    const auto *gl = last ? std::get_if<GeneratedLaunch>(&plan_.steps[*last]) : nullptr;
+    auto rd = gl ? rendered_.find(gl->kernelName) : rendered_.end();
+    if (rd == rendered_.end() || hosts.count(*last))
+      return false;
+    const LaunchDesc &d = rd->second;
+    const bool oneAmax = d.kind == LaunchKind::Rows && d.amaxBuf == amax &&
+                         d.amaxGran == Granularity::Tensor && d.barrierBuf < 0 &&
+                         d.pushHistory < 0 && !(d.cast && d.cast->src == CastInfo::Src::Local);
+    if (!oneAmax)
+      return false;
+    hosts.insert(*last);
+    const BufferDesc &ad = desc(amax);
+    folds.push_back({*last, hist, amax, colsOf(op.operand(0)->type()),
+                     amaxTouches == 1 && ad.role == BufferRole::Temp && ad.zeroInit,
+                     std::string(op.name()) + " %" + op.result()->name() + " (in place)"});
+  }
+  if (folds.empty())
+    return false;
+  for (const Fold &f : folds) {
+    auto &gl = std::get<GeneratedLaunch>(plan_.steps[f.step]);
+    LaunchDesc &d = rendered_.at(gl.kernelName);
+    d.pushHistory = f.history;
+    d.pushLen = f.len;
+    d.pushCounter = newScratch("push_counter", TensorType({}, DType::I32));
+    d.pushResetAmax = f.resetAmax;
+    if (f.resetAmax) {
+      desc(f.amax).role = BufferRole::Scratch;
+      desc(f.amax).zeroInit = false;
+    }
+    d.description += ", " + f.what;
+    gl = render(d, gl.kernelName);
+    if (desc(f.history).role == BufferRole::State)
+      stateWrites_.push_back(f.history);
+    stateStep_ = std::max(stateStep_, static_cast<int>(f.step));
+  }
+  return true;
+}
+
 void Lowerer::lowerStateKernel(const Op &kernel, int index) {
+  if (foldHistoryPushes(kernel))
+    return;
   LaunchDesc d;
   d.kind = LaunchKind::Small;
   d.suffix = "state";

@@ -27,9 +27,6 @@ struct MemoryPlan {
   int64_t maxM = 0;
 };
 
-/// The buffers a step touches (inputs and outputs alike).
-std::vector<int> buffersOf(const Step &s);
-
 /// The buffers only a GEMM step's cuBLASLt form touches: its results for the launches that
 /// finish the epilogue (epiD, gateD, upD), its padded copies and its fallback launches' buffers,
 /// less every buffer the generated GEMM reads or writes.

@@ -64,6 +64,21 @@ struct AmaxDesc {
   FP8C_HD static constexpr AmaxDesc to(int buf, Gran g, i64 groups = 0) { return {buf, g, groups}; }
 };
 
+/// Delayed scaling's history update done by the launch that reduces the tensor amax (kAmax):
+/// its last block pushes the amax into the history [len] in place (rows.cuh); `counter` is a
+/// Scratch u32 the last block is found with and leaves at zero; with resetAmax the amax is
+/// Scratch too and put back to zero after the push.
+struct PushDesc {
+  int history;
+  int len;
+  int counter;
+  bool resetAmax;
+  FP8C_HD static constexpr PushDesc none() { return {-1, 0, -1, false}; }
+  FP8C_HD static constexpr PushDesc to(int history, int len, int counter, bool resetAmax) {
+    return {history, len, counter, resetAmax};
+  }
+};
+
 enum class ScaleSrc : int {
   None,
   Slot,   ///< a tensor scale computed once per block by Spec::scalars (slot index)
@@ -168,6 +183,8 @@ struct SpecDefaults {
   static constexpr int kNumSlots = 0;
   static constexpr OutDesc kStore = OutDesc::none();
   static constexpr AmaxDesc kAmax = AmaxDesc::none();
+  /// Rows launches: the history push of kAmax's tensor amax (PushDesc).
+  static constexpr PushDesc kPush = PushDesc::none();
   static constexpr CastDesc kCast = CastDesc::none();
   /// A cooperative launch's grid barrier: {arrived, left}, a Scratch pair the launch leaves at
   /// zero (gridBarrier). kResetAmax: the tensor amax it reduces into is Scratch as well (read

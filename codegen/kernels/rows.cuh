@@ -276,6 +276,38 @@ __device__ __forceinline__ void runScalars(void *const *buf, i64 m, float *slots
 
 namespace fp8c {
 
+/// Delayed scaling's history update (Spec::kPush) in the launch that reduced the amax: the last
+/// block to finish pushes the tensor amax into the history in place. Every block read the
+/// history (runScalars: its scale) before it finished, so none sees the updated one; each
+/// block's amax atomic (its thread 0, at the end of its pass) precedes that thread's fence and
+/// counter increment, so the last block reads the whole tensor's amax.
+template <class Spec> __device__ __forceinline__ void pushHistoryWhenLast(void *const *buf) {
+  constexpr PushDesc P = Spec::kPush;
+  static_assert(Spec::kAmax.gran == Gran::Tensor && Spec::kAmax.buf >= 0 && P.counter >= 0,
+                "a history push takes the launch's own tensor amax");
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    u32 *counter = static_cast<u32 *>(buf[P.counter]);
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    if (last) {
+      __threadfence();
+      atomicExch(counter, 0u); // Scratch: left at zero for the next run
+    }
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  float *amax = f32p(buf[Spec::kAmax.buf]);
+  const float a = __ldcg(amax);
+  historyPushInPlace<P.len>(f32p(buf[P.history]), a);
+  if constexpr (P.resetAmax) {
+    if (threadIdx.x == 0)
+      atomicExch(amax, 0.0f); // every thread read it above (historyPushInPlace synchronizes)
+  }
+}
+
 /// The kernel body: instantiate from a generated `extern "C" __global__` entry point.
 template <class Spec, int N> __device__ __forceinline__ void rowsKernel(const Args<N> &args) {
   using S = rows::Shape<Spec>;
@@ -291,6 +323,10 @@ template <class Spec, int N> __device__ __forceinline__ void rowsKernel(const Ar
     rows::cooperativePasses<Spec>(args.buffers, args.m, slots, scratch);
   else
     rows::flatPass<Spec, rows::Phase::All>(args.buffers, args.m, slots, scratch);
+  if constexpr (Spec::kPush.history >= 0) {
+    static_assert(!S::kRowMode && !S::kCoop, "a history push in a one-pass flat launch");
+    pushHistoryWhenLast<Spec>(args.buffers);
+  }
 }
 
 } // namespace fp8c

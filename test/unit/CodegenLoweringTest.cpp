@@ -184,6 +184,39 @@ TEST(CodegenLowering, DelayedMlpStateAndCublasEpilogue) {
   EXPECT_FALSE(state.grid.persistent);
 }
 
+// Delayed Linear: each cast that reduces an amax also pushes it into its history (its last
+// block, kPush), so there is no state launch; the amaxes, read by no other step, are Scratch
+// those launches put back to zero (no memset per run). The MLP's hidden amax comes from GEMM 1
+// (above), so its plan keeps the state launch.
+TEST(CodegenLowering, DelayedLinearPushesHistoriesInItsCasts) {
+  Lowered l = lower(readExample("linear"), pipeline("delayed"));
+  const LaunchPlan &p = l.plan;
+  auto ls = launches(p.steps);
+  ASSERT_EQ(ls.size(), 2u);
+  ASSERT_EQ(gemms(p.steps).size(), 1u);
+  for (const GeneratedLaunch *gl : ls) {
+    EXPECT_EQ(gl->entry.find("_state"), std::string::npos) << gl->entry;
+    EXPECT_NE(gl->source.find("fp8c::PushDesc::to("), std::string::npos) << gl->entry;
+    EXPECT_NE(gl->description.find("fp8.history_push"), std::string::npos) << gl->entry;
+  }
+  for (const char *h : {"x_amax_history", "w_amax_history"}) {
+    const int b = find(p, h);
+    EXPECT_EQ(p.buffers[b].role, BufferRole::State) << h;
+    int touching = 0;
+    for (const Step &s : p.steps)
+      for (int x : buffersOf(s))
+        touching += x == b;
+    EXPECT_EQ(touching, 1) << h << ": its cast reads it (the scale) and pushes into it";
+  }
+  for (const char *a : {"x_amax", "w_amax"}) {
+    const BufferDesc &d = p.buffers[find(p, a)];
+    EXPECT_EQ(d.role, BufferRole::Scratch) << a;
+    EXPECT_FALSE(d.zeroInit) << a << " would be cleared on every run";
+  }
+  Lowered mlp = lower(readExample("mlp"), pipeline("delayed"));
+  EXPECT_EQ(launches(mlp.plan.steps).back()->entry, "fp8c_mlp_k4_state");
+}
+
 TEST(CodegenLowering, RowwiseOuterVectorScales) {
   Lowered l = lower(readExample("mlp"), pipeline("rowwise"));
   const LaunchPlan &p = l.plan;

@@ -143,6 +143,62 @@ func.func @quant(%x: tensor<?x{k}xbf16>) -> (tensor<f32>, tensor<?x{k}xf8E4M3FN>
   }
 }
 
+// Delayed Linear: each cast pushes its amax into its history in place (its last block; no
+// state launch runs) and leaves its Scratch amax at zero. Five runs at different M (different
+// grids) with shrinking magnitudes, so that a leftover amax or a missed push would change the
+// next run's scale: the histories must equal the interpreter's bit for bit after every run
+// (the interpreter continues from the histories it returned), the output within the GEMM's
+// tolerance.
+TEST(GpuDelayedStateTest, CastsPushTheirHistoriesAcrossRuns) {
+  FP8C_REQUIRE_GPU();
+  std::unique_ptr<Module> mod = parse(R"(
+func.func @lin(%x: tensor<?x256xbf16>, %w: tensor<384x256xbf16>, %b: tensor<384xbf16>) -> tensor<?x384xbf16> {
+  %y = fp8.linear %x, %w, %b : (tensor<?x256xbf16>, tensor<384x256xbf16>, tensor<384xbf16>) -> tensor<?x384xbf16>
+  return %y : tensor<?x384xbf16>
+}
+)");
+  ASSERT_TRUE(mod);
+  std::unique_ptr<Executable> exe = compileOrFail(
+      *mod->graphs()[0],
+      "shape-infer,canonicalize,quantize{recipe=delayed},canonicalize,cse,fuse,dce", 5000);
+  ASSERT_TRUE(exe);
+  for (const Step &s : exe->plan().steps)
+    if (const auto *gl = std::get_if<GeneratedLaunch>(&s))
+      EXPECT_EQ(gl->entry.find("_state"), std::string::npos) << "a state launch: " << gl->entry;
+  const Graph &g = exe->graph();
+  std::map<std::string, HostTensor> hist; // the interpreter's histories, by state input
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (g.inputAttrs(i).has("fp8.state"))
+      hist[g.input(i)->name()] =
+          HostTensor::make(g.input(i)->type().shape(), g.input(i)->type().dtype());
+  ASSERT_EQ(hist.size(), 2u);
+  const int64_t rows[] = {37, 1, 300, 4097, 2};
+  const double stddev[] = {64.0, 16.0, 4.0, 1.0, 0.25};
+  for (int r = 0; r < 5; ++r) {
+    std::map<std::string, HostTensor> in = {
+        {"x", nonZero({rows[r], 256}, DType::BF16, 21 + r, stddev[r])},
+        {"w", nonZero({384, 256}, DType::BF16, 41 + r, stddev[r])},
+        {"b", nonZero({384}, DType::BF16, 61 + r, 1.0)}};
+    std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
+    std::map<std::string, HostTensor> cpuIn = in;
+    for (const auto &[key, h] : hist)
+      cpuIn[key] = h;
+    std::map<std::string, HostTensor> cpu = runOnCpu(g, cpuIn);
+    ASSERT_TRUE(gpu.count("y") && cpu.count("y"));
+    EXPECT_LT(relativeFrobeniusError(gpu["y"], cpu["y"]), 2e-2) << "run " << r;
+    for (auto &[key, h] : hist) {
+      ASSERT_TRUE(cpu.count(key + "_next")) << key;
+      h = cpu[key + "_next"];
+      Expected<std::vector<float>> dev = exe->readState(key, nullptr);
+      ASSERT_TRUE(dev.hasValue()) << (dev ? "" : dev.error());
+      ASSERT_EQ(dev->size(), h.data.size()) << key;
+      for (size_t i = 0; i < h.data.size(); ++i)
+        EXPECT_EQ((*dev)[i], h.data[i])
+            << key << "[" << i << "] after run " << r << " (M " << rows[r] << ")";
+    }
+  }
+}
+
 struct GemmCase {
   const char *mode;
   int64_t m, n, k;

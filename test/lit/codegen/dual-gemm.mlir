@@ -36,11 +36,18 @@
 // GEN: //   epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, FP8 D scale #{{[0-9]+}} %h_scale, D from swiglu(A B^T, A B2^T){{$}}
 // GEN-NOT: dual_fallback
 
-// LT-LABEL: // fp8c CUDA for @swiglu_mlp: 6 generated launches, 3 cuBLASLt GEMMs, 0 of the steps at load
+// With cuBLASLt the swiglu, the amax of h and its cast run in a launch after the two GEMMs,
+// which also pushes that amax into h's history (every history push joins the launch that
+// reduced its amax here, so no state launch runs).
+// LT-LABEL: // fp8c CUDA for @swiglu_mlp: 5 generated launches, 3 cuBLASLt GEMMs, 0 of the steps at load
 // LT: cuBLASLt GEMM fp8c_swiglu_mlp_k3_gemm0 =====
 // LT: cuBLASLt GEMM fp8c_swiglu_mlp_k3_gemm1 =====
 // LT: launch fp8c_swiglu_mlp_k3_epilogue =====
+// LT-NEXT: grid
+// LT-NEXT: fp8c_swiglu_mlp_k3_epilogue: fp8.swiglu %h, fp8.amax %h_amax, fp8.cast %h_fp8, fp8.history_push
+// LT: static constexpr fp8c::PushDesc kPush = fp8c::PushDesc::to(
 // LT-NOT: B2 #
+// LT-NOT: _state
 
 // ROW: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
 // ROW-NEXT: //   ops: fp8.scaled_matmul %gate, fp8.scaled_matmul %up, fp8.swiglu %h, fp8.amax %h_amax (one GEMM for both weights)
