@@ -1,12 +1,14 @@
 // Unit tests of the lowering of fused graphs to LaunchPlans (codegen/Lowering.h): buffers and
 // their roles, which steps run at load, the cuBLASLt steps and what their epilogues take,
-// inverse-scale layouts, padded pitches for any K and N with a dynamic M, the state update in
-// place, entry points and argument counts, and determinism. No GPU and no NVRTC needed.
+// inverse-scale layouts, padded pitches for any K and N with a dynamic M, entry points and
+// argument counts, and determinism (the delayed recipe's state updates: CodegenStateTest.cpp).
+// No GPU and no NVRTC needed.
 #include "codegen/Lowering.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 
+#include "CodegenLoweringSupport.h"
 #include "TransposedOperands.h"
 
 #include <gtest/gtest.h>
@@ -20,70 +22,7 @@
 namespace fp8c {
 namespace {
 
-std::string readExample(const std::string &name) {
-  std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name + ".mlir");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string pipeline(const std::string &recipe, const std::string &weights = "dynamic") {
-  if (recipe.empty())
-    return "shape-infer,canonicalize,fuse,dce";
-  return "shape-infer,canonicalize,quantize{recipe=" + recipe + " weights=" + weights +
-         "},canonicalize,cse,fuse,dce";
-}
-
-// Parses `text`, runs `pipe` and keeps the module alive for the plan's lifetime.
-struct Lowered {
-  std::unique_ptr<Module> module;
-  LaunchPlan plan;
-};
-
-Lowered lower(const std::string &text, const std::string &pipe,
-              const std::string &arch = "sm_90a", GemmBackend backend = GemmBackend::Auto) {
-  Lowered l;
-  DiagnosticEngine diag;
-  l.module = parseModule(text, "test.mlir", diag);
-  EXPECT_TRUE(l.module && verifyModule(*l.module, diag)) << diag.str();
-  if (!l.module)
-    return l;
-  PassManager pm;
-  EXPECT_TRUE(pm.parsePipeline(pipe).isOk());
-  EXPECT_TRUE(pm.run(*l.module, diag)) << diag.str();
-  CodegenOptions o;
-  o.arch = arch;
-  o.gemmBackend = backend;
-  Expected<LaunchPlan> p = lowerGraph(*l.module->graphs()[0], o);
-  EXPECT_TRUE(p.hasValue()) << (p ? "" : p.error());
-  if (p)
-    l.plan = p.take();
-  return l;
-}
-
-int find(const LaunchPlan &p, const std::string &name) {
-  for (size_t i = 0; i < p.buffers.size(); ++i)
-    if (p.buffers[i].name == name)
-      return static_cast<int>(i);
-  ADD_FAILURE() << "no buffer %" << name;
-  return -1;
-}
-
-std::vector<const GeneratedLaunch *> launches(const std::vector<Step> &steps) {
-  std::vector<const GeneratedLaunch *> out;
-  for (const Step &s : steps)
-    if (const auto *g = std::get_if<GeneratedLaunch>(&s))
-      out.push_back(g);
-  return out;
-}
-
-std::vector<const CublasLtGemm *> gemms(const std::vector<Step> &steps) {
-  std::vector<const CublasLtGemm *> out;
-  for (const Step &s : steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s))
-      out.push_back(g);
-  return out;
-}
+using namespace loweringtest;
 
 TEST(CodegenLowering, LinearTensorwiseBuffersAndSteps) {
   Lowered l = lower(readExample("linear"), pipeline("tensorwise"));
@@ -154,67 +93,6 @@ TEST(CodegenLowering, StaticWeightsRunAtLoad) {
   for (const GeneratedLaunch *gl : launches(p.steps))
     for (int b : gl->buffers)
       EXPECT_NE(b, find(p, "w")) << gl->entry << " reads the parameter on every call";
-}
-
-TEST(CodegenLowering, DelayedMlpStateAndCublasEpilogue) {
-  Lowered l = lower(readExample("mlp"), pipeline("delayed"));
-  const LaunchPlan &p = l.plan;
-  const int hx = find(p, "x_amax_history");
-  EXPECT_EQ(p.buffers[hx].role, BufferRole::State);
-  EXPECT_EQ(p.buffers[hx].graphIndex, 5);
-  EXPECT_EQ(p.buffers[hx].outputIndex, 1);
-  auto gs = gemms(p.steps);
-  ASSERT_EQ(gs.size(), 2u);
-  // GEMM 1 takes bias + GELU, the amax of g and its FP8 cast with the history's scale.
-  EXPECT_EQ(gs[0]->epilogue, GemmEpilogue::GeluBias);
-  EXPECT_EQ(gs[0]->amaxD, find(p, "g_amax"));
-  EXPECT_TRUE(p.buffers[gs[0]->amaxD].zeroInit);
-  EXPECT_EQ(gs[0]->scaleD, find(p, "g_scale"));
-  EXPECT_EQ(gs[0]->d, find(p, "g_fp8"));
-  EXPECT_EQ(gs[1]->a, find(p, "g_fp8"));
-  EXPECT_EQ(gs[1]->invScaleA, find(p, "g_scale.inv"));
-  // The last step updates every history in place; the cuBLASLt amax is rounded to bf16 there.
-  auto ls = launches(p.steps);
-  const GeneratedLaunch &state = *ls.back();
-  EXPECT_EQ(state.entry, "fp8c_mlp_k4_state");
-  EXPECT_TRUE(std::holds_alternative<GeneratedLaunch>(p.steps.back()));
-  EXPECT_NE(state.source.find("historyPushInPlace<16>"), std::string::npos);
-  EXPECT_NE(state.source.find("roundTo<fp8c::Dt::BF16>"), std::string::npos);
-  EXPECT_EQ(state.grid.work.eval(1000), 1);
-  EXPECT_FALSE(state.grid.persistent);
-}
-
-// Delayed Linear: each cast that reduces an amax also pushes it into its history (its last
-// block, kPush), so there is no state launch; the amaxes, read by no other step, are Scratch
-// those launches put back to zero (no memset per run). The MLP's hidden amax comes from GEMM 1
-// (above), so its plan keeps the state launch.
-TEST(CodegenLowering, DelayedLinearPushesHistoriesInItsCasts) {
-  Lowered l = lower(readExample("linear"), pipeline("delayed"));
-  const LaunchPlan &p = l.plan;
-  auto ls = launches(p.steps);
-  ASSERT_EQ(ls.size(), 2u);
-  ASSERT_EQ(gemms(p.steps).size(), 1u);
-  for (const GeneratedLaunch *gl : ls) {
-    EXPECT_EQ(gl->entry.find("_state"), std::string::npos) << gl->entry;
-    EXPECT_NE(gl->source.find("fp8c::PushDesc::to("), std::string::npos) << gl->entry;
-    EXPECT_NE(gl->description.find("fp8.history_push"), std::string::npos) << gl->entry;
-  }
-  for (const char *h : {"x_amax_history", "w_amax_history"}) {
-    const int b = find(p, h);
-    EXPECT_EQ(p.buffers[b].role, BufferRole::State) << h;
-    int touching = 0;
-    for (const Step &s : p.steps)
-      for (int x : buffersOf(s))
-        touching += x == b;
-    EXPECT_EQ(touching, 1) << h << ": its cast reads it (the scale) and pushes into it";
-  }
-  for (const char *a : {"x_amax", "w_amax"}) {
-    const BufferDesc &d = p.buffers[find(p, a)];
-    EXPECT_EQ(d.role, BufferRole::Scratch) << a;
-    EXPECT_FALSE(d.zeroInit) << a << " would be cleared on every run";
-  }
-  Lowered mlp = lower(readExample("mlp"), pipeline("delayed"));
-  EXPECT_EQ(launches(mlp.plan.steps).back()->entry, "fp8c_mlp_k4_state");
 }
 
 TEST(CodegenLowering, RowwiseOuterVectorScales) {
