@@ -90,10 +90,10 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, double *ge
     e->setProfiling(true);
   for (int r = 0; r < kSteps; ++r) {
     // Both halves are enqueued before either profile is read (lastProfile waits for the
-    // stream): a wait between them would leave the GPU idle while the host enqueues the
-    // backward, and that gap would count as its first step's time (about 45 us on the H200:
-    // the Linear's dY cast read 195-204 us here, 149-151 us under Nsight Compute in the step).
-    // Each round's first forward step still starts from an idle GPU.
+    // stream), so the GPU does not idle between them while the host enqueues the backward.
+    // A step's time still includes any gap before it, and a round's first forward step starts
+    // from an idle GPU: per-step times are not launch times (the Linear's dY cast read
+    // 195-215 us here and 149-151 us under Nsight Compute inside the step, bench/README.md).
     if (Status a = T.forward(sb.in, sb.out, stream); !a)
       return a;
     if (Status a = T.backward(sb.dy, sb.grads, stream); !a)
