@@ -67,20 +67,21 @@ inline int find(const LaunchPlan &p, const std::string &name) {
   return -1;
 }
 
-inline std::vector<const GeneratedLaunch *> launches(const std::vector<Step> &steps) {
-  std::vector<const GeneratedLaunch *> out;
+/// The steps of kind T (GeneratedLaunch or CublasLtGemm), in order.
+template <class T> std::vector<const T *> stepsOf(const std::vector<Step> &steps) {
+  std::vector<const T *> out;
   for (const Step &s : steps)
-    if (const auto *g = std::get_if<GeneratedLaunch>(&s))
-      out.push_back(g);
+    if (const auto *x = std::get_if<T>(&s))
+      out.push_back(x);
   return out;
 }
 
+inline std::vector<const GeneratedLaunch *> launches(const std::vector<Step> &steps) {
+  return stepsOf<GeneratedLaunch>(steps);
+}
+
 inline std::vector<const CublasLtGemm *> gemms(const std::vector<Step> &steps) {
-  std::vector<const CublasLtGemm *> out;
-  for (const Step &s : steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s))
-      out.push_back(g);
-  return out;
+  return stepsOf<CublasLtGemm>(steps);
 }
 
 } // namespace loweringtest
