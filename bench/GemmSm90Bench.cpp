@@ -13,9 +13,11 @@
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
-//                   [--variants row,fp8,precise,block]
+//                   [--variants row,fp8,precise,block] [--dgelu-shape M K N]...
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
+// --dgelu-shape adds the gelu_grad dgrad GEMM's forms at that shape (GemmSm90GeluGradBench.cpp;
+// none by default).
 // --cast-shape replaces the shapes of the bf16-A prologue's section (M 8192 K 4096 N 14336 and
 // M 8192 K 14336 N 4096; benchCastA).
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
@@ -401,7 +403,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 int main(int argc, char **argv) {
   bool quick = false, noPlain = false, noCast = false;
-  std::vector<Shape> shapes, epilogueShapes, castShapes;
+  std::vector<Shape> shapes, epilogueShapes, castShapes, dgeluShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
       die(std::string(argv[i]) + " takes M K N");
@@ -417,6 +419,8 @@ int main(int argc, char **argv) {
       shapes.push_back(shapeArg(i));
     else if (a == "--epilogue-shape")
       epilogueShapes.push_back(shapeArg(i));
+    else if (a == "--dgelu-shape")
+      dgeluShapes.push_back(shapeArg(i));
     else if (a == "--cast-shape")
       castShapes.push_back(shapeArg(i));
     else if (a == "--hbm-tbs" && i + 1 < argc)
@@ -444,7 +448,7 @@ int main(int argc, char **argv) {
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
           "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
-          "[--variants row,fp8,precise,block])");
+          "[--variants row,fp8,precise,block] [--dgelu-shape M K N]...)");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -475,5 +479,7 @@ int main(int argc, char **argv) {
     castShapes.clear();
   for (const Shape &s : castShapes)
     benchCastA(**g, **lt, s, hbmTBs);
+  for (const Shape &s : dgeluShapes)
+    benchGeluGrad(**g, s);
   return 0;
 }

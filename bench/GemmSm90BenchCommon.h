@@ -63,5 +63,7 @@ int repsFor(const Shape &s);
 
 /// The bf16-A prologue section at shape `s` (GemmSm90CastBench.cpp); `hbmTBs` is --hbm-tbs.
 void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs);
+/// The gelu_grad dgrad GEMM's forms at shape `s` (GemmSm90GeluGradBench.cpp).
+void benchGeluGrad(GemmSm90Runner &g, const Shape &s);
 
 } // namespace fp8c::gemmbench

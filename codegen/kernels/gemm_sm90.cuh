@@ -89,6 +89,7 @@
 #include "fp8c/gemm_sm90_epilogue.cuh"
 #include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_store_aux.cuh"
+#include "fp8c/gemm_sm90_offload.cuh"
 #include "fp8c/gemm_sm90_ring.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
@@ -242,9 +243,10 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
 }
 
 /// Cooperative consumer warpgroup cw (0 or 1): BM = 128, rows 64 cw.. of every tile; BM = 64,
-/// columns cw * BN / 2.. of every tile.
+/// columns cw * BN / 2.. of every tile. With EW (the offloaded epilogue) the warpgroup only
+/// writes its slice's bf16 values into the tile's slot (gemm_sm90_offload.cuh).
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO, bool Dual>
+          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO, bool Dual, bool EW>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                    const TmaDesc &mapD, const TmaDesc &mapAux,
                                                    const TmaDesc &mapDT, float4 *colBuf, int cw,
@@ -259,6 +261,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
   int s = 0;
   u32 phase = 0;
   int seq = 0;            // TMA-store chunks issued by this warpgroup
+  int tileSeq = 0;        // EW: the block's tiles so far (tile slot and phase)
   bool staggered = false; // promotion: the warpgroups' K blocks alternate (see below)
   float acc[1][WN / 2];
   for (int u = walk.first; u < walk.units; u += walk.stride) {
@@ -270,7 +273,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
     In in;
     in.load(p, rowBase, colBase);
-    if constexpr ((XO & (kXoGeluGrad | kXoResidual)) != 0)
+    // (The offloaded epilogue's warps prefetch their own units' input, closer to its use.)
+    if constexpr (!EW && (XO & (kXoGeluGrad | kXoResidual)) != 0)
       prefetchEpilogueInput<WN, 64>(p, rowBase, colBase);
 #pragma unroll
     for (int i = 0; i < WN / 2; ++i)
@@ -316,9 +320,20 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                           phase, [] {});
     }
     in.stage(colBuf, 1 + cw);
-    finishSlice<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192), Dual>(
-        acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
-        rowBase, colBase, in.sa[0], colBuf, tensorScale, upScale, scaleD);
+    if constexpr (EW) {
+      // The slot is free once the epilogue warps have read its previous tile (the first two
+      // waits pass at once), and full once all 256 consumer threads have written theirs.
+      const int slot = tileSeq & 1;
+      mbarWait(ring.yEmpty(slot), (u32(tileSeq >> 1) & 1u) ^ 1u);
+      stageSliceY<WN, S, HasBias, (XO & kXoAux) != 0>(acc[0], ring.tileSlot(slot) + u32(cw) * (kTileSlotBytes / 2),
+                                  in.sa[0], colBuf, tensorScale);
+      mbarArrive(ring.yFull(slot));
+      ++tileSeq;
+    } else {
+      finishSlice<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192), Dual>(
+          acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
+          rowBase, colBase, in.sa[0], colBuf, tensorScale, upScale, scaleD);
+    }
   }
   if (EB > 0 && t == 0)
     bulkWaitAll(); // the chunk buffers live in shared memory: no exit before the stores read them
@@ -389,7 +404,8 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
           Dt TBias, Act A, int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
-          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false>
+          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false,
+          bool EW = false>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const TmaDesc &mapB2, const TmaDesc &mapD,
                                          const TmaDesc &mapAux, const TmaDesc &mapDT,
@@ -416,7 +432,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in units of 16 KB
   // (with the pre-activation) or 8 KB.
   static_assert((XO & kXoOutputs) == 0 ||
-                    (isFp8(TD) && (EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
+                    (isFp8(TD) && (EW || EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
                 "extra epilogue outputs: an FP8 D and one or two units per warpgroup");
   // The residual add (gemm_sm90_residual.cuh): alone among the XO bits, not in the dual GEMM.
   static_assert((XO & kXoResidual) == 0 || (XO == kXoResidual && !Dual),
@@ -427,6 +443,13 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                     (isFp8(TD) && (kPingPong || BM == 128 ? BN : BN / 2) % 128 == 0 && XO == 0 &&
                      !Dual),
                 "block cast: an FP8 D, slices of whole 128-column blocks, no extra outputs");
+  // The offloaded epilogue (gemm_sm90_offload.cuh): the extra-output epilogue of cooperative
+  // 128 x 128 tiles in single blocks, one unit buffer per epilogue warp.
+  static_assert(!EW || (!kPingPong && BM == 128 && BN == 128 && Cm == 1 && CS == 0 && !Dual &&
+                        (XO & kXoOutputs) != 0 && EB == 1 &&
+                        (Amax == kAmaxNone || Amax == kAmaxTensor)),
+                "offloaded epilogue: cooperative 128 x 128 single blocks, extra outputs, one unit "
+                "buffer, no amax or a tensor amax");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor,
@@ -443,13 +466,15 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(WN == 64 || WN == 96 || WN == 128 || WN == 192 || WN == 256, "WN");
   using R = Ring<BM, BN, Stages>;
   // Registers: __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer gives
-  // back all but 40 (56 when it casts A), the consumers take the rest (multiples of 8). (Two
-  // blocks per SM, 80 at entry, was tried: ptxas refuses the wgmma with 80 registers, C7602.)
-  constexpr int kProducerRegs = CS > 0 ? 56 : 40;
+  // back all but 40 (56 when it casts A), the consumers take the rest (multiples of 8). With the
+  // offloaded epilogue both keep 168: its warps spilled at 136 (the 128 x 128 consumers need
+  // less than 168 even when promoting). (Two blocks per SM, 80 at entry, was tried: ptxas
+  // refuses the wgmma with 80 registers, C7602.)
+  constexpr int kProducerRegs = EW ? 168 : CS > 0 ? 56 : 40;
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
-  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0, S == Scale::Block, Dual);
+  const R ring(smemAddr(smemRaw), CS, EB, (XO & kXoColSum) != 0, S == Scale::Block, Dual, EW);
 
   // Broadcast from lane 0, so the compiler knows it is warp-uniform: the ring positions and
   // descriptors derived from it then live in uniform registers instead of being computed per
@@ -472,6 +497,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       mbarInit(ring.stagingFull(j), 1);
       mbarInit(ring.stagingEmpty(j), 4);
     }
+    if constexpr (EW)
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        mbarInit(ring.yFull(j), kConsumerWarps * 32); // every consumer thread
+        mbarInit(ring.yEmpty(j), 4);                  // one arrival per 64 x 64 unit
+      }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     mbarArrive(ring.turn(0)); // consumer warpgroup 0 takes the first turn
   }
@@ -490,6 +521,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
     if constexpr (CS > 0) {
       castProducer<BM, BN, Stages, CS, TA, S, AmaxA>(mapA, mapB, p, ring);
+    } else if (EW && threadIdx.x >= 32) {
+      if constexpr (EW)
+        offloadedEpilogue<BM, BN, Stages, TD, A, Amax, XO>(p, ring, mapD, mapAux, mapDT,
+                                                           int(threadIdx.x) / 32 - 1);
     } else if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);
@@ -561,7 +596,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                             tensorScale, upScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote, Cm, EB, XO, Dual>(p, ring, mapD, mapAux, mapDT,
+                         Promote, Cm, EB, XO, Dual, EW>(p, ring, mapD, mapAux, mapDT,
                                                     ring.colBuffer(smemRaw, wg - 1), wg - 1,
                                                     tensorScale, upScale, scaleD);
   }

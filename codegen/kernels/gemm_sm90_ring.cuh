@@ -21,27 +21,32 @@ namespace sm90 {
 /// the column-sum exchange (kColSumBytes per consumer warpgroup, with XO & kXoColSum), the
 /// blockwise scales of every stage (with Scale::Block; gemm_sm90_block_scales.cuh), the
 /// mbarriers (full[Stages], empty[Stages], turn[2], stagingFull[castSlots],
-/// stagingEmpty[castSlots]) and, after them, the consumers' column buffers (EpilogueInputs:
+/// stagingEmpty[castSlots], and with the offloaded epilogue yFull[2], yEmpty[2]) and, after them, the consumers' column buffers (EpilogueInputs:
 /// BN / 2 float4 per consumer warpgroup, when the epilogue has per-column inputs; sharedBytes
 /// counts them).
 template <int BM, int BN, int Stages> struct Ring {
   static constexpr u32 kStageA = BM * kBK, kStageB = BN * kBK;
   u32 a, b, epi, staging, colSum, scales, scaleStageBytes, bars, cols;
   int castSlots, epiBufs;
+  bool offload;
+  /// With `offload_` (the offloaded epilogue, gemm_sm90_offload.cuh) the epilogue region holds
+  /// two 32 KB tile slots, then `epiBufs_` 8 KB unit buffers per epilogue warp (3), instead of
+  /// `epiBufs_` chunk buffers per consumer warpgroup.
   __device__ __forceinline__ Ring(u32 raw, int castSlots_ = 0, int epiBufs_ = 0,
                                   bool colSums = false, bool blockScales = false,
-                                  bool dual = false)
-      : castSlots(castSlots_), epiBufs(epiBufs_) {
+                                  bool dual = false, bool offload_ = false)
+      : castSlots(castSlots_), epiBufs(epiBufs_), offload(offload_) {
     a = (raw + 1023u) & ~1023u;
     b = a + Stages * kStageA;
     epi = b + Stages * kStageB; // stages are multiples of 1024 bytes: aligned for the swizzle
-    staging = epi + 2u * u32(epiBufs) * kEpiChunkBytes;
+    staging = epi + (offload ? 2u * u32(BM * BN * 2) + 3u * u32(epiBufs) * kEpiChunkBytes
+                             : 2u * u32(epiBufs) * kEpiChunkBytes);
     colSum = staging + u32(castSlots) * 2u * kStageA;
     scales = colSum + (colSums ? 2u * u32(kColSumBytes) : 0u);
     scaleStageBytes = dual ? blockScaleStageBytes<BM, true>() : blockScaleStageBytes<BM>();
     bars = scales + (blockScales ? Stages * scaleStageBytes : 0u);
     // 16-byte aligned: bars is, and the barrier count is even.
-    cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots);
+    cols = bars + 8u * u32(2 * Stages + 2 + 2 * castSlots + (offload ? 4 : 0));
   }
   /// Consumer warpgroup cw's column buffer as a generic pointer (`raw` is the shared array).
   __device__ __forceinline__ float4 *colBuffer(u8 *raw, int cw) const {
@@ -65,6 +70,18 @@ template <int BM, int BN, int Stages> struct Ring {
   }
   __device__ __forceinline__ u32 stagingEmpty(int j) const {
     return bars + 8u * u32(2 * Stages + 2 + castSlots + j);
+  }
+  /// The offloaded epilogue: tile slot j (BM x BN bf16), epilogue warp ew's unit buffer, and
+  /// slot j's two mbarriers.
+  __device__ __forceinline__ u32 tileSlot(int j) const { return epi + u32(j * BM * BN * 2); }
+  __device__ __forceinline__ u32 unitBuffer(int ew) const {
+    return epi + 2u * u32(BM * BN * 2) + u32(ew * epiBufs) * kEpiChunkBytes;
+  }
+  __device__ __forceinline__ u32 yFull(int j) const {
+    return bars + 8u * u32(2 * Stages + 2 + 2 * castSlots + j);
+  }
+  __device__ __forceinline__ u32 yEmpty(int j) const {
+    return bars + 8u * u32(2 * Stages + 2 + 2 * castSlots + 2 + j);
   }
 };
 

@@ -63,10 +63,53 @@ __device__ __forceinline__ void prefetchL2(const void *p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
+/// The pair the extra-output epilogue reduces and casts, from a bf16 pair `y` of the
+/// pre-activation (low half first): gelu_grad(y, x) rounded to bf16 with `x` the saved input's
+/// pair (kXoGeluGrad), otherwise act(y).
+template <int XO, Act A>
+__device__ __forceinline__ void castValues(u32 y, u32 x, float &v0, float &v1) {
+  if constexpr ((XO & kXoGeluGrad) != 0) {
+    const u32 g = packBf16x2(op::geluTanhGrad(__uint_as_float(y << 16), __uint_as_float(x << 16)),
+                             op::geluTanhGrad(__uint_as_float(y & 0xFFFF0000u),
+                                              __uint_as_float(x & 0xFFFF0000u)));
+    v0 = __uint_as_float(g << 16);
+    v1 = __uint_as_float(g & 0xFFFF0000u);
+  } else {
+    v0 = activate<A>(__uint_as_float(y << 16));
+    v1 = activate<A>(__uint_as_float(y & 0xFFFF0000u));
+  }
+}
+
 /// Byte offset of byte `b` of row `r` in a buffer of 64-byte rows at the 64-byte swizzle (the
 /// 16-byte unit index XORed with bits 7-8 of the offset, i.e. (r / 2) % 4).
 __device__ __forceinline__ u32 swz64(u32 r, u32 b) {
   return r * 64u + ((((b >> 4) ^ (r >> 1)) & 3u) << 4) + (b & 15u);
+}
+
+/// Writes the FP8 pair `d` of a unit's 16-row group `group`, row half h, column group jl (the
+/// wgmma accumulator layout) into the unit's D buffer and, with Trans, its D^T buffer (both
+/// 64 x 64 bytes at the 64-byte swizzle; see the file comment).
+template <bool Trans>
+__device__ __forceinline__ void stageUnitPair(u32 bufD, u32 bufT, int group, int jl, int h, u32 d) {
+  const int lane = threadIdx.x % 32;
+  const u32 r = u32(group * 16 + 8 * h + lane / 4); // the row in the unit
+  const u32 cl = u32(8 * jl + 2 * (lane % 4));      // the column in the unit
+  stsU16(bufD + swz64(r, cl), d);
+  if constexpr (Trans) {
+    stsU8(bufT + swz64(cl, r), d);
+    stsU8(bufT + swz64(cl + 1u, r), d >> 8);
+  }
+}
+
+/// stageUnitPair for every pair of a 16-row group: packedD[jl][h].
+template <bool Trans>
+__device__ __forceinline__ void stageUnitRows(u32 bufD, u32 bufT, int group,
+                                              const u32 (&packedD)[8][2]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int jl = 0; jl < 8; ++jl)
+      stageUnitPair<Trans>(bufD, bufT, group, jl, h, packedD[jl][h]);
 }
 
 /// Prefetches rows [rowBase, rowBase + Rows) x columns [colBase, colBase + WN) of the saved input
@@ -185,17 +228,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
         finishPair<S, HasBias, Act::None>(v0, v1, tensorScale, sa[h], cv);
         const u32 y = packBf16x2(v0, v1);
         packedY[jl][h] = y;
-        if constexpr (kGrad) {
-          const u32 x = xin[InAhead ? c : 0][jl][h];
-          const u32 g = packBf16x2(op::geluTanhGrad(__uint_as_float(y << 16), __uint_as_float(x << 16)),
-                                   op::geluTanhGrad(__uint_as_float(y & 0xFFFF0000u),
-                                                    __uint_as_float(x & 0xFFFF0000u)));
-          v0 = __uint_as_float(g << 16);
-          v1 = __uint_as_float(g & 0xFFFF0000u);
-        } else {
-          v0 = activate<A>(__uint_as_float(y << 16));
-          v1 = activate<A>(__uint_as_float(y & 0xFFFF0000u));
-        }
+        castValues<XO, A>(y, kGrad ? xin[InAhead ? c : 0][jl][h] : 0u, v0, v1);
         const bool rowOk = row0 + 8 * h < p.m;
         if constexpr (Amax != kAmaxNone)
           pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);
@@ -220,19 +253,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
       stmatrixChunk(buf, rowOff, swz, mi, packedY);
     if constexpr (kColSum)
       stsF32x2(colSumBuf + u32(t) * 8u, warpSums.x, warpSums.y);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const u32 r = u32(warp * 16 + 8 * h + lane / 4); // the row in the unit
-#pragma unroll
-      for (int jl = 0; jl < 8; ++jl) {
-        const u32 cl = u32(8 * jl + 2 * q); // the column in the unit
-        stsU16(bufD + swz64(r, cl), packedD[jl][h]);
-        if constexpr (kTrans) {
-          stsU8(bufT + swz64(cl, r), packedD[jl][h]);
-          stsU8(bufT + swz64(cl + 1u, r), packedD[jl][h] >> 8);
-        }
-      }
-    }
+    stageUnitRows<kTrans>(bufD, bufT, warp, packedD);
     fenceProxyAsyncShared();
     namedBarrier(bar, 128);
     const int c0 = colBase + 64 * c;
@@ -247,7 +268,8 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
     if constexpr (kColSum) {
       // One warp per unit (in turn) adds the four warps' sums in order and writes the slice's
       // partial sums of the unit's 64 columns (N is whole 16-byte units: a pair is in or out).
-      if (warp == c % 4 && c0 + 2 * lane < p.n) {
+      // A slice at or past M has no row in the workspace ([ceil(M/64)][N]).
+      if (warp == c % 4 && rowBase < p.m && c0 + 2 * lane < p.n) {
         float2 sum = ldsF32x2(colSumBuf + u32(lane) * 8u);
 #pragma unroll
         for (int w = 1; w < 4; ++w) {

@@ -60,15 +60,20 @@ constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-s
 // floats, B's 4 x 2 padded to 128 bytes), the
 // consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
 // warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
+// The offloaded epilogue (epilogueWarps) has two bf16 tile slots and epiBufs unit buffers per
+// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot.
 int64_t sharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
-  return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) +
-         2 * epiBufs * kEpiChunkBytes + slots * k.bm * kBK * 2 +
+  const int64_t epilogue = k.epilogueWarps
+                               ? 2 * int64_t(k.bm) * k.bn * 2 + 3 * epiBufs * kEpiChunkBytes
+                               : 2 * epiBufs * kEpiChunkBytes;
+  return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) + epilogue +
+         slots * k.bm * kBK * 2 +
          (k.colSumType ? 2 * kColSumBytes : 0) +
          (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + (k.swiglu ? 256 : 128))
                                                  : 0) +
-         (2 * k.stages + 2 + 2 * slots) * 8 +
+         (2 * k.stages + 2 + 2 * slots + (k.epilogueWarps ? 4 : 0)) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
 }
 
@@ -87,6 +92,8 @@ int GemmSm90Kernel::epilogueBuffers() const {
     // kernel spilled 64 bytes with two).
     if (!tmaStore || !isFp8(dType) || wn % 64 != 0)
       return 0;
+    if (epilogueWarps) // one unit buffer per epilogue warp (gemm_sm90_offload.cuh)
+      return sharedBytesWith(*this, 1) <= kMaxSharedBytes ? 1 : 0;
     const int unit = extraUnitChunks();
     if (!auxOut && schedule == GemmSchedule::Cooperative &&
         sharedBytesWith(*this, 2 * unit) <= kMaxSharedBytes)
@@ -137,6 +144,17 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     return fail("clusterM must be 1 or 2 (blocks per cluster along M sharing the B tile)");
   if (k.stages < 2 || k.stages > 8)
     return fail("stages must be between 2 and 8");
+  if (k.epilogueWarps) {
+    if (!k.extraOutputs())
+      return fail("the offloaded epilogue (epilogueWarps) runs the extra-output epilogue: set "
+                  "auxOut, transD, geluGradIn or colSumType, or clear epilogueWarps");
+    if (pingPong || k.bm != 128 || k.bn != 128 || k.clusterM != 1 || k.castA)
+      return fail("the offloaded epilogue (epilogueWarps) needs cooperative 128 x 128 tiles in "
+                  "single blocks (clusterM = 1) loading FP8 A");
+    if (k.amaxRows)
+      return fail("the offloaded epilogue (epilogueWarps) takes a tensor amax, not per-row "
+                  "amaxes: clear amaxRows or epilogueWarps");
+  }
   if (k.sharedBytes() > kMaxSharedBytes)
     return fail("needs " + std::to_string(k.sharedBytes()) + " bytes of shared memory (at most " +
                 std::to_string(kMaxSharedBytes) + "): fewer stages or a narrower tile");

@@ -150,6 +150,12 @@ struct GemmSm90Kernel {
   /// Each consumer warpgroup's slice must hold whole 128-column blocks (128 x 128 or 64 x 256
   /// cooperative, 128-wide ping-pong tiles); no extra outputs, residual or dual GEMM.
   bool blockCast = false;
+  /// The extra-output epilogue (auxOut, transD, geluGradIn, colSumType, with amaxD and the
+  /// activation) on the producer warpgroup's three idle warps (codegen/kernels/
+  /// gemm_sm90_offload.cuh): the consumers hand each tile over in bf16 through shared memory
+  /// and go on with the next tile's main loop, so the epilogue's math overlaps the wgmmas.
+  /// Cooperative 128 x 128 tiles, clusterM = 1, no bf16-A prologue, tensor amax only.
+  bool epilogueWarps = false;
   /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
   int outCols() const { return swiglu ? bn / 2 : bn; }
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
@@ -173,7 +179,8 @@ struct GemmSm90Kernel {
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
   /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
   /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_res" (residualIn),
-  /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM) and "_bcast" (blockCast).
+  /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast) and "_ew"
+  /// (epilogueWarps).
   /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.

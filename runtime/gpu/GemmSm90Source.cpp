@@ -91,6 +91,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_swiglu";
   if (blockCast)
     s += "_bcast";
+  if (epilogueWarps)
+    s += "_ew";
   return s;
 }
 
@@ -128,7 +130,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", " + (k.amaxA ? "true" : "false") + ", " +
                   std::to_string(k.epilogueBuffers()) + ", " +
                   std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") +
-                  ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
+                  ", " + (k.epilogueWarps ? "true" : "false") + ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
   if (k.colSumType)
     s += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "_colsum(const float *part, int slices, int n, void *out) {\n"

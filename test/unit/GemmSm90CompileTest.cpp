@@ -6,10 +6,12 @@
 // any other D from registers. Also the host-side checks and names (runtime/gpu/GemmSm90.h).
 #include "GemmSm90Configs.h"
 #include "runtime/gpu/GemmSm90.h"
+#include "runtime/gpu/GemmSm90Autotune.h"
 #include "runtime/jit/Nvrtc.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -66,7 +68,10 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     if (tms)
       EXPECT_TRUE(k.tmaStore && k.dType != DType::F32);
     EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
-              tms && (d16 || k.auxOut));
+              tms && (d16 || k.auxOut || k.epilogueWarps));
+    // The offloaded epilogue: the consumers' bf16 tile read back by the epilogue warps.
+    EXPECT_EQ(r->ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
+              k.epilogueWarps);
     EXPECT_EQ(r->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") !=
                   std::string::npos,
               tms);
@@ -98,7 +103,9 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     const bool epiIn = k.geluGradIn || k.residualIn;
     EXPECT_EQ(r->ptx.find("prefetch.global.L2") != std::string::npos, epiIn);
     EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, epiIn);
-    EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos, k.colSumType.has_value());
+    // (The offloaded epilogue sums a unit's 64 rows in one warp: no shared exchange.)
+    EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos,
+              k.colSumType.has_value() && !k.epilogueWarps);
     EXPECT_EQ(foundSums, k.colSumType.has_value()) << r->log;
     // The block cast: each block's scale from a division (fp8.scale) and its inverse, written
     // beside D; no other config divides in the epilogue.
@@ -127,21 +134,21 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false, false>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false, false>"), std::string::npos);
   // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
   // no room beside a 7-stage ring.
   GemmSm90Kernel regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
   EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false, false>"), std::string::npos);
   GemmSm90Kernel fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
   EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
@@ -158,13 +165,13 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(xo.epilogueBuffers(), 2);
   EXPECT_EQ(xo.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
-  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
   // with a bias, an activation, extra outputs, or the cooperative 64-row split.
   const GemmSm90Kernel sw = swigluConfigs().front();
   EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
-  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(sw.outCols(), 128);
   GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
@@ -193,7 +200,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // 16-byte units, and without the input.
   const GemmSm90Kernel res = residualConfigs().front();
   EXPECT_EQ(res.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2_res");
-  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(res.epilogueBuffers(), 2);
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
@@ -248,6 +255,47 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(chosen.epilogueBuffers(), 2);
   EXPECT_EQ(pingPong(128, 128, 7).epilogueBuffers(), 0);
   EXPECT_EQ(pingPong(128, 128, 7).sharedBytes(), 7 * 32768 + 16 * 8 + 1024);
+  // The offloaded epilogue (epilogueWarps): named "_ew", instantiated with EW; one unit buffer
+  // per epilogue warp beside two 32 KB tile slots and a 4-stage ring; refused on other tiles or
+  // schedules, with per-row amaxes, or no extra output to take; with the pre-activation too.
+  const GemmSm90Kernel ew = geluGradConfigs()[3];
+  EXPECT_EQ(ew.name(),
+            "fp8c_gemm_sm90_e5m2_e4m3_e5m2_tensor_n128_s4_o0_promote_amax_tms1_dt_dgelu_colsumbf16_ew");
+  EXPECT_NE(gemmSm90Source(ew).find("false, 1, 14, false, true>(mapA"), std::string::npos);
+  EXPECT_EQ(ew.epilogueBuffers(), 1);
+  EXPECT_EQ(ew.sharedBytes(),
+            4 * 32768 + 2 * 32768 + 3 * 8192 + 2 * 1024 + (2 * 4 + 2 + 4) * 8 + 1024);
+  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
+           [](GemmSm90Kernel &x) { x.schedule = GemmSchedule::PingPong, x.fastAccum = true; },
+           [](GemmSm90Kernel &x) { x.bn = 192; },
+           [](GemmSm90Kernel &x) { x.clusterM = 2; }}) {
+    GemmSm90Kernel badEw = ew;
+    edit(badEw);
+    EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("needs cooperative 128 x 128 tiles"),
+              std::string::npos)
+        << badEw.name() << ": " << checkGemmSm90Kernel(badEw).message();
+  }
+  GemmSm90Kernel badEw = ew;
+  badEw.geluGradIn = badEw.transD = false;
+  badEw.colSumType.reset();
+  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("runs the extra-output epilogue"),
+            std::string::npos);
+  EXPECT_TRUE(geluGradConfigs()[4].auxOut);
+  EXPECT_TRUE(checkGemmSm90Kernel(geluGradConfigs()[4]).isOk());
+  badEw = geluGradConfigs()[4];
+  badEw.amaxRows = true;
+  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("tensor amax, not per-row"),
+            std::string::npos);
+  // The autotuner offers it for the promoting extra-output epilogues (the gelu_grad dgrad
+  // GEMM), not for fast-accumulating ones (the MLP's first GEMM, which has ping-pong).
+  const GemmSm90Problem mlpShape{8192, 14336, 4096, 4096, 4096, 14336, 0, 0, 14336, 8192, 14336};
+  auto offloaded = [&](const GemmSm90Kernel &base) {
+    const std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, mlpShape, h200);
+    return std::count_if(cands.begin(), cands.end(),
+                         [](const GemmSm90Kernel &c) { return c.epilogueWarps; });
+  };
+  EXPECT_EQ(offloaded(geluGradConfigs()[0]), 1);
+  EXPECT_EQ(offloaded(auxConfigs().front()), 0);
 }
 
 // The ping-pong schedule's own limits, each refusal naming what to do instead.

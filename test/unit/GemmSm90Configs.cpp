@@ -137,7 +137,9 @@ std::vector<GemmSm90Kernel> castConfigs() {
 
 /// The backward's gelu_grad epilogue (the saved input read, its column sums): the MLP's second
 /// dgrad GEMM as the heuristic picks it (e5m2 dY, promotion, 128 x 192 x 5), ping-pong 128 x 128
-/// with f32 sums, and 64-row tiles for small M.
+/// with f32 sums, 64-row tiles for small M; then the offloaded epilogue (on the producer's idle
+/// warps): that dgrad GEMM at 128 x 128 x 4, and the training MLP's first GEMM (the GELU with
+/// bias, the pre-activation, amax and D^T; fast accumulation).
 std::vector<GemmSm90Kernel> geluGradConfigs() {
   std::vector<GemmSm90Kernel> out;
   GemmSm90Kernel k = kernel(192, 5, false);
@@ -162,6 +164,25 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   k.dType = DType::F8E4M3FN;
   k.geluGradIn = true;
   k.colSumType = DType::BF16;
+  out.push_back(k);
+  k = kernel(128, 4, false);
+  k.aType = DType::F8E5M2;
+  k.fastAccum = false;
+  k.dType = DType::F8E5M2;
+  k.amaxD = true;
+  k.transD = true;
+  k.geluGradIn = true;
+  k.colSumType = DType::BF16;
+  k.epilogueWarps = true;
+  out.push_back(k);
+  k = kernel(128, 4);
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  k.auxOut = true;
+  k.transD = true;
+  k.epilogueWarps = true;
   out.push_back(k);
   return out;
 }
