@@ -66,6 +66,10 @@
 // are unused otherwise. With XO == kXoResidual (gemm_sm90_residual.cuh), the epilogue adds a
 // bf16 input (p.epiIn) to its value before the amax, cast and store, for any D.
 //
+// With EW (gemm_sm90_offload.cuh; cooperative 128 x 128 tiles), that extra-output epilogue runs
+// on warps 1-3 of the producer warpgroup: the consumers hand each tile over in bf16 through two
+// shared-memory tile slots and go on with the next tile's main loop.
+//
 // Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
 // at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
 // A, B 16-byte aligned with row pitches a multiple of 16 bytes; D 16-byte aligned.
