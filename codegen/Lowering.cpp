@@ -72,9 +72,10 @@ void Lowerer::addGemm(CublasLtGemm g) {
 }
 
 // Delayed scaling's history pushes join the launches that reduced their amaxes where those are
-// one-pass rows launches of a tensor amax (the activation's cast before a GEMM, a weight's
-// cast): the launch's last block pushes (rows.cuh, pushHistoryWhenLast) and no state launch
-// runs, which at decode sizes is a launch and a memset out of a few. Only when every push of
+// one-pass rows or (cast-)transpose launches of a tensor amax (the activation's cast before a
+// GEMM, a weight's cast, a training step's cast-transposes): the launch's last block pushes
+// (rows.cuh, pushHistoryWhenLast) and no state launch runs, which at decode sizes is a launch
+// and a memset out of a few. Only when every push of
 // the state kernel finds such a launch, updates its history in place, and that launch is the
 // last step touching the history and the amax. An amax that no other step touches becomes
 // Scratch the launch puts back to zero (no memset per run).
@@ -116,7 +117,8 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
     if (rd == rendered_.end() || hosts.count(*last))
       return false;
     const LaunchDesc &d = rd->second;
-    const bool oneAmax = d.kind == LaunchKind::Rows && d.amaxBuf == amax &&
+    const bool oneAmax = (d.kind == LaunchKind::Rows || d.kind == LaunchKind::Transpose) &&
+                         d.amaxBuf == amax &&
                          d.amaxGran == Granularity::Tensor && d.barrierBuf < 0 &&
                          d.pushHistory < 0 && !(d.cast && d.cast->src == CastInfo::Src::Local);
     if (!oneAmax)

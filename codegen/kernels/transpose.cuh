@@ -432,7 +432,13 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
     tilePass<Spec, Phase::Cast>(args.buffers, args.m, slots, scratch, tile, colScratch);
   } else {
     tilePass<Spec, Phase::All>(args.buffers, args.m, slots, scratch, tile, colScratch);
+    // Delayed scaling's history push (Spec::kPush): the last block pushes this launch's tensor
+    // amax, as rows.cuh's one-pass launches do.
+    if constexpr (Spec::kPush.history >= 0)
+      pushHistoryWhenLast<Spec>(args.buffers);
   }
+  static_assert(Spec::kPush.history < 0 || (C.src != ScaleSrc::Local && !outRowScales<Spec>()),
+                "a history push in a one-pass (cast-)transpose");
 }
 
 } // namespace fp8c

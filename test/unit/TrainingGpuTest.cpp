@@ -283,6 +283,64 @@ TEST(TrainingGpuPlan, BothHalvesLowerAndShareTheSavedTensors) {
     }
 }
 
+// Delayed scaling in training: the Linear's cast-transposes (x and w forward, dY backward) each
+// push their tensor amax into its history from their last block, so neither half runs a state
+// launch; the MLP keeps both (its hidden's amax comes from the first GEMM's epilogue, the
+// gelu_grad's from the dgrad GEMM step), each pushing every history of its half.
+TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
+  auto halves = [](const char *file) {
+    DiagnosticEngine diag;
+    std::unique_ptr<Module> mod = parseModule(readExample(file), file, diag);
+    EXPECT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
+    TrainingOptions o;
+    o.recipe = "delayed";
+    o.tokens = 128;
+    o.fuse = true;
+    Expected<TrainingGraphs> t = buildTrainingGraphs(*mod->graphs()[0], pipelineOptionsFor(o), diag);
+    EXPECT_TRUE(t.hasValue()) << (t ? "" : t.error());
+    CompileOptions co = trainingCompileOptions(o.tokens);
+    co.arch = "sm_90a";
+    std::vector<LaunchPlan> plans;
+    for (Graph *g : {t->forward.get(), t->backward.get()}) {
+      Expected<CompiledGraph> c = compileToPlan(*g, co);
+      EXPECT_TRUE(c.hasValue()) << (c ? "" : c.error());
+      plans.push_back(c->plan);
+    }
+    return plans;
+  };
+  struct Count {
+    int state = 0, pushing = 0;
+  };
+  auto count = [](const LaunchPlan &p) {
+    Count c;
+    for (const Step &s : p.steps)
+      if (const auto *gl = std::get_if<GeneratedLaunch>(&s)) {
+        c.state += gl->entry.find("_state") != std::string::npos;
+        if (gl->source.find("fp8c::PushDesc::to(") != std::string::npos) {
+          ++c.pushing;
+          EXPECT_NE(gl->source.find("fp8c::transposeKernel<"), std::string::npos)
+              << gl->entry << ": the pushes are the cast-transposes'";
+          EXPECT_NE(gl->description.find("fp8.history_push"), std::string::npos) << gl->entry;
+        }
+      }
+    return c;
+  };
+  const std::vector<LaunchPlan> linear = halves("linear.mlir");
+  ASSERT_EQ(linear.size(), 2u);
+  const Count lf = count(linear[0]), lb = count(linear[1]);
+  EXPECT_EQ(lf.state, 0);
+  EXPECT_EQ(lf.pushing, 2) << "x and w";
+  EXPECT_EQ(lb.state, 0);
+  EXPECT_EQ(lb.pushing, 1) << "dY";
+  const std::vector<LaunchPlan> mlp = halves("mlp.mlir");
+  ASSERT_EQ(mlp.size(), 2u);
+  for (const LaunchPlan &p : mlp) {
+    const Count c = count(p);
+    EXPECT_EQ(c.state, 1);
+    EXPECT_EQ(c.pushing, 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                          ::testing::Values(TrainCase{"linear.mlir", "tensorwise"},
                                            TrainCase{"linear.mlir", "delayed"},
