@@ -165,14 +165,9 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   k.geluGradIn = true;
   k.colSumType = DType::BF16;
   out.push_back(k);
-  k = kernel(128, 4, false);
-  k.aType = DType::F8E5M2;
-  k.fastAccum = false;
-  k.dType = DType::F8E5M2;
-  k.amaxD = true;
-  k.transD = true;
-  k.geluGradIn = true;
-  k.colSumType = DType::BF16;
+  k = out.front(); // the dgrad GEMM, offloaded
+  k.bn = 128;
+  k.stages = 4;
   k.epilogueWarps = true;
   out.push_back(k);
   k = kernel(128, 4);
