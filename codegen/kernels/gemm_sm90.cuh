@@ -94,6 +94,7 @@
 #include "fp8c/gemm_sm90_store.cuh"
 #include "fp8c/gemm_sm90_store_aux.cuh"
 #include "fp8c/gemm_sm90_offload.cuh"
+#include "fp8c/gemm_sm90_promote.cuh"
 #include "fp8c/gemm_sm90_ring.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
@@ -101,94 +102,6 @@ namespace fp8c {
 namespace sm90 {
 
 // --- the consumers -------------------------------------------------------------------------------
-
-/// acc += tmp * scales (wgmma accumulator layout: per 8 columns, rows row0 and row0 + 8). With
-/// Scale::Block, the slice (with Dual: each of its gate and up halves, from the up weight's
-/// scales for the second) starts Off columns into a 128-column block of B's scales, so each
-/// 8-column group's block is known at compile time.
-template <int WN, Scale S, int Off, bool Dual>
-__device__ __forceinline__ void promoteAt(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                          const PromoteScales<WN, S, Dual> &sc) {
-  constexpr int kGroups = Dual ? WN / 16 : WN / 8; // 8-column groups per slice or half
-#pragma unroll
-  for (int j = 0; j < WN / 8; ++j) {
-    if constexpr (S == Scale::Block) {
-      const bool up = j >= kGroups;
-      const int q = (Off + 8 * (up ? j - kGroups : j)) / 128;
-      const float b = up ? sc.sbUp[q] : sc.sb[q];
-      const float f0 = sc.sa0 * b, f1 = sc.sa1 * b;
-      acc[4 * j + 0] += tmp[4 * j + 0] * f0;
-      acc[4 * j + 1] += tmp[4 * j + 1] * f0;
-      acc[4 * j + 2] += tmp[4 * j + 2] * f1;
-      acc[4 * j + 3] += tmp[4 * j + 3] * f1;
-    } else {
-#pragma unroll
-      for (int x = 0; x < 4; ++x)
-        acc[4 * j + x] += tmp[4 * j + x];
-    }
-  }
-}
-
-/// promoteAt at the slice's offset into its first scale block, colBase % 128 (with Dual the
-/// halves' first column, colBase / 2, % 128): a warp-uniform branch between unrolled loops.
-/// Widths in whole 128-column blocks start at 0, in 64-column units at 0 or 64, the dual GEMM's
-/// 96-column halves at 0, 32, 64 or 96.
-template <int WN, Scale S, bool Dual>
-__device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)[WN / 2],
-                                        const PromoteScales<WN, S, Dual> &sc, int colBase) {
-  constexpr int kWidth = Dual ? WN / 2 : WN;
-  const int off = (Dual ? colBase / 2 : colBase) % 128;
-  if constexpr (S != Scale::Block || kWidth % 128 == 0) {
-    promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
-  } else if constexpr (kWidth % 64 == 0) {
-    if (off == 0)
-      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
-    else
-      promoteAt<WN, S, 64, Dual>(acc, tmp, sc);
-  } else {
-    static_assert(kWidth % 32 == 0, "slices in 32-column units");
-    if (off == 0)
-      promoteAt<WN, S, 0, Dual>(acc, tmp, sc);
-    else if (off == 32)
-      promoteAt<WN, S, 32, Dual>(acc, tmp, sc);
-    else if (off == 64)
-      promoteAt<WN, S, 64, Dual>(acc, tmp, sc);
-    else
-      promoteAt<WN, S, 96, Dual>(acc, tmp, sc);
-  }
-}
-
-/// Issues one K block's wgmmas into `tmp` (scale-d 0: overwritten) from ring position
-/// (s, phase), which it advances; committed as one group.
-template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB>
-__device__ __forceinline__ void issueBlock(float (&tmp)[1][WN / 2], const Ring<BM, BN, Stages> &ring,
-                                           u32 aOff, u32 bOff, int &s, u32 &phase) {
-  using R = Ring<BM, BN, Stages>;
-  mbarWait(ring.full(s), phase);
-#pragma unroll
-  for (int i = 0; i < WN / 2; ++i)
-    fenceReg(tmp[0][i]);
-  wgmmaFence();
-  stageMma<WN, 1, TA, TB>(tmp, ring.a + s * R::kStageA + aOff, ring.b + s * R::kStageB + bOff, 0);
-  wgmmaCommit();
-  if (++s == Stages) {
-    s = 0;
-    phase ^= 1u;
-  }
-}
-
-/// After the wait that completed the block in `tmp`: pins its accumulators after the wait and
-/// releases its stage (ring position r, which it advances).
-template <int WN, int Stages, int Cm>
-__device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, int &r, int lane) {
-#pragma unroll
-  for (int i = 0; i < WN / 2; ++i)
-    fenceReg(tmp[0][i]);
-  if (lane == 0)
-    releaseStage<Cm>(empty);
-  if (++r == Stages)
-    r = 0;
-}
 
 /// The epilogue of one consumer warpgroup's 64 x WN slice at (rowBase, colBase): with `Dual`, the
 /// swiglu of its gate and up halves (gemm_sm90_dual.cuh; scales gateScale = tensorScale and
