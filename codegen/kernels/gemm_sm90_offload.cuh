@@ -22,7 +22,13 @@
 // phase in order, and the slot cannot be refilled before every warp has read its units. One warp
 // handles a whole unit, its four 16-row groups in turn, so the column sums of its 64 rows are
 // summed in the warp (14 shuffles per unit) and written as that 64-row slice's partial sums,
-// in a fixed order (deterministic).
+// in a fixed order (deterministic). With the pre-activation output (kXoAux) a unit's chunk is
+// itself that output's TMA-store box: the warp stores it first and releases the slot once the
+// store has read it.
+//
+// Measured on the H200 (codegen/kernels/README.md): the fastest fused form of the gelu_grad
+// dgrad GEMM, but the three warps (22 instructions per element) take about 1.3x the main loop,
+// so the unfused form stays faster there.
 #pragma once
 
 #include "fp8c/gemm_sm90_ring.cuh"
