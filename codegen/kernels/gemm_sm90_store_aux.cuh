@@ -86,32 +86,6 @@ __device__ __forceinline__ u32 swz64(u32 r, u32 b) {
   return r * 64u + ((((b >> 4) ^ (r >> 1)) & 3u) << 4) + (b & 15u);
 }
 
-/// Writes the FP8 pair `d` of a unit's 16-row group `group`, row half h, column group jl (the
-/// wgmma accumulator layout) into the unit's D buffer and, with Trans, its D^T buffer (both
-/// 64 x 64 bytes at the 64-byte swizzle; see the file comment).
-template <bool Trans>
-__device__ __forceinline__ void stageUnitPair(u32 bufD, u32 bufT, int group, int jl, int h, u32 d) {
-  const int lane = threadIdx.x % 32;
-  const u32 r = u32(group * 16 + 8 * h + lane / 4); // the row in the unit
-  const u32 cl = u32(8 * jl + 2 * (lane % 4));      // the column in the unit
-  stsU16(bufD + swz64(r, cl), d);
-  if constexpr (Trans) {
-    stsU8(bufT + swz64(cl, r), d);
-    stsU8(bufT + swz64(cl + 1u, r), d >> 8);
-  }
-}
-
-/// stageUnitPair for every pair of a 16-row group: packedD[jl][h].
-template <bool Trans>
-__device__ __forceinline__ void stageUnitRows(u32 bufD, u32 bufT, int group,
-                                              const u32 (&packedD)[8][2]) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-#pragma unroll
-    for (int jl = 0; jl < 8; ++jl)
-      stageUnitPair<Trans>(bufD, bufT, group, jl, h, packedD[jl][h]);
-}
-
 /// Prefetches rows [rowBase, rowBase + Rows) x columns [colBase, colBase + WN) of the saved input
 /// p.epiIn into L2, one 128-byte line per thread of the warpgroup at a time; called before the
 /// tile's main loop, so the epilogue's loads of it hit L2.
@@ -253,7 +227,19 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
       stmatrixChunk(buf, rowOff, swz, mi, packedY);
     if constexpr (kColSum)
       stsF32x2(colSumBuf + u32(t) * 8u, warpSums.x, warpSums.y);
-    stageUnitRows<kTrans>(bufD, bufT, warp, packedD);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const u32 r = u32(warp * 16 + 8 * h + lane / 4); // the row in the unit
+#pragma unroll
+      for (int jl = 0; jl < 8; ++jl) {
+        const u32 cl = u32(8 * jl + 2 * q); // the column in the unit
+        stsU16(bufD + swz64(r, cl), packedD[jl][h]);
+        if constexpr (kTrans) {
+          stsU8(bufT + swz64(cl, r), packedD[jl][h]);
+          stsU8(bufT + swz64(cl + 1u, r), packedD[jl][h] >> 8);
+        }
+      }
+    }
     fenceProxyAsyncShared();
     namedBarrier(bar, 128);
     const int c0 = colBase + 64 * c;

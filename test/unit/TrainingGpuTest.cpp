@@ -20,6 +20,7 @@
 #include "runtime/TrainingGpu.h"
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -232,6 +233,45 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
   }
 }
 
+// A training example's two fused halves lowered for sm_90a as compileTraining lowers them
+// (128 tokens), with the graphs they came from; nullopt (and a failure) when a stage fails.
+struct LoweredTraining {
+  std::unique_ptr<Module> module;
+  TrainingGraphs graphs;
+  CompiledGraph forward, backward;
+};
+std::optional<LoweredTraining> lowerTraining(const char *file, const std::string &recipe) {
+  DiagnosticEngine diag;
+  LoweredTraining l;
+  l.module = parseModule(readExample(file), file, diag);
+  if (!l.module || !verifyModule(*l.module, diag)) {
+    ADD_FAILURE() << file << ": " << diag.str();
+    return std::nullopt;
+  }
+  TrainingOptions o;
+  o.recipe = recipe;
+  o.tokens = 128;
+  o.fuse = true;
+  Expected<TrainingGraphs> t =
+      buildTrainingGraphs(*l.module->graphs()[0], pipelineOptionsFor(o), diag);
+  if (!t) {
+    ADD_FAILURE() << file << " " << recipe << ": " << t.error();
+    return std::nullopt;
+  }
+  l.graphs = std::move(*t);
+  CompileOptions co = trainingCompileOptions(o.tokens);
+  co.arch = "sm_90a";
+  Expected<CompiledGraph> f = compileToPlan(*l.graphs.forward, co);
+  Expected<CompiledGraph> b = compileToPlan(*l.graphs.backward, co);
+  if (!f || !b) {
+    ADD_FAILURE() << file << " " << recipe << ": " << (f ? b.error() : f.error());
+    return std::nullopt;
+  }
+  l.forward = std::move(*f);
+  l.backward = std::move(*b);
+  return l;
+}
+
 // Device-free half of compileTraining: both fused halves of every example x recipe go through
 // compileToPlan with trainingCompileOptions, and the plans bind what GpuTraining binds: every
 // saved tensor is a forward output and a backward input, each state buffer is named by its key.
@@ -240,21 +280,10 @@ TEST(TrainingGpuPlan, BothHalvesLowerAndShareTheSavedTensors) {
        {"linear.mlir", "mlp.mlir", "swiglu_mlp.mlir", "swiglu_small", "mlp_small"})
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise", "none"}) {
       SCOPED_TRACE(std::string(file) + " " + recipe);
-      DiagnosticEngine diag;
-      std::unique_ptr<Module> mod = parseModule(readExample(file), file, diag);
-      ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
-      TrainingOptions o;
-      o.recipe = recipe;
-      o.tokens = 128;
-      o.fuse = true;
-      Expected<TrainingGraphs> t = buildTrainingGraphs(*mod->graphs()[0], pipelineOptionsFor(o), diag);
-      ASSERT_TRUE(t.hasValue()) << (t ? "" : t.error());
-      CompileOptions co = trainingCompileOptions(o.tokens);
-      co.arch = "sm_90a";
-      Expected<CompiledGraph> f = compileToPlan(*t->forward, co);
-      ASSERT_TRUE(f.hasValue()) << f.error();
-      Expected<CompiledGraph> b = compileToPlan(*t->backward, co);
-      ASSERT_TRUE(b.hasValue()) << b.error();
+      std::optional<LoweredTraining> l = lowerTraining(file, recipe);
+      ASSERT_TRUE(l.has_value());
+      const TrainingGraphs *t = &l->graphs;
+      const CompiledGraph *f = &l->forward, *b = &l->backward;
       std::set<std::string> savedOut, savedIn, states;
       for (const BufferDesc &d : f->plan.buffers)
         if (d.role == BufferRole::Output) {
@@ -289,23 +318,9 @@ TEST(TrainingGpuPlan, BothHalvesLowerAndShareTheSavedTensors) {
 // gelu_grad's from the dgrad GEMM step), each pushing every history of its half.
 TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   auto halves = [](const char *file) {
-    DiagnosticEngine diag;
-    std::unique_ptr<Module> mod = parseModule(readExample(file), file, diag);
-    EXPECT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
-    TrainingOptions o;
-    o.recipe = "delayed";
-    o.tokens = 128;
-    o.fuse = true;
-    Expected<TrainingGraphs> t = buildTrainingGraphs(*mod->graphs()[0], pipelineOptionsFor(o), diag);
-    EXPECT_TRUE(t.hasValue()) << (t ? "" : t.error());
-    CompileOptions co = trainingCompileOptions(o.tokens);
-    co.arch = "sm_90a";
     std::vector<LaunchPlan> plans;
-    for (Graph *g : {t->forward.get(), t->backward.get()}) {
-      Expected<CompiledGraph> c = compileToPlan(*g, co);
-      EXPECT_TRUE(c.hasValue()) << (c ? "" : c.error());
-      plans.push_back(c->plan);
-    }
+    if (std::optional<LoweredTraining> l = lowerTraining(file, "delayed"))
+      plans = {l->forward.plan, l->backward.plan};
     return plans;
   };
   struct Count {
