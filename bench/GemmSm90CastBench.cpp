@@ -1,6 +1,6 @@
-// fp8c-gemm-bench's bf16-A prologue section (--cast-shape, --hbm-tbs): the generated GEMM
-// that reads A as bf16 and casts it to e4m3 in its prologue (castA), against cuBLASLt and the
-// generated GEMM on a pre-quantized e4m3 A. main (GemmSm90Bench.cpp) runs it after the other
+// fp8c-gemm-bench's bf16-A section (--cast-shape, --hbm-tbs): the generated GEMM that reads A
+// as bf16 and casts it to e4m3 itself, in its prologue (castA) or ahead of its main loop into
+// an FP8 copy (castAhead), against cuBLASLt and the generated GEMM on a pre-quantized e4m3 A. main (GemmSm90Bench.cpp) runs it after the other
 // sections.
 #include "bench/GemmSm90BenchCommon.h"
 
@@ -16,10 +16,11 @@ namespace fp8c::gemmbench {
 // The bf16-A prologue (castA: A read as bf16 and cast to e4m3 in the GEMM) at one shape:
 // cuBLASLt and the generated kernel on a pre-quantized e4m3 A (what a separate cast kernel
 // would feed them), then the castA kernels (tensor scale, with the amax of A, row scales; the
-// heuristic's config and a few others). A standalone cast moves 3 bytes per element of A (read
+// heuristic's config and a few others), then the cast-ahead kernels on the e4m3-A kernel's
+// tiles (tensor scale, with the amax of A, row scales). A standalone cast moves 3 bytes per element of A (read
 // bf16, write e4m3) and the GEMM then reads 1; printed as its floor at the HBM bandwidth given
-// by --hbm-tbs (default 4.8, the H200's). The tensor-scale castA configs' D are compared byte
-// for byte with each other (the GPU tests check castA against the e4m3-A kernel).
+// by --hbm-tbs (default 4.8, the H200's). The tensor-scale configs' D that cast A are compared
+// byte for byte with each other (the GPU tests check both forms against the e4m3-A kernel).
 void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs) {
   Operands o = makeOperands(s, g.device());
   const double flop = 2.0 * s.m * s.n * s.k;
@@ -34,7 +35,12 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
   DeviceBuffer rowB = scalars(std::vector<float>(size_t(s.n), 0.25f));
   DeviceBuffer amaxA = alloc(16);
   amaxA.fill(0);
+  // Cast-ahead A: the FP8 copy the kernel writes and its counters (zero; each run leaves them so).
+  DeviceBuffer aCast = alloc(size_t(s.m * s.k));
+  DeviceBuffer aReady = alloc(size_t(gemmSm90CastAheadCounters(s.m) * 4));
+  aReady.fill(0);
   GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n};
+  prob.ldaCast = s.k;
   std::printf("  a standalone cast of A (3 bytes per element at %.1f TB/s): >= %.1f us\n",
               hbmTBs, 3.0 * double(s.m * s.k) / (hbmTBs * 1e12) * 1e6);
 
@@ -81,13 +87,24 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
     k.stages = 4;
     vs.push_back({"bf16 A, tensor scale, pp 128 x 128", k});
   }
+  GemmSm90Kernel ahead = fp8;
+  ahead.castAhead = true;
+  vs.push_back({"bf16 A cast ahead, tensor scale", ahead});
+  k = ahead;
+  k.amaxA = true;
+  vs.push_back({"bf16 A cast ahead, tensor scale + amax of A", k});
+  k = ahead;
+  k.scaleMode = GemmScaleMode::OuterVector;
+  vs.push_back({"bf16 A cast ahead, row scales", k});
   const size_t dBytes = size_t(s.m * s.n) * 2;
   std::vector<uint8_t> fp8Out;
   for (Variant &v : vs) {
     const bool row = v.k.scaleMode == GemmScaleMode::OuterVector;
     auto gp = [&](int i) {
       GemmSm90Pointers p;
-      p.a = v.k.castA ? a16.data() : o.a.data();
+      p.a = v.k.castA || v.k.castAhead ? a16.data() : o.a.data();
+      p.aCast = aCast.data();
+      p.aReady = static_cast<uint32_t *>(aReady.data());
       p.b = o.b[size_t(i) % o.b.size()].data();
       p.d = o.d.data();
       p.invScaleA = static_cast<const float *>((row ? rowInv : invQuant).data());
@@ -103,7 +120,7 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
     dumpCubin(g, v.k);
     const double ms = timeMs(reps, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
     std::string same;
-    if (v.k.castA && !row) {
+    if ((v.k.castA || v.k.castAhead) && !row) {
       // D on B set 0, byte for byte against the first tensor-scale castA config's (the
       // quantized A and the accumulation order over K are the same in every config).
       if (Status st = g.run(v.k, prob, gp(0), nullptr); !st)

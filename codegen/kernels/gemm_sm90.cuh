@@ -41,6 +41,11 @@
 // `full` barrier completes on B's bytes plus four warp arrivals. (Measured slower than a
 // separate cast on the H200: codegen/kernels/README.md.)
 //
+// Cast-ahead A (CA, gemm_sm90_cast_ahead.cuh): A is bf16 in memory; every warp casts the first
+// wave's rows into an FP8 copy in global memory at entry, producer warps 1-3 cast the rest while
+// the main loops run, and the producer thread waits for a tile row's rows (per-tile-row ready
+// counters) before its TMA loads of them.
+//
 // Scales are *inverse* scales (dequantization factors, multiplied), laid out as cuBLASLt's:
 //   Scale::Tensor  scaleA[0], scaleB[0]
 //   Scale::Row     scaleA[M] (per row of A), scaleB[N] (per row of B)
@@ -86,6 +91,7 @@
 #include "fp8c/common.cuh"
 #include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
+#include "fp8c/gemm_sm90_cast_ahead.cuh"
 #include "fp8c/gemm_sm90_dual.cuh"
 #include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_block_cast.cuh"
@@ -322,7 +328,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
           Dt TBias, Act A, int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
           int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false,
-          bool EW = false>
+          bool EW = false, bool CA = false>
 __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
                                          const TmaDesc &mapB2, const TmaDesc &mapD,
                                          const TmaDesc &mapAux, const TmaDesc &mapDT,
@@ -338,7 +344,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // scales, single blocks.
   static_assert(CS == 0 || (CS >= 2 && Cm == 1 && S != Scale::Block),
                 "bf16-A prologue: CS >= 2 slots, tensor or row scales, no clusters");
-  static_assert(CS > 0 || !AmaxA, "amax of A is taken by the bf16-A prologue");
+  static_assert(CS > 0 || CA || !AmaxA, "amax of A is taken by the bf16-A prologue or cast-ahead A");
+  // Cast-ahead A (gemm_sm90_cast_ahead.cuh): tensor or row quantization scales, single blocks,
+  // the producer's warps 1-3 free (no bf16-A prologue, no offloaded epilogue).
+  static_assert(!CA || (CS == 0 && !EW && Cm == 1 && S != Scale::Block),
+                "cast-ahead A: tensor or row scales, single blocks, no bf16-A prologue or "
+                "offloaded epilogue");
   // The TMA-store epilogue (EB chunk buffers per consumer warpgroup): a 16-bit or FP8 D, whole
   // chunks (128 bytes of a row) per warpgroup.
   static_assert(EB == 0 || (XO & kXoOutputs) != 0 || ((TD == Dt::BF16 || TD == Dt::F16 || isFp8(TD)) &&
@@ -387,7 +398,7 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // offloaded epilogue both keep 168: its warps spilled at 136 (the 128 x 128 consumers need
   // less than 168 even when promoting). (Two blocks per SM, 80 at entry, was tried: ptxas
   // refuses the wgmma with 80 registers, C7602.)
-  constexpr int kProducerRegs = EW ? 168 : CS > 0 ? 56 : 40;
+  constexpr int kProducerRegs = EW ? 168 : CS > 0 || CA ? 56 : 40;
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
@@ -432,12 +443,19 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   // `dependent`), the block got here while that kernel may still run: every global access
   // below (A, the scales, the outputs) waits for it. Otherwise a no-op.
   waitForPrerequisiteGrids();
+  // Cast-ahead A: the first wave's rows, by every warp (phase 1).
+  u32 castMag = 0;
+  if constexpr (CA)
+    castMag = castAheadFirstWave<BM, TA, S, AmaxA>(p);
 
   if (wg == 0) {
     // Producer: every tile of the block in order, whichever warpgroup consumes it.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
     if constexpr (CS > 0) {
       castProducer<BM, BN, Stages, CS, TA, S, AmaxA>(mapA, mapB, p, ring);
+    } else if (CA && threadIdx.x >= 32) {
+      if constexpr (CA)
+        castAheadRest<BM, TA, S, AmaxA>(p, int(threadIdx.x) / 32 - 1, castMag);
     } else if (EW && threadIdx.x >= 32) {
       if constexpr (EW)
         offloadedEpilogue<BM, BN, Stages, TD, A, Amax, XO>(p, ring, mapD, mapAux, mapDT,
@@ -456,9 +474,15 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       const TileWalk<Cm> walk(p);
       int s = 0;
       u32 phase = 0;
+      int castTm = -1; // cast-ahead A: the tile row last seen complete
       for (int u = walk.first; u < walk.units; u += walk.stride) {
         int tm, tn;
         walk.coords(u, p, tm, tn);
+        if constexpr (CA)
+          if (tm != castTm) {
+            waitTileRowCast<BM>(p, tm);
+            castTm = tm;
+          }
         for (int kb = 0; kb < p.kBlocks; ++kb) {
           // The stage is free once every consumer warp of the cluster that reads it released
           // it (the other blocks' multicast writes into this block's stage too).
@@ -496,6 +520,8 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
           }
         }
       }
+      if constexpr (CA)
+        finishCastAhead(p);
     }
   } else {
     // Consumers.

@@ -50,6 +50,13 @@ struct GemmParams {
   int groupM; ///< unit rows (tiles, or clusters' tile pairs) per group of the tile order
   int castMargin; ///< kAmaxBlock: the scale formula's margin (fp8.scale's `margin`)
   int castPow2;   ///< kAmaxBlock: 1 when the scales are rounded down to powers of two
+  // CA (cast-ahead A, gemm_sm90_cast_ahead.cuh): the bf16 A (pitch ldaSrc elements), the FP8
+  // copy the kernel writes and mapA loads (pitch ldaCast bytes), and the rows cast per tile row
+  // ([tilesM], then the count of blocks done; zero before the launch, zero after it).
+  const void *aSrc;
+  u8 *aCast;
+  u32 *aReady;
+  i64 ldaSrc, ldaCast;
 };
 
 constexpr int kBK = 128;     ///< K (bytes) of one stage

@@ -36,8 +36,12 @@ struct DeviceParams {
   int32_t tilesM, tilesN, kBlocks;
   int32_t groupM;
   int32_t castMargin, castPow2;
+  const void *aSrc;
+  uint8_t *aCast;
+  uint32_t *aReady;
+  int64_t ldaSrc, ldaCast;
 };
-static_assert(sizeof(DeviceParams) == 192, "DeviceParams must match sm90::GemmParams");
+static_assert(sizeof(DeviceParams) == 232, "DeviceParams must match sm90::GemmParams");
 
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
@@ -87,7 +91,7 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     if (!k.extraOutputs())
       return fail("the offloaded epilogue (epilogueWarps) runs the extra-output epilogue: set "
                   "auxOut, transD, geluGradIn or colSumType, or clear epilogueWarps");
-    if (pingPong || k.bm != 128 || k.bn != 128 || k.clusterM != 1 || k.castA)
+    if (pingPong || k.bm != 128 || k.bn != 128 || k.clusterM != 1 || k.castA || k.castAhead)
       return fail("the offloaded epilogue (epilogueWarps) needs cooperative 128 x 128 tiles in "
                   "single blocks (clusterM = 1) loading FP8 A");
     if (k.amaxRows)
@@ -107,9 +111,18 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       return fail("the bf16-A prologue runs in single blocks (clusterM = 1)");
     if (k.castSlots < 2 || k.castSlots > 4)
       return fail("castSlots must be between 2 and 4");
-  } else if (k.amaxA) {
-    return fail("amaxA is taken by the bf16-A prologue: set castA");
   }
+  if (k.castAhead) {
+    if (k.castA)
+      return fail("castA and castAhead are two ways of casting A in the GEMM: set one");
+    if (k.scaleMode == GemmScaleMode::Block128)
+      return fail("cast-ahead A casts with a tensor or row scale, not 1x128 blocks: cast A "
+                  "with its own kernel");
+    if (k.clusterM != 1)
+      return fail("cast-ahead A runs in single blocks (clusterM = 1)");
+  }
+  if (k.amaxA && !k.castA && !k.castAhead)
+    return fail("amaxA is taken by the bf16-A prologue or cast-ahead A: set castA or castAhead");
   if (k.extraOutputs() && k.epilogueBuffers() == 0)
     return fail(!isFp8(k.dType)
                     ? "the pre-activation, transposed, gelu_grad and column-sum outputs need an "
@@ -169,11 +182,15 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("M, N and K must be below 2^31");
   if (prob.lda < prob.k || prob.ldb < prob.k || prob.ldd < prob.n)
     return fail("row pitches must be at least K (A, B) and N (D)");
-  if ((k.castA ? prob.lda * 2 : prob.lda) % 16 != 0 || prob.ldb % 16 != 0)
+  const bool bf16A = k.castA || k.castAhead;
+  if ((bf16A ? prob.lda * 2 : prob.lda) % 16 != 0 || prob.ldb % 16 != 0)
     return fail(std::string("A and B row pitches must be multiples of 16 bytes (got ") +
-                (k.castA ? "bf16 A " : "") + std::to_string(prob.lda) + ", " +
+                (bf16A ? "bf16 A " : "") + std::to_string(prob.lda) + ", " +
                 std::to_string(prob.ldb) +
                 " elements); pad the operands (the producing cast writes a padded layout)");
+  if (k.castAhead && (prob.ldaCast < prob.k || prob.ldaCast % 16 != 0))
+    return fail("cast-ahead A: the FP8 copy's pitch (ldaCast, bytes) must be at least K and a "
+                "multiple of 16 (got " + std::to_string(prob.ldaCast) + ")");
   if (k.extraOutputs()) {
     // TMA writes whole 16-byte units (see launchedGemmSm90Kernel): no partial unit may cross N
     // or a pitch.
@@ -227,6 +244,11 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("an FP8 D needs scaleD");
   if (k.castA && !p->quantScaleA)
     return fail("the bf16-A prologue needs A's quantization scale (quantScaleA)");
+  if (k.castAhead &&
+      (!p->quantScaleA || !p->aCast || !aligned(p->aCast, 16) || !p->aReady || !aligned(p->aReady, 4)))
+    return fail("cast-ahead A needs A's quantization scale (quantScaleA), the FP8 copy's buffer "
+                "(aCast, 16-byte aligned) and its zeroed counters (aReady, "
+                "gemmSm90CastAheadCounters(M) u32)");
   if (k.amaxA && !p->amaxA)
     return fail("the kernel writes the amax of A but no amaxA pointer was given");
   if ((k.auxOut && (!p->aux || !aligned(p->aux, 16))) || (k.transD && (!p->dT || !aligned(p->dT, 16))))
@@ -329,8 +351,12 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
     return Error(l.error());
   CudaDriver *drv = *CudaDriver::get();
   CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
-  if (Status st = encodeOperandMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
-                            k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
+  // Cast-ahead A: the main loop loads the FP8 copy the kernel writes.
+  if (Status st = k.castAhead
+                      ? encodeOperandMap(drv, &mapA, p.aCast, prob.m, prob.k, prob.ldaCast, k.bm,
+                                         "A's FP8 copy", 1)
+                      : encodeOperandMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
+                                         k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
       !st)
     return st;
   // With a cluster, each block loads (and multicasts) 1 / clusterM of the B tile; the dual
@@ -399,6 +425,13 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.ldbi = prob.ldBlockInv;
   dp.castMargin = prob.castMargin;
   dp.castPow2 = prob.castPow2 ? 1 : 0;
+  if (k.castAhead) {
+    dp.aSrc = p.a;
+    dp.aCast = static_cast<uint8_t *>(p.aCast);
+    dp.aReady = p.aReady;
+    dp.ldaSrc = prob.lda;
+    dp.ldaCast = prob.ldaCast;
+  }
   dp.ldd = prob.ldd;
   dp.ldIn = prob.ldIn;
   dp.ldsa = prob.ldsa;

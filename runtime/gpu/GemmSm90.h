@@ -95,8 +95,17 @@ struct GemmSm90Kernel {
   /// gemm_sm90_cast.cuh). Single blocks (clusterM = 1); Tensor or OuterVector scales.
   bool castA = false;
   int castSlots = 2;
-  /// With castA: max |A| over the bf16 values into GemmSm90Pointers::amaxA (NaN wins), as the
-  /// delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before the call.
+  /// Cast-ahead A (codegen/kernels/gemm_sm90_cast_ahead.cuh): A is bf16 in memory (pitch lda
+  /// elements) and the kernel writes its FP8 copy, q = sat(rne(a * quantScaleA)) (Tensor: one
+  /// scale; OuterVector: one per row), to GemmSm90Pointers::aCast (pitch ldaCast bytes), which
+  /// its main loop loads by TMA: every warp casts the first wave of tiles' rows at entry, the
+  /// producer warpgroup's warps 1-3 the rest while the main loops run, and the loads of a tile
+  /// row wait for its rows (counters in GemmSm90Pointers::aReady). Single blocks, Tensor or
+  /// OuterVector scales, not with castA or epilogueWarps.
+  bool castAhead = false;
+  /// With castA or castAhead: max |A| over the bf16 values into GemmSm90Pointers::amaxA (NaN
+  /// wins), as the delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before
+  /// the call.
   bool amaxA = false;
 
   /// The epilogue through shared memory and TMA stores (codegen/kernels/gemm_sm90_store.cuh)
@@ -177,7 +186,7 @@ struct GemmSm90Kernel {
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
-  /// "_abf16s<castSlots>" (castA) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
+  /// "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
   /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_res" (residualIn),
   /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast) and "_ew"
   /// (epilogueWarps).
@@ -200,6 +209,7 @@ struct GemmSm90Problem {
   int64_t ldBlockScale = 0, ldBlockInv = 0;
   int castMargin = 0;
   bool castPow2 = false;
+  int64_t ldaCast = 0; ///< castAhead: pitch of aCast in bytes (>= K, a multiple of 16)
 };
 
 /// Device pointers of one call (inverse scales: dequantization factors, multiplied).
@@ -215,7 +225,12 @@ struct GemmSm90Pointers {
   float *amaxD = nullptr;
   const float *scaleD = nullptr;
   const float *quantScaleA = nullptr; ///< castA: A's quantization scale, [1] or [M]
-  float *amaxA = nullptr;             ///< castA with amaxA: max |A|
+  float *amaxA = nullptr;             ///< castA / castAhead with amaxA: max |A|
+  /// castAhead: A's FP8 copy that the kernel writes, [M, K] with pitch ldaCast bytes.
+  void *aCast = nullptr;
+  /// castAhead: gemmSm90CastAheadCounters(M) u32, zero before the first call; each call leaves
+  /// them zero (one buffer per stream: calls that may overlap need their own).
+  uint32_t *aReady = nullptr;
   void *aux = nullptr;                ///< auxOut: the bf16 pre-activation [M, N]
   void *dT = nullptr;                 ///< transD: D transposed [N, M]
   /// geluGradIn: the GELU's saved input; residualIn: the residual r. bf16 [M, N].
@@ -225,6 +240,9 @@ struct GemmSm90Pointers {
   float *blockScale = nullptr;        ///< blockCast: the blocks' scales, or null
   float *blockInv = nullptr;          ///< blockCast: their inverses, or null
 };
+
+/// u32 counters of the aReady workspace a castAhead problem of m rows needs (any tile).
+inline int64_t gemmSm90CastAheadCounters(int64_t m) { return (m + 63) / 64 + 1; }
 
 /// f32 elements of the colPartials workspace a problem of m rows and n columns needs.
 inline int64_t gemmSm90ColPartials(int64_t m, int64_t n) { return (m + 63) / 64 * n; }

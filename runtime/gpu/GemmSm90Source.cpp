@@ -73,6 +73,8 @@ std::string GemmSm90Kernel::name() const {
     s += amaxRows ? "_amaxrow" : "_amax";
   if (castA)
     s += "_abf16s" + std::to_string(castSlots);
+  if (castAhead)
+    s += "_aca";
   if (amaxA)
     s += "_amaxa";
   if (const int eb = epilogueBuffers(); eb > 0)
@@ -130,7 +132,8 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
                   ", " + (k.amaxA ? "true" : "false") + ", " +
                   std::to_string(k.epilogueBuffers()) + ", " +
                   std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") +
-                  ", " + (k.epilogueWarps ? "true" : "false") + ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
+                  ", " + (k.epilogueWarps ? "true" : "false") + ", " +
+                  (k.castAhead ? "true" : "false") + ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
   if (k.colSumType)
     s += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "_colsum(const float *part, int slices, int n, void *out) {\n"

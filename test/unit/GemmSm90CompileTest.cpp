@@ -29,7 +29,8 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     GemmSm90Problem prob{256, 256, 256, 256, 256, 256, 256, 4, 256, 256, 256};
     prob.ldBlockScale = 2; // blockCast: [256, 2] scales, [2, 256] inverses
     prob.ldBlockInv = 256;
-    ASSERT_TRUE(checkGemmSm90(k, prob).isOk());
+    prob.ldaCast = 256;
+    ASSERT_TRUE(checkGemmSm90(k, prob).isOk()) << checkGemmSm90(k, prob).message();
     NvrtcRequest req = gemmSm90Request(k);
     req.wantPtx = true;
     Expected<NvrtcResult> r = compileWithNvrtc(req);
@@ -57,7 +58,7 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     // The bf16-A prologue: the FP8 conversion and the proxy fence before the stage is handed
     // to wgmma; without it, A arrives by TMA alone.
     const std::string cvt = std::string("cvt.rn.satfinite.") + a + "x2.f32";
-    if (k.castA)
+    if (k.castA || k.castAhead)
       EXPECT_NE(r->ptx.find(cvt), std::string::npos) << cvt;
     else if (k.dType != DType::F8E4M3FN && k.dType != DType::F8E5M2)
       EXPECT_EQ(r->ptx.find(cvt), std::string::npos) << cvt;
@@ -78,6 +79,10 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_EQ(r->ptx.find("cp.async.bulk.wait_group.read") != std::string::npos, tms);
     EXPECT_EQ(r->ptx.find("fence.proxy.async.shared::cta") != std::string::npos, k.castA || tms);
     EXPECT_EQ(r->ptx.find("max.u16x2") != std::string::npos, k.amaxA);
+    // Cast-ahead A: rows published to other blocks' TMA loads (the global proxy fence) and
+    // waited for with acquire loads.
+    EXPECT_EQ(r->ptx.find("fence.proxy.async.global") != std::string::npos, k.castAhead);
+    EXPECT_EQ(r->ptx.find("ld.acquire.gpu.global.u32") != std::string::npos, k.castAhead);
     // Extra outputs: D^T staged by byte stores; the pre-activation through stmatrix.
     EXPECT_EQ(r->ptx.find("st.shared.u8") != std::string::npos, k.transD);
     if (k.auxOut)
@@ -98,11 +103,12 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
       EXPECT_EQ(e.registers, 168) << r->log;
     }
     EXPECT_TRUE(found) << "no ptxas report for " << k.name() << ":\n" << r->log;
-    // The gelu_grad and residual epilogues read their input (prefetched to L2 first); column
-    // sums go through shuffles, a shared exchange and the module's second kernel.
+    // The gelu_grad and residual epilogues read their input (prefetched to L2 first), cast-ahead
+    // A its bf16 rows; column sums go through shuffles, a shared exchange and the module's
+    // second kernel.
     const bool epiIn = k.geluGradIn || k.residualIn;
     EXPECT_EQ(r->ptx.find("prefetch.global.L2") != std::string::npos, epiIn);
-    EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, epiIn);
+    EXPECT_EQ(r->ptx.find("ld.global.nc") != std::string::npos, epiIn || k.castAhead);
     // (The offloaded epilogue sums a unit's 64 rows in one warp: no shared exchange.)
     EXPECT_EQ(r->ptx.find("st.shared.v2.f32") != std::string::npos,
               k.colSumType.has_value() && !k.epilogueWarps);
@@ -134,21 +140,21 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
   GemmSm90Kernel pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false, false, false>"), std::string::npos);
   GemmSm90Kernel c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false, false, false>"), std::string::npos);
   // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
   // no room beside a 7-stage ring.
   GemmSm90Kernel regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
   EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false, false, false>"), std::string::npos);
   GemmSm90Kernel fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
   EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
@@ -165,13 +171,13 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(xo.epilogueBuffers(), 2);
   EXPECT_EQ(xo.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
-  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
   // with a bias, an activation, extra outputs, or the cooperative 64-row split.
   const GemmSm90Kernel sw = swigluConfigs().front();
   EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
-  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(sw.outCols(), 128);
   GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
@@ -200,7 +206,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // 16-byte units, and without the input.
   const GemmSm90Kernel res = residualConfigs().front();
   EXPECT_EQ(res.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2_res");
-  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
   EXPECT_EQ(res.epilogueBuffers(), 2);
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
@@ -261,7 +267,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   const GemmSm90Kernel ew = geluGradConfigs()[3];
   EXPECT_EQ(ew.name(),
             "fp8c_gemm_sm90_e5m2_e4m3_e5m2_tensor_n128_s4_o0_promote_amax_tms1_dt_dgelu_colsumbf16_ew");
-  EXPECT_NE(gemmSm90Source(ew).find("false, 1, 14, false, true>(mapA"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(ew).find("false, 1, 14, false, true, false>(mapA"), std::string::npos);
   EXPECT_EQ(ew.epilogueBuffers(), 1);
   EXPECT_EQ(ew.sharedBytes(),
             4 * 32768 + 2 * 32768 + 3 * 8192 + 2 * 1024 + (2 * 4 + 2 + 4) * 8 + 1024);
@@ -423,6 +429,51 @@ TEST(GemmSm90Compile, CastAChecks) {
   ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
   EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("quantScaleA"), std::string::npos);
   EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s4_o1_pp_abf16s2_tms2");
+}
+
+// Cast-ahead A's limits, pitches, pointers and name.
+TEST(GemmSm90Compile, CastAheadChecks) {
+  GemmSm90Kernel k = pingPong(128, 128, 6);
+  k.castAhead = true;
+  k.amaxA = true;
+  GemmSm90Problem p{100, 333, 1000, 1000, 1008, 333};
+  p.ldaCast = 1008;
+  EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
+  GemmSm90Problem odd = p;
+  odd.lda = 1004; // 2008 bytes of bf16
+  EXPECT_NE(checkGemmSm90(k, odd).message().find("bf16 A 1004"), std::string::npos);
+  odd = p;
+  odd.ldaCast = 1000; // not a multiple of 16 bytes
+  EXPECT_NE(checkGemmSm90(k, odd).message().find("ldaCast"), std::string::npos);
+  odd.ldaCast = 992; // below K
+  EXPECT_NE(checkGemmSm90(k, odd).message().find("ldaCast"), std::string::npos);
+  GemmSm90Kernel both = k;
+  both.castA = true;
+  both.stages = 4; // room for the bf16-A prologue's staging slots
+  EXPECT_NE(checkGemmSm90Kernel(both).message().find("set one"), std::string::npos);
+  GemmSm90Kernel blk = kernel(128, 4, false);
+  blk.castAhead = true;
+  blk.scaleMode = GemmScaleMode::Block128;
+  EXPECT_NE(checkGemmSm90Kernel(blk).message().find("not 1x128 blocks"), std::string::npos);
+  GemmSm90Kernel c2 = kernel(128, 6);
+  c2.castAhead = true;
+  c2.clusterM = 2;
+  EXPECT_NE(checkGemmSm90Kernel(c2).message().find("single blocks"), std::string::npos);
+  GemmSm90Pointers ptrs;
+  alignas(16) static unsigned char buf[64];
+  ptrs.a = ptrs.b = ptrs.d = buf;
+  ptrs.invScaleA = ptrs.invScaleB = reinterpret_cast<float *>(buf);
+  ptrs.quantScaleA = reinterpret_cast<float *>(buf);
+  ptrs.amaxA = reinterpret_cast<float *>(buf);
+  EXPECT_NE(checkGemmSm90(k, p, &ptrs).message().find("aCast"), std::string::npos);
+  ptrs.aCast = buf;
+  ptrs.aReady = reinterpret_cast<uint32_t *>(buf);
+  EXPECT_TRUE(checkGemmSm90(k, p, &ptrs).isOk()) << checkGemmSm90(k, p, &ptrs).message();
+  EXPECT_EQ(gemmSm90CastAheadCounters(100), 3);
+  EXPECT_EQ(gemmSm90CastAheadCounters(128), 3);
+  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_aca_amaxa_tms2");
+  EXPECT_NE(gemmSm90Source(k).find("Sched::PingPong, 1, 0, true, 2, 0, false, false, true>(mapA"),
+            std::string::npos);
 }
 
 TEST(GemmSm90Compile, TileHeuristic) {

@@ -133,6 +133,39 @@ std::vector<GemmSm90Kernel> castConfigs() {
   return out;
 }
 
+/// Cast-ahead A (castAhead): the heuristic's tiles for the Linear shapes (ping-pong
+/// 128 x 128 and cooperative 128 x 256), tensor and row scales, amax of A, an FP8 D with bias,
+/// GELU and amax, 64-row tiles, e5m2 A with promotion.
+std::vector<GemmSm90Kernel> castAheadConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  auto ahead = [](GemmSm90Kernel k) {
+    k.castAhead = true;
+    return k;
+  };
+  GemmSm90Kernel k = ahead(pingPong(128, 128, 6));
+  k.amaxA = true;
+  out.push_back(k);
+  k = ahead(kernel(256, 4));
+  k.scaleMode = GemmScaleMode::OuterVector;
+  out.push_back(k);
+  k = ahead(pingPong(128, 128, 5));
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  out.push_back(k);
+  k = ahead(kernel(128, 8));
+  k.bm = 64;
+  k.amaxA = true;
+  out.push_back(k);
+  k = ahead(kernel(128, 6, false));
+  k.aType = DType::F8E5M2;
+  k.fastAccum = false;
+  k.overlap = false;
+  out.push_back(k);
+  return out;
+}
+
 } // namespace
 
 /// The backward's gelu_grad epilogue (the saved input read, its column sums): the MLP's second
@@ -413,6 +446,8 @@ std::vector<GemmSm90Kernel> configs() {
   for (const GemmSm90Kernel &c : clusterConfigs())
     out.push_back(c);
   for (const GemmSm90Kernel &c : castConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : castAheadConfigs())
     out.push_back(c);
   // The register epilogue of a 16-bit D (TMA stores off, or a D pitch that is not a multiple of
   // 16 bytes), in both schedules and with the column inputs.

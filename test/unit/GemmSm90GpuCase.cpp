@@ -124,15 +124,17 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   std::vector<double> b2;
   if (k.swiglu)
     operand(N, ldb, k.bType, b2Bytes, b2);
-  // The bf16-A prologue (castA): A is bf16 (padding garbage past K, about 1 % of the elements
-  // large enough to saturate), quantized by the kernel with quantA (tensor or per row); the
-  // reference quantizes it on the host the same way (f32 product, RNE, saturating) into
-  // aBytes / a, and the kernel's D must equal, bit for bit, the same config's D on those FP8
-  // bytes (castA off), besides the f64 reference's tolerance.
+  // The bf16-A prologue (castA) and cast-ahead A (castAhead): A is bf16 (NaN garbage past K,
+  // about 1 % of the elements large enough to saturate), quantized by the kernel with quantA
+  // (tensor or per row); the reference quantizes it on the host the same way (f32 product,
+  // RNE, saturating) into aBytes / a, and the kernel's D must equal, bit for bit, the same
+  // config's D on those FP8 bytes (cast off), besides the f64 reference's tolerance. Cast-ahead
+  // A's FP8 copy must equal aBytes within K, and its counters must be zero after every run.
+  const bool bf16A = k.castA || k.castAhead;
   std::vector<uint16_t> a16;
   std::vector<float> quantA;
   float amaxA = 0;
-  if (k.castA) {
+  if (bf16A) {
     const int64_t ld16 = lda; // elements; a multiple of 8
     a16.assign(size_t(M * ld16), 0);
     std::uniform_real_distribution<float> q(0.5f, 40.0f);
@@ -279,8 +281,22 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   ASSERT_TRUE(dD->fill(0xFF).isOk());
 
   GemmSm90Pointers p;
-  p.a = k.castA ? dA16.data() : dA.data();
-  p.quantScaleA = k.castA ? static_cast<const float *>(dQuantA.data()) : nullptr;
+  p.a = bf16A ? dA16.data() : dA.data();
+  p.quantScaleA = bf16A ? static_cast<const float *>(dQuantA.data()) : nullptr;
+  // Cast-ahead A: the FP8 copy (A's pitch, poisoned, a spare row) and its counters (zero, one
+  // spare counter poisoned after them).
+  const int64_t counters = gemmSm90CastAheadCounters(M);
+  Expected<DeviceBuffer> dACast = DeviceBuffer::allocate(size_t((M + 1) * lda));
+  ASSERT_TRUE(dACast.hasValue());
+  ASSERT_TRUE(dACast->fill(0xFF).isOk());
+  std::vector<uint32_t> readyInit(size_t(counters + 1), 0u);
+  readyInit.back() = 0xFFFFFFFFu;
+  DeviceBuffer dReady = upload(readyInit.data(), readyInit.size() * 4);
+  if (k.castAhead) {
+    prob.ldaCast = lda;
+    p.aCast = dACast->data();
+    p.aReady = static_cast<uint32_t *>(dReady.data());
+  }
   p.amaxA = k.amaxA ? static_cast<float *>(dAmaxA.data()) : nullptr;
   p.b = dB.data();
   p.d = dD->data();
@@ -542,10 +558,31 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     ASSERT_TRUE(dAmaxA.download(&got, 4).isOk());
     EXPECT_EQ(got, amaxA) << "amax of the bf16 A";
   }
-  if (k.castA) {
+  if (k.castAhead) {
+    std::vector<uint8_t> copy(size_t((M + 1) * lda));
+    ASSERT_TRUE(dACast->download(copy.data(), copy.size()).isOk());
+    int64_t differ = 0, pad = 0;
+    for (int64_t r = 0; r <= M; ++r)
+      for (int64_t j = 0; j < lda; ++j) {
+        const uint8_t got = copy[size_t(r * lda + j)];
+        if (r < M && j < K)
+          differ += got != aBytes[size_t(r * lda + j)];
+        else
+          pad += got != 0xFF;
+      }
+    EXPECT_EQ(differ, 0) << "bytes of the cast-ahead FP8 copy of A off the host quantization";
+    EXPECT_EQ(pad, 0) << "cast-ahead A wrote past K or past M";
+    std::vector<uint32_t> ready(size_t(counters + 1));
+    ASSERT_TRUE(dReady.download(ready.data(), ready.size() * 4).isOk());
+    EXPECT_EQ(int64_t(std::count(ready.begin(), ready.end() - 1, 0u)), counters)
+        << "cast-ahead A's counters not zero after the run";
+    EXPECT_EQ(ready.back(), 0xFFFFFFFFu) << "cast-ahead A wrote past its counters";
+  }
+  if (bf16A) {
     // The same config on the host-quantized FP8 A: D bit for bit (amaxD starts again at 0).
     GemmSm90Kernel fp8 = k;
     fp8.castA = false;
+    fp8.castAhead = false;
     fp8.amaxA = false;
     GemmSm90Pointers p8 = p;
     p8.a = dA.data();

@@ -489,5 +489,44 @@ TEST(GemmSm90Gpu, CastsBf16AInThePrologue) {
   runCase(*runner, {three, 1000, 333, 1000}, rng);
 }
 
+// Cast-ahead A: A read as bf16 and cast by the kernel's own warps into an FP8 copy (the first
+// wave's rows at entry, the rest beside the main loops), bit for bit the FP8-A kernel's D on
+// the host-quantized A, the copy equal to the host quantization with nothing written past K or
+// M, the counters zero after every run (runCase runs each config twice or more): M tails, K
+// tails (K < 128, K % 8 != 0), few persistent blocks, tensor and row scales, an FP8 D, 64-row
+// tiles, promotion with e5m2 A.
+TEST(GemmSm90Gpu, CastsAAheadOfTheMainLoop) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(10);
+  auto ahead = [](GemmSm90Kernel k) {
+    k.castAhead = true;
+    return k;
+  };
+  GemmSm90Kernel pp = ahead(pingPong(128, 128, 6));
+  pp.amaxA = true;
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {pp, m, 333, 1000}, rng);
+  runCase(*runner, {pp, 1000, 700, 40, 6}, rng);   // K < 128
+  runCase(*runner, {pp, 300, 1000, 1003, 3}, rng); // few blocks; three trailing elements per row
+  GemmSm90Kernel row = ahead(tiles(256, 4));
+  row.scaleMode = GemmScaleMode::OuterVector;
+  row.biasType = DType::BF16;
+  row.activation = GemmActivation::GeluTanh;
+  runCase(*runner, {row, 8192, 333, 1000}, rng);
+  GemmSm90Kernel fp8d = ahead(pingPong(128, 128, 5));
+  fp8d.dType = DType::F8E4M3FN;
+  fp8d.amaxD = true;
+  runCase(*runner, {fp8d, 300, 1000, 1500}, rng);
+  GemmSm90Kernel m64 = ahead(tiles(128, 8));
+  m64.bm = 64;
+  m64.amaxA = true;
+  for (int64_t m : {1, 16, 64, 1000})
+    runCase(*runner, {m64, m, 1000, 1000}, rng);
+  GemmSm90Kernel precise = ahead(tiles(128, 6, false));
+  precise.fastAccum = false;
+  precise.aType = DType::F8E5M2;
+  runCase(*runner, {precise, 100, 333, 2000}, rng);
+}
+
 } // namespace
 } // namespace fp8c::sm90test
