@@ -13,19 +13,21 @@
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
+//                   [--no-prologue]
 //                   [--variants row,fp8,precise,block] [--dgelu-shape M K N]...
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --dgelu-shape adds the gelu_grad dgrad GEMM's forms at that shape (GemmSm90GeluGradBench.cpp;
 // none by default).
-// --cast-shape replaces the shapes of the bf16-A prologue's section (M 8192 K 4096 N 14336 and
-// M 8192 K 14336 N 4096; benchCastA).
+// --cast-shape replaces the shapes of the bf16-A section (M 8192 K 4096 N 14336 and
+// M 8192 K 14336 N 4096; benchCastA: the bf16-A prologue and cast-ahead A); --no-prologue
+// leaves the prologue's kernels out of it.
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
 // --no-plain / --no-cast leave out the plain shapes' and the bf16-A prologue's sections;
 // --variants keeps only the named epilogue variants (row scales + bias + GELU, FP8 D + amax,
 // tensor scales without fast accumulation, blockwise scales; all by default).
-// --soak runs each fast-accumulating epilogue config back to back for SECONDS more and prints
-// the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
+// --soak runs each fast-accumulating epilogue config (and the bf16-A section's e4m3-A and
+// cast-ahead kernels) back to back for SECONDS more and prints the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
 // --quick times the heuristic's config, ping-pong 128 x 128 x 6 (unless --schedule cooperative)
 // and the clusters of two sharing B (TMA multicast): ping-pong 128 x 128 x 6 and cooperative
 // 128 x 256 x 4 (64 x 128 x 8 for decode). --schedule picks the consumer schedules of the
@@ -402,7 +404,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 
 int main(int argc, char **argv) {
-  bool quick = false, noPlain = false, noCast = false;
+  bool quick = false, noPlain = false, noCast = false, prologue = true;
   std::vector<Shape> shapes, epilogueShapes, castShapes, dgeluShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
@@ -435,6 +437,8 @@ int main(int argc, char **argv) {
       noPlain = true;
     else if (a == "--no-cast")
       noCast = true;
+    else if (a == "--no-prologue")
+      prologue = false;
     else if (a == "--variants" && i + 1 < argc)
       variants = argv[++i];
     else if (a == "--schedule" && i + 1 < argc) {
@@ -448,7 +452,7 @@ int main(int argc, char **argv) {
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
           "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
-          "[--variants row,fp8,precise,block] [--dgelu-shape M K N]...)");
+          "[--no-prologue] [--variants row,fp8,precise,block] [--dgelu-shape M K N]...)");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -478,7 +482,7 @@ int main(int argc, char **argv) {
   if (noCast)
     castShapes.clear();
   for (const Shape &s : castShapes)
-    benchCastA(**g, **lt, s, hbmTBs);
+    benchCastA(**g, **lt, s, hbmTBs, prologue, soakS);
   for (const Shape &s : dgeluShapes)
     benchGeluGrad(**g, s);
   return 0;

@@ -61,8 +61,11 @@ CublasLtGemmPointers plainLtPointers(Operands &o, int i, const DeviceBuffer &inv
 /// Launches per timed batch for shape `s` (about 0.2 ms of work or more).
 int repsFor(const Shape &s);
 
-/// The bf16-A prologue section at shape `s` (GemmSm90CastBench.cpp); `hbmTBs` is --hbm-tbs.
-void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs);
+/// The bf16-A section at shape `s` (GemmSm90CastBench.cpp); `hbmTBs` is --hbm-tbs, `prologue`
+/// false (--no-prologue) leaves out the bf16-A prologue's kernels, `soakS` (--soak) runs the
+/// e4m3-A and cast-ahead kernels back to back that many seconds more each.
+void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs,
+                bool prologue, double soakS);
 /// The gelu_grad dgrad GEMM's forms at shape `s` (GemmSm90GeluGradBench.cpp).
 void benchGeluGrad(GemmSm90Runner &g, const Shape &s);
 

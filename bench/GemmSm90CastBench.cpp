@@ -6,6 +6,7 @@
 
 #include "ir/DType.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -21,7 +22,8 @@ namespace fp8c::gemmbench {
 // bf16, write e4m3) and the GEMM then reads 1; printed as its floor at the HBM bandwidth given
 // by --hbm-tbs (default 4.8, the H200's). The tensor-scale configs' D that cast A are compared
 // byte for byte with each other (the GPU tests check both forms against the e4m3-A kernel).
-void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs) {
+void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs,
+                bool prologue, double soakS) {
   Operands o = makeOperands(s, g.device());
   const double flop = 2.0 * s.m * s.n * s.k;
   const int reps = repsFor(s);
@@ -99,6 +101,8 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
   const size_t dBytes = size_t(s.m * s.n) * 2;
   std::vector<uint8_t> fp8Out;
   for (Variant &v : vs) {
+    if (v.k.castA && !prologue)
+      continue;
     const bool row = v.k.scaleMode == GemmScaleMode::OuterVector;
     auto gp = [&](int i) {
       GemmSm90Pointers p;
@@ -144,6 +148,25 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
                             " s" + std::to_string(v.k.stages);
     std::printf("  %-48s %-16s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt%s\n", v.label.c_str(),
                 cfg.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, same.c_str());
+    if (soakS > 0 && !v.k.castA && !row) {
+      // Back to back for soakS seconds, bracketed by Unix times, to line up with a clock and
+      // power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms).
+      auto unixS = [] {
+        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+      };
+      const double t0 = unixS();
+      int calls = 0;
+      while (unixS() - t0 < soakS) {
+        for (int r = 0; r < 50; ++r)
+          if (Status st = g.run(v.k, prob, gp(calls++), nullptr); !st)
+            die(st.message());
+        drv->cuCtxSynchronize();
+      }
+      const double t1 = unixS();
+      std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", v.k.name().c_str(),
+                  calls, (t1 - t0) / calls * 1e6, t0, t1);
+    }
   }
 }
 
