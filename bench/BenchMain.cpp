@@ -5,8 +5,15 @@
 //
 //   fp8c-bench [--shapes=FILE] [--only=NAME,...] [--recipes=R,...] [--variants=V,...]
 //              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only] [--profile]
+//              [--interleave=ROUNDS]
 // --profile prints, under each fp8c row, every step's median over 7 profiled runs and what it
 // ran (a GEMM step: its backend and the measured choice behind it).
+// --interleave adds, per shape after its rows, ROUNDS rounds that time every row once each
+// (each round in its own shuffled order; a sample is the median of 3 runs after 3 warm-up
+// runs), and prints each row's
+// median sample and the median over rounds of its ratio to the same recipe's fp8-gemm sample
+// of that round: clock and power drift (the board runs these GEMMs at its power cap) then
+// fall on both sides of each ratio alike.
 #include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
 #include "bench/Report.h"
@@ -23,6 +30,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -39,6 +47,7 @@ struct Args {
   int jobs = 8;
   bool lowerOnly = false; ///< passes and lowering of every graph variant, no GPU
   bool profile = false;   ///< per-step medians of every fp8c row (Prepared::profileLines)
+  int interleave = 0;     ///< rounds of round-robin samples per shape (0: none)
   TimingOptions timing;
   std::string command;
 };
@@ -77,6 +86,8 @@ bool parseArgs(int argc, char **argv, Args &a) {
       a.timing.targetMs = std::atof(v);
     else if (s == "--profile")
       a.profile = true;
+    else if (const char *v = val("--interleave="))
+      a.interleave = std::max(0, std::atoi(v));
     else if (s == "--lower-only")
       a.lowerOnly = true;
     else if (s == "--quick") {
@@ -176,6 +187,60 @@ struct Job {
   std::string recipe;
   Expected<std::unique_ptr<Prepared>> prepared = Error("not prepared");
 };
+
+/// --interleave: args.interleave rounds over the shape's prepared jobs, one sample each per
+/// round; each job's median sample and its median per-round ratio to fp8-gemm of its recipe.
+void printInterleaved(CudaDriver *drv, CUstream stream, const Shape &s, std::vector<Job> &jobs,
+                      const Args &args) {
+  TimingOptions one;
+  one.warmupMs = 0; // and at least 3 runs
+  one.targetMs = 0;
+  one.minReps = 3;
+  one.runsPerGraph = args.timing.runsPerGraph;
+  std::vector<std::vector<double>> samples(jobs.size());
+  // Each round in its own order (a fixed seed): a sample's clock depends on the samples just
+  // before it, so a fixed order would bias some rows against others.
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::mt19937 rng(6);
+  for (int round = 0; round < args.interleave; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i : order) {
+      if (!jobs[i].prepared)
+        continue;
+      Prepared &p = **jobs[i].prepared;
+      Expected<Stats> st = timeRuns(
+          drv, stream, [&](int set) { return p.run(set, stream); }, p.sets(), s.cudaGraph, one);
+      samples[i].push_back(st ? st->medianUs : std::nan(""));
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? std::nan("") : v[v.size() / 2];
+  };
+  std::printf("\n%s: %d interleaved rounds (median sample; median of the per-round ratios to "
+              "the recipe's fp8-gemm)\n",
+              s.name.c_str(), args.interleave);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (samples[i].empty())
+      continue;
+    std::string ratio = "";
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (k != i && jobs[k].recipe == jobs[i].recipe && jobs[k].variant->name == "fp8-gemm" &&
+          samples[k].size() == samples[i].size()) {
+        std::vector<double> r;
+        for (size_t t = 0; t < samples[i].size(); ++t)
+          r.push_back(samples[i][t] / samples[k][t]);
+        std::sort(r.begin(), r.end());
+        ratio = fmt::format("{:.3f}x fp8-gemm (p10 {:.3f}, p90 {:.3f})", r[r.size() / 2],
+                            r[r.size() / 10], r[r.size() * 9 / 10]);
+      }
+    std::printf("  %-20s %-10s %-12s %9.1f us  %s\n", s.name.c_str(), jobs[i].recipe.c_str(),
+                jobs[i].variant->name.c_str(), median(samples[i]), ratio.c_str());
+  }
+  std::fflush(stdout);
+}
 
 } // namespace
 
@@ -327,12 +392,17 @@ int main(int argc, char **argv) {
           }
         }
       }
-      j.prepared = Error("done"); // frees its device memory before the next shape
+      if (args.interleave == 0 || !r.error.empty())
+        j.prepared = Error("done"); // frees its device memory before the next shape
       rows.push_back(r);
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("%s   [%zu/%zu %.0fs]\n", formatRow(r).c_str(), rows.size(), total, secs);
       std::fflush(stdout);
     }
+    if (args.interleave > 0)
+      printInterleaved(drv, stream, s, jobs, args);
+    for (Job &j : jobs)
+      j.prepared = Error("done");
     writeJson();
   }
 

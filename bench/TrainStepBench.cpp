@@ -4,7 +4,8 @@
 // median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
 //
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
-//   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true)
+//   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true, and the FP8
+//   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt)
 //                    [--json=FILE] [--profile] [--interleave] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
@@ -197,11 +198,17 @@ int main(int argc, char **argv) {
     };
     std::vector<Entry> entries;
     for (const std::string &recipe : recipes) {
-      // "delayed+bwd_fast_accum=true": the recipe with more quantize options ('+' for ' ').
+      // "delayed+bwd_fast_accum=true": the recipe with more quantize options ('+' for ' ');
+      // "delayed@generated": with that FP8 GEMM backend (auto without).
       TrainingOptions o;
-      o.recipe = recipe.substr(0, recipe.find('+'));
-      if (const size_t plus = recipe.find('+'); plus != std::string::npos) {
-        o.recipeOptions = recipe.substr(plus + 1);
+      std::string spec = recipe;
+      if (const size_t at = spec.find('@'); at != std::string::npos) {
+        o.gemmBackend = spec.substr(at + 1);
+        spec = spec.substr(0, at);
+      }
+      o.recipe = spec.substr(0, spec.find('+'));
+      if (const size_t plus = spec.find('+'); plus != std::string::npos) {
+        o.recipeOptions = spec.substr(plus + 1);
         std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
       }
       o.tokens = tokens;

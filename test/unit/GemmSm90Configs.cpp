@@ -93,6 +93,18 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
   k.bm = 64;
   k.clusterM = 2;
   out.push_back(k);
+  // The training MLP's first GEMM paired (an autotuner candidate): FP8 D, bias, GELU, amax, the
+  // pre-activation and D^T.
+  for (GemmSm90Kernel x : {pingPong(128, 128, 4), kernel(256, 3)}) {
+    x.clusterM = 2;
+    x.dType = DType::F8E4M3FN;
+    x.biasType = DType::BF16;
+    x.activation = GemmActivation::GeluTanh;
+    x.amaxD = true;
+    x.auxOut = true;
+    x.transD = true;
+    out.push_back(x);
+  }
   return out;
 }
 
