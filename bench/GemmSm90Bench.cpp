@@ -377,25 +377,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       if (probe)
         std::printf("  %.3fx cuBLASLt", lms / ms);
       std::printf("%s\n", same.c_str());
-      if (soakS > 0 && !k.promotes()) {
-        // Back-to-back launches for soakS seconds, bracketed by Unix times, to line up with a
-        // clock and power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms).
-        auto unixS = [] {
-          return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-              .count();
-        };
-        const double t0 = unixS();
-        int calls = 0;
-        while (unixS() - t0 < soakS) {
-          for (int r = 0; r < 50; ++r)
-            if (Status st = g.run(k, prob, gp(calls++), nullptr); !st)
-              die(st.message());
-          drv->cuCtxSynchronize();
-        }
-        const double t1 = unixS();
-        std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", k.name().c_str(),
-                    calls, (t1 - t0) / calls * 1e6, t0, t1);
-      }
+      if (soakS > 0 && !k.promotes())
+        soak(k.name(), soakS, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
     }
   }
 }

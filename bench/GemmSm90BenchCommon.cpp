@@ -104,6 +104,24 @@ double timeMs(int reps, const std::function<Status(int)> &work) {
   return t[t.size() / 2];
 }
 
+void soak(const std::string &name, double seconds, const std::function<Status(int)> &work) {
+  auto unixS = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const double t0 = unixS();
+  int calls = 0;
+  while (unixS() - t0 < seconds) {
+    for (int r = 0; r < 50; ++r)
+      if (Status st = work(calls++); !st)
+        die(st.message());
+    drv->cuCtxSynchronize();
+  }
+  const double t1 = unixS();
+  std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", name.c_str(), calls,
+              (t1 - t0) / calls * 1e6, t0, t1);
+}
+
 void dumpCubin(GemmSm90Runner &g, const GemmSm90Kernel &k) {
   Expected<std::shared_ptr<const CachedKernel>> ck = g.prepare(k);
   if (!ck)

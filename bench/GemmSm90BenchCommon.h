@@ -37,6 +37,10 @@ DeviceBuffer randomBf16(size_t n, uint64_t seed);
 DeviceBuffer scalars(const std::vector<float> &v);
 /// Median milliseconds per call of `work(i)` over batches of `reps` calls.
 double timeMs(int reps, const std::function<Status(int)> &work);
+/// --soak: `work` back to back for `seconds`, bracketed by Unix times, to line up with a clock
+/// and power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms); prints a line
+/// naming `name` with the calls, the time per call and the two Unix times.
+void soak(const std::string &name, double seconds, const std::function<Status(int)> &work);
 /// Compiles and loads `k` (dies on failure) and, with --dump-cubin, writes its CUBIN.
 void dumpCubin(GemmSm90Runner &g, const GemmSm90Kernel &k);
 

@@ -6,7 +6,6 @@
 
 #include "ir/DType.h"
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -148,25 +147,8 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
                             " s" + std::to_string(v.k.stages);
     std::printf("  %-48s %-16s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt%s\n", v.label.c_str(),
                 cfg.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, same.c_str());
-    if (soakS > 0 && !v.k.castA && !row) {
-      // Back to back for soakS seconds, bracketed by Unix times, to line up with a clock and
-      // power log (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms).
-      auto unixS = [] {
-        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
-      };
-      const double t0 = unixS();
-      int calls = 0;
-      while (unixS() - t0 < soakS) {
-        for (int r = 0; r < 50; ++r)
-          if (Status st = g.run(v.k, prob, gp(calls++), nullptr); !st)
-            die(st.message());
-        drv->cuCtxSynchronize();
-      }
-      const double t1 = unixS();
-      std::printf("    soak %s: %d calls, %.1f us each, unix %.2f .. %.2f\n", v.k.name().c_str(),
-                  calls, (t1 - t0) / calls * 1e6, t0, t1);
-    }
+    if (soakS > 0 && !v.k.castA && !row)
+      soak(v.k.name(), soakS, [&](int i) { return g.run(v.k, prob, gp(i), nullptr); });
   }
 }
 

@@ -13,6 +13,7 @@
 // in f32 (the test prints every case's error).
 #include "GemmSm90GpuCase.h"
 #include "GemmSm90GpuBlockCast.h"
+#include "GemmSm90GpuCastAhead.h"
 
 #include "runtime/cuda/DeviceBuffer.h"
 
@@ -559,24 +560,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     EXPECT_EQ(got, amaxA) << "amax of the bf16 A";
   }
   if (k.castAhead) {
-    std::vector<uint8_t> copy(size_t((M + 1) * lda));
-    ASSERT_TRUE(dACast->download(copy.data(), copy.size()).isOk());
-    int64_t differ = 0, pad = 0;
-    for (int64_t r = 0; r <= M; ++r)
-      for (int64_t j = 0; j < lda; ++j) {
-        const uint8_t got = copy[size_t(r * lda + j)];
-        if (r < M && j < K)
-          differ += got != aBytes[size_t(r * lda + j)];
-        else
-          pad += got != 0xFF;
-      }
-    EXPECT_EQ(differ, 0) << "bytes of the cast-ahead FP8 copy of A off the host quantization";
-    EXPECT_EQ(pad, 0) << "cast-ahead A wrote past K or past M";
-    std::vector<uint32_t> ready(size_t(counters + 1));
-    ASSERT_TRUE(dReady.download(ready.data(), ready.size() * 4).isOk());
-    EXPECT_EQ(int64_t(std::count(ready.begin(), ready.end() - 1, 0u)), counters)
-        << "cast-ahead A's counters not zero after the run";
-    EXPECT_EQ(ready.back(), 0xFFFFFFFFu) << "cast-ahead A wrote past its counters";
+    checkCastAhead(*dACast, dReady, aBytes, M, K, lda, counters);
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
   }
   if (bf16A) {
     // The same config on the host-quantized FP8 A: D bit for bit (amaxD starts again at 0).
