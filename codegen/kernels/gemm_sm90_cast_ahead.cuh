@@ -14,8 +14,9 @@
 //      the tile rows the first wave of tiles reads (runs of a power of two rows per warp);
 //   2. then warps 1-3 of the producer warpgroup, which issue no TMA, cast the remaining rows
 //      in runs of 8, in row order (the tile order's order of need), while the main loops run.
-// Warps never wait on other blocks while casting, so with a persistent grid (every block
-// resident) the producers' waits always end. The counters must be zero before the launch; the
+// Warps never wait on other blocks while casting, so with every block resident the producers'
+// waits always end; the host launches these kernels cooperatively, which guarantees that or
+// fails (GemmSm90Runner::run). The counters must be zero before the launch; the
 // last block to finish its loads (counter p.aReady[tilesM]) zeroes them again, so the buffer
 // is reused by the next launch without a memset (none of its rows can still be pending then:
 // every tile row was waited for by some block before that block finished).

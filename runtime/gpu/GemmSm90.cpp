@@ -456,9 +456,13 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   const int blocks = int(clusters * cm);
   void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &mapSB2, &dp};
   // (A cluster kernel's launch carries its cluster shape in the binary; the programmatic
-  // attribute is for single blocks, the decode tiles it helps.)
+  // attribute is for single blocks, the decode tiles it helps.) Cast-ahead A's producers wait
+  // for rows that other blocks cast: a cooperative launch, so that every block is resident at
+  // once or the launch fails (a GPU whose SMs are shared, MPS) instead of hanging.
+  const bool coop = k.castAhead;
   if (Status st = drv->launch(l->fn, unsigned(blocks), kThreads, unsigned(k.sharedBytes()),
-                              stream, args, false, k.name(), dependent && k.clusterM == 1);
+                              stream, args, coop, k.name(),
+                              dependent && k.clusterM == 1 && !coop);
       !st || !k.colSumType)
     return st;
   // The column sums: the partial sums of the ceil(M/64) slices added up in order.

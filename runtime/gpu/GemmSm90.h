@@ -100,8 +100,9 @@ struct GemmSm90Kernel {
   /// scale; OuterVector: one per row), to GemmSm90Pointers::aCast (pitch ldaCast bytes), which
   /// its main loop loads by TMA: every warp casts the first wave of tiles' rows at entry, the
   /// producer warpgroup's warps 1-3 the rest while the main loops run, and the loads of a tile
-  /// row wait for its rows (counters in GemmSm90Pointers::aReady). Single blocks, Tensor or
-  /// OuterVector scales, not with castA or epilogueWarps.
+  /// row wait for its rows (counters in GemmSm90Pointers::aReady). Launched cooperatively
+  /// (every block resident at once, or the launch fails), so never as a programmatic
+  /// dependent. Single blocks, Tensor or OuterVector scales, not with castA or epilogueWarps.
   bool castAhead = false;
   /// With castA or castAhead: max |A| over the bf16 values into GemmSm90Pointers::amaxA (NaN
   /// wins), as the delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before
