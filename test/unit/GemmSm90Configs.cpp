@@ -97,13 +97,7 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
   // pre-activation and D^T.
   for (GemmSm90Kernel x : {pingPong(128, 128, 4), kernel(256, 3)}) {
     x.clusterM = 2;
-    x.dType = DType::F8E4M3FN;
-    x.biasType = DType::BF16;
-    x.activation = GemmActivation::GeluTanh;
-    x.amaxD = true;
-    x.auxOut = true;
-    x.transD = true;
-    out.push_back(x);
+    out.push_back(withTrainingForwardEpilogue(x));
   }
   return out;
 }
@@ -215,13 +209,7 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   k.stages = 4;
   k.epilogueWarps = true;
   out.push_back(k);
-  k = kernel(128, 4);
-  k.dType = DType::F8E4M3FN;
-  k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
-  k.amaxD = true;
-  k.auxOut = true;
-  k.transD = true;
+  k = withTrainingForwardEpilogue(kernel(128, 4));
   k.epilogueWarps = true;
   out.push_back(k);
   return out;
@@ -507,6 +495,16 @@ std::vector<GemmSm90Kernel> configs() {
   k.amaxD = k.amaxRows = true;
   out.push_back(k);
   return out;
+}
+
+GemmSm90Kernel withTrainingForwardEpilogue(GemmSm90Kernel k) {
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  k.auxOut = true;
+  k.transD = true;
+  return k;
 }
 
 } // namespace fp8c::sm90configs

@@ -26,6 +26,9 @@ std::vector<GemmSm90Kernel> residualConfigs();
 /// The 1x128-block FP8 cast of D: promoted 128 x 128 with bias and GELU (TMA and register
 /// stores), decode 64 x 256, ping-pong with row scales into e5m2.
 std::vector<GemmSm90Kernel> blockCastConfigs();
+/// `k` with the training MLP's first GEMM's epilogue: an FP8 D with bias, tanh GELU and amax,
+/// the bf16 pre-activation (auxOut) and D transposed (transD).
+GemmSm90Kernel withTrainingForwardEpilogue(GemmSm90Kernel k);
 /// Every config: the heuristic's and the benchmark's, plus each epilogue and dtype.
 std::vector<GemmSm90Kernel> configs();
 

@@ -449,16 +449,9 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   // The training MLP's first GEMM as the autotuner may pair it: FP8 D with bias, tanh GELU,
   // amax, the pre-activation and D^T (N a multiple of 16), ping-pong and cooperative; odd
   // tile-row counts and row tails.
-  for (GemmSm90Kernel x : {c2(pingPong(128, 128, 4)), c2(tiles(256, 3))}) {
-    x.dType = DType::F8E4M3FN;
-    x.biasType = DType::BF16;
-    x.activation = GemmActivation::GeluTanh;
-    x.amaxD = true;
-    x.auxOut = true;
-    x.transD = true;
+  for (const GemmSm90Kernel &x : {c2(pingPong(128, 128, 4)), c2(tiles(256, 3))})
     for (int64_t m : {100, 300, 1000})
-      runCase(*runner, {x, m, 448, 1000}, rng);
-  }
+      runCase(*runner, {sm90configs::withTrainingForwardEpilogue(x), m, 448, 1000}, rng);
 }
 
 // The bf16-A prologue: A read as bf16 and cast in the kernel (tensor and row quantization
