@@ -1,7 +1,7 @@
 // fp8c-gemm-bench's bf16-A section (--cast-shape, --hbm-tbs): the generated GEMM that reads A
 // as bf16 and casts it to e4m3 itself, in its prologue (castA) or ahead of its main loop into
-// an FP8 copy (castAhead), against cuBLASLt and the generated GEMM on a pre-quantized e4m3 A. main (GemmSm90Bench.cpp) runs it after the other
-// sections.
+// an FP8 copy (castAhead), against cuBLASLt and the generated GEMM on a pre-quantized e4m3 A.
+// main (GemmSm90Bench.cpp) runs it after the other sections.
 #include "bench/GemmSm90BenchCommon.h"
 
 #include "ir/DType.h"

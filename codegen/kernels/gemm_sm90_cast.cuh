@@ -51,14 +51,16 @@ template <Dt TA> __device__ __forceinline__ u32 castBf16x2(u32 w, float s) {
   return packFp8x2<TA>(lo, hi);
 }
 
+/// Eight bf16 (one 16-byte chunk) times `s` to eight FP8 bytes.
+template <Dt TA> __device__ __forceinline__ uint2 castEight(const uint4 &v, float s) {
+  return make_uint2(castBf16x2<TA>(v.x, s) | (castBf16x2<TA>(v.y, s) << 16),
+                    castBf16x2<TA>(v.z, s) | (castBf16x2<TA>(v.w, s) << 16));
+}
+
 /// 16 bf16 (two 16-byte chunks) times `s` to 16 FP8 bytes.
 template <Dt TA> __device__ __forceinline__ uint4 castChunk(const uint4 &a, const uint4 &b, float s) {
-  uint4 q;
-  q.x = castBf16x2<TA>(a.x, s) | (castBf16x2<TA>(a.y, s) << 16);
-  q.y = castBf16x2<TA>(a.z, s) | (castBf16x2<TA>(a.w, s) << 16);
-  q.z = castBf16x2<TA>(b.x, s) | (castBf16x2<TA>(b.y, s) << 16);
-  q.w = castBf16x2<TA>(b.z, s) | (castBf16x2<TA>(b.w, s) << 16);
-  return q;
+  const uint2 lo = castEight<TA>(a, s), hi = castEight<TA>(b, s);
+  return make_uint4(lo.x, lo.y, hi.x, hi.y);
 }
 
 /// Running max of the bf16 magnitudes of a chunk (per halfword).
@@ -68,6 +70,16 @@ __device__ __forceinline__ u32 maxMagBits(u32 m, const uint4 &v) {
   m = maxU16x2(m, v.y & kAbs);
   m = maxU16x2(m, v.z & kAbs);
   return maxU16x2(m, v.w & kAbs);
+}
+
+/// Adds a warp's running max |a| (per-halfword magnitude bits, maxMagBits) into *p.amaxA: one
+/// atomic per warp, NaN wins. All 32 lanes must call it.
+__device__ __forceinline__ void flushAmaxA(const GemmParams &p, u32 mag) {
+  const u32 m = max(mag & 0xFFFFu, mag >> 16);
+  float v = m > 0x7F80u ? canonicalNaN() : __uint_as_float(m << 16);
+  v = groupMaxMag<32>(v);
+  if (threadIdx.x % 32 == 0 && v != 0.0f)
+    atomicMaxMag(p.amaxA, v);
 }
 
 /// The position (tile, K block) of one stage in the block's sequence of stages.
@@ -189,13 +201,8 @@ __device__ __forceinline__ void castProducer(const TmaDesc &mapA, const TmaDesc 
       sphase ^= 1u;
     }
   }
-  if constexpr (AmaxA) {
-    const u32 m = max(mag & 0xFFFFu, mag >> 16);
-    float v = m > 0x7F80u ? canonicalNaN() : __uint_as_float(m << 16);
-    v = groupMaxMag<32>(v);
-    if (lane == 0 && v != 0.0f)
-      atomicMaxMag(p.amaxA, v);
-  }
+  if constexpr (AmaxA)
+    flushAmaxA(p, mag);
 }
 
 } // namespace sm90

@@ -55,14 +55,6 @@ __device__ __forceinline__ uint4 ldStreamV4(const uint4 *p) {
   return v;
 }
 
-/// Eight bf16 times `s` to eight FP8 bytes.
-template <Dt TA> __device__ __forceinline__ uint2 castEight(const uint4 &v, float s) {
-  uint2 q;
-  q.x = castBf16x2<TA>(v.x, s) | (castBf16x2<TA>(v.y, s) << 16);
-  q.y = castBf16x2<TA>(v.z, s) | (castBf16x2<TA>(v.w, s) << 16);
-  return q;
-}
-
 /// The rows of A that tile row tm holds: its ready counter's final value.
 template <int BM> __device__ __forceinline__ u32 tileRowRows(const GemmParams &p, int tm) {
   return u32(min(BM, p.m - tm * BM));
@@ -78,7 +70,7 @@ template <int BM> __device__ __forceinline__ int firstWaveRows(const GemmParams 
 }
 
 /// This warp casts row r of A. Unroll: 16-byte loads in flight per lane.
-template <int BM, Dt TA, Scale S, bool AmaxA, int Unroll>
+template <Dt TA, Scale S, bool AmaxA, int Unroll>
 __device__ __forceinline__ void castAheadRow(const GemmParams &p, int r, u32 &mag) {
   const int lane = int(threadIdx.x) % 32;
   const float s = S == Scale::Row ? p.quantA[r] : p.quantA[0];
@@ -121,21 +113,12 @@ __device__ __forceinline__ void castAheadRow(const GemmParams &p, int r, u32 &ma
 template <int BM, Dt TA, Scale S, bool AmaxA, int Unroll>
 __device__ __forceinline__ void castAheadRows(const GemmParams &p, int r0, int r1, u32 &mag) {
   for (int r = r0; r < r1; ++r)
-    castAheadRow<BM, TA, S, AmaxA, Unroll>(p, r, mag);
+    castAheadRow<TA, S, AmaxA, Unroll>(p, r, mag);
   fenceProxyAsyncGlobal();
   __threadfence();
   __syncwarp();
   if (threadIdx.x % 32 == 0)
     atomicAdd(p.aReady + r0 / BM, u32(r1 - r0));
-}
-
-/// Adds this warp's max |a| into *p.amaxA.
-__device__ __forceinline__ void flushAmaxA(const GemmParams &p, u32 mag) {
-  const u32 m = max(mag & 0xFFFFu, mag >> 16);
-  float v = m > 0x7F80u ? canonicalNaN() : __uint_as_float(m << 16);
-  v = groupMaxMag<32>(v);
-  if (threadIdx.x % 32 == 0 && v != 0.0f)
-    atomicMaxMag(p.amaxA, v);
 }
 
 /// Phase 1, every warp of every block: the first wave's rows. Returns the warp's magnitude bits;

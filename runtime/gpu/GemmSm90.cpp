@@ -103,23 +103,18 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
                 std::to_string(kGemmSm90MaxSharedBytes) + "): fewer stages or a narrower tile");
   if (k.amaxRows && !k.amaxD)
     return fail("amaxRows is the per-row form of amaxD: set amaxD");
-  if (k.castA) {
-    if (k.scaleMode == GemmScaleMode::Block128)
-      return fail("the bf16-A prologue casts with a tensor or row scale, not 1x128 blocks: cast "
-                  "A with its own kernel");
-    if (k.clusterM != 1)
-      return fail("the bf16-A prologue runs in single blocks (clusterM = 1)");
-    if (k.castSlots < 2 || k.castSlots > 4)
-      return fail("castSlots must be between 2 and 4");
-  }
-  if (k.castAhead) {
-    if (k.castA)
+  if (k.castA || k.castAhead) {
+    // Both ways of casting a bf16 A in the GEMM: the prologue (castA), cast-ahead A.
+    const std::string how = k.castA ? "the bf16-A prologue" : "cast-ahead A";
+    if (k.castA && k.castAhead)
       return fail("castA and castAhead are two ways of casting A in the GEMM: set one");
     if (k.scaleMode == GemmScaleMode::Block128)
-      return fail("cast-ahead A casts with a tensor or row scale, not 1x128 blocks: cast A "
-                  "with its own kernel");
+      return fail(how + " casts with a tensor or row scale, not 1x128 blocks: cast A with its "
+                        "own kernel");
     if (k.clusterM != 1)
-      return fail("cast-ahead A runs in single blocks (clusterM = 1)");
+      return fail(how + " runs in single blocks (clusterM = 1)");
+    if (k.castA && (k.castSlots < 2 || k.castSlots > 4))
+      return fail("castSlots must be between 2 and 4");
   }
   if (k.amaxA && !k.castA && !k.castAhead)
     return fail("amaxA is taken by the bf16-A prologue or cast-ahead A: set castA or castAhead");
