@@ -237,6 +237,26 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
       a.aux = tail;
       fuse = true;
     }
+    // gelu_saved=e4m3: the tail's users are its tanh GELU and its unscaled e4m3 copy, which
+    // the training step saves (FusionPlanner's auxGelu): the generated GEMM writes the copy as
+    // an FP8 aux matrix, and only it (cuBLASLt's GELU_AUX is bf16), so the step is the
+    // generated GEMM's.
+    if (!fuse && fp8 && generatedCapable && extraOk && tensorScales && tail->numUses() == 2 &&
+        !isYielded(tail)) {
+      Op *g0 = tail->users()[0], *g1 = tail->users()[1];
+      Op *copy = g0->kind() == OpKind::Convert ? g0 : g1, *act = copy == g0 ? g1 : g0;
+      if (act->kind() == OpKind::Gelu && act->strAttr("approximate") == "tanh" &&
+          copy->kind() == OpKind::Convert && copy->parentOp() == &kernel &&
+          act->parentOp() == &kernel && copy->result()->type().dtype() == DType::F8E4M3FN &&
+          isYielded(copy->result()) && castDOf(act->result()).first) {
+        u = act;
+        gelu = true;
+        a.aux = copy->result();
+        a.auxCopy = copy;
+        fused.insert(copy);
+        fuse = true;
+      }
+    }
     if (fuse) {
       fused.insert(u);
       a.fused.push_back(u);
@@ -355,7 +375,8 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
   // With row scales, cuBLASLt (outer-vector mode) takes no activation or amax: those make the
   // step the generated GEMM's, unless they follow a residual add, which the fallback launches
   // compute from cuBLASLt's result with everything after it.
-  a.needsGenerated = rowEpilogue && !a.fused.empty() && a.fused.front() != a.epiFirst;
+  a.needsGenerated =
+      (rowEpilogue && !a.fused.empty() && a.fused.front() != a.epiFirst) || a.auxCopy != nullptr;
   a.written[0] = tail;
   for (Op *op : epi)
     if (!fused.count(op))
@@ -503,7 +524,11 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     }
     if (a.castD && i == 0)
       g.scaleD = lw.bufferOf(a.castD->operand(1));
-    if (a.aux && i == 0) {
+    if (a.auxCopy && i == 0) {
+      g.aux = lw.bufferOf(a.aux); // the generated GEMM's only (needsGenerated)
+      ops += ", " + std::string(a.auxCopy->name()) + " %" + a.aux->name() +
+             " (the e4m3 copy of its pre-activation, written as the aux output)";
+    } else if (a.aux && i == 0) {
       g.aux = lw.bufferOf(a.aux);
       // Where cuBLASLt has no GELU_AUX algorithm: the epilogue's ops as launches reading aux
       // (with the transpose: one cast-transpose).

@@ -232,6 +232,9 @@ struct GemmAnalysis {
   Op *amaxD = nullptr;                ///< the tensor amax cuBLASLt computes (AMAX_D)
   Op *castD = nullptr;                ///< the FP8 cast cuBLASLt performs (scaleD)
   const Value *aux = nullptr;         ///< the GELU input written as aux (GELU_AUX)
+  /// gelu_saved=e4m3: the unscaled e4m3 convert of the GELU input, written as an FP8 aux by
+  /// the generated GEMM (aux is its result)
+  const Op *auxCopy = nullptr;
   Op *transD = nullptr;               ///< the transpose of the FP8 D written beside it
   bool amaxRows = false;              ///< amaxD is per row of D (the generated GEMM only)
   /// The backward's tanh gelu_grad of the result (an MLP's second dgrad GEMM), its saved input

@@ -41,6 +41,15 @@ void chooseBackend(PlannedKernel &k) {
               op->kind() == OpKind::Add || op->kind() == OpKind::Mul ||
               op->kind() == OpKind::Convert || op->kind() == OpKind::Scale))
       why = "cuBLASLt has no " + std::string(op->name()) + " epilogue";
+    // Generated only (no cuBLASLt form): this reason replaces one that has an "after cuBLASLt".
+    const bool only = role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
+                      isFloat8(op->result()->type().dtype());
+    if (only) {
+      k.backend = "generated";
+      k.backendReason = "the generated GEMM's epilogue writes the e4m3 copy %" +
+                        op->result()->name() + " of its pre-activation (gelu_saved=e4m3)";
+      continue;
+    }
     if (!why.empty() && k.backend == "cublaslt") {
       k.backend = "generated";
       k.backendReason = why;

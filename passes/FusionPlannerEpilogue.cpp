@@ -91,17 +91,29 @@ void Planner::epilogueTranspose(size_t k, Op *cast) {
 // GELU of it is its one other user: cuBLASLt writes the GELU input as an aux matrix beside
 // its output (GELU_AUX), so for an unquantized GEMM the GELU joins the epilogue (no launch
 // reads the result back to write the bf16 GELU). codegen lowers it so (analyzeGemm).
-Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused) {
+// With gelu_saved=e4m3 the saved tensor is an unscaled e4m3 convert of `tail` instead of
+// `tail` itself (*auxCopy): only the generated GEMM writes that (an FP8 aux matrix).
+Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op **auxCopy,
+                     bool *refused) {
+  *auxCopy = nullptr;
   if (others.size() != 2)
     return nullptr;
-  Op *ret = others[0]->info().has(kTerminator) ? others[0] : others[1];
+  auto isE4m3Copy = [&](const Op *op) {
+    return op->kind() == OpKind::Convert && op->operand(0) == tail &&
+           op->result()->type().dtype() == DType::F8E4M3FN;
+  };
+  Op *ret = others[0]->info().has(kTerminator) || isE4m3Copy(others[0]) ? others[0] : others[1];
   Op *gelu = ret == others[0] ? others[1] : others[0];
-  if (!ret->info().has(kTerminator) || !topLevel(gelu) || planned(gelu) ||
-      gelu->kind() != OpKind::Gelu || gelu->strAttr("approximate") != "tanh")
+  const bool fp8Copy = isE4m3Copy(ret);
+  if (!(ret->info().has(kTerminator) || (fp8Copy && topLevel(ret) && !planned(ret))) ||
+      !topLevel(gelu) || planned(gelu) || gelu->kind() != OpKind::Gelu ||
+      gelu->strAttr("approximate") != "tanh")
     return nullptr;
   Op *main = tail->definingOp();
   if (!main || !inKernel(main, k) || plan_.kernels[k].roles[main] != OpRole::Main)
     return nullptr;
+  if (fp8Copy && main->kind() != OpKind::ScaledMatmul)
+    return nullptr; // an unquantized GEMM's GELU_AUX is bf16: the copy is a launch's
   if (main->kind() == OpKind::ScaledMatmul) {
     // The generated GEMM writes the pre-activation, the FP8 GELU and its transpose from one
     // epilogue (gemm_sm90_store_aux.cuh). cuBLASLt alone was measured slower so (H200, eighth
@@ -110,7 +122,11 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, boo
     // cast-transpose reading the pre-activation back).
     std::string why;
     auto fromKernel = [&](const Value *v) { return dependsOn(v, k); };
-    if (!generatedGemm_)
+    if (!generatedGemm_ && fp8Copy)
+      why = "only the generated GEMM writes the e4m3 copy " + nameOf(ret->result()) +
+            " of the GELU's input as an aux matrix (cuBLASLt forced, or not sm_90a): " +
+            nameOf(tail) + " is written out and launches read it back";
+    else if (!generatedGemm_)
       why = nameOf(tail) +
             " is also an output: cuBLASLt writing it as GELU_AUX beside the FP8 GELU, plus the "
             "transpose of that, was measured slower than the GELU cast-transpose reading " +
@@ -124,10 +140,14 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, boo
       why = "the generated GEMM writes the pre-activation in whole 16-byte units of N";
     if (!why.empty()) {
       reject(gelu, k, "epilogue", why);
+      if (fp8Copy)
+        reject(ret, k, "epilogue", why);
       *refused = true;
       return nullptr;
     }
   }
+  if (fp8Copy)
+    *auxCopy = ret;
   return gelu;
 }
 
@@ -178,6 +198,11 @@ Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others
   else if (h->type().dtype() != DType::BF16)
     why = "the epilogue reads the GELU's saved input in bf16; " + nameOf(h) + " is " +
           std::string(dtypeName(h->type().dtype()));
+  else if (const Op *w = h->definingOp();
+           w && w->kind() == OpKind::Convert && isFloat8(w->operand(0)->type().dtype()))
+    why = "the GELU's saved input is the FP8 copy " + nameOf(w->operand(0)) +
+          " (gelu_saved=e4m3), which the epilogue does not read: a launch reads " + nameOf(tail) +
+          " back with it";
   else if (!otherOperandsIndependent(gg, tail, k))
     why = "the GELU's saved input is computed from this kernel's output";
   if (!why.empty()) {
@@ -203,7 +228,10 @@ void Planner::growEpilogue(size_t k) {
       if (!inKernel(u, k) && std::find(others.begin(), others.end(), u) == others.end())
         others.push_back(u);
     bool refused = false;
-    if (Op *gelu = auxGelu(k, tail, others, &refused)) {
+    Op *auxCopy = nullptr;
+    if (Op *gelu = auxGelu(k, tail, others, &auxCopy, &refused)) {
+      if (auxCopy && !addIfAcyclic(k, auxCopy, OpRole::Epilogue))
+        return;
       if (!addIfAcyclic(k, gelu, OpRole::Epilogue))
         return;
       tail = gelu->result();

@@ -61,7 +61,7 @@ private:
 
   // --- 2. epilogue (FusionPlannerEpilogue.cpp) --------------------------------------------------
   bool tryEpilogueCast(size_t k, Op *cast, Value *tail);
-  Op *auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused);
+  Op *auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op **auxCopy, bool *refused);
   Op *gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused);
   void epilogueTranspose(size_t k, Op *cast);
   void growEpilogue(size_t k);

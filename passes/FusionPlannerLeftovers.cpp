@@ -132,12 +132,20 @@ void Planner::planAmaxKernel(Op *amax) {
   // the activation derivative that makes dY of the layer below; the kernel computes it
   // while reading its operands, and x is never written.
   Op *t = x->definingOp();
-  if (topLevel(t) && !planned(t) && allUsersIn(x, k) &&
-      (t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)) &&
-      addIfAcyclic(k, t, OpRole::Body) && t->kind() == OpKind::Transpose)
+  if (!topLevel(t) || planned(t) || !allUsersIn(x, k) ||
+      !(t->kind() == OpKind::Transpose || isActivationGrad(t) || isPointwise(t)) ||
+      !addIfAcyclic(k, t, OpRole::Body))
+    return;
+  if (t->kind() == OpKind::Transpose)
     for (Op *u : t->operand(0)->users())
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::ColSum)
         addIfAcyclic(k, u, OpRole::Body);
+  // An operand of that producer widened from an FP8 copy (gelu_saved=e4m3: the GELU's input
+  // saved in e4m3) is widened while the kernel reads it: the wide copy is never written.
+  for (Value *o : t->operands())
+    if (Op *w = o->definingOp(); topLevel(w) && !planned(w) && w->kind() == OpKind::Convert &&
+                                 isFloat8(w->operand(0)->type().dtype()) && allUsersIn(o, k))
+      addIfAcyclic(k, w, OpRole::Body);
 }
 
 // Training with per-row or 1x128-block scales (rowwise, blockwise): a tensor x is cast twice

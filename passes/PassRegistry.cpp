@@ -42,7 +42,10 @@ std::vector<PassInfo> buildRegistry() {
                 {"grad_dtype", "e4m3|e5m2", "e5m2 (e4m3 for blockwise)",
                  "training: FP8 type of gradients"},
                 {"bwd_fast_accum", "true|false", "false", "training: dgrad/wgrad GEMMs skip "
-                 "periodic promotion"}},
+                 "periodic promotion"},
+                {"gelu_saved", "e4m3|input", "e4m3 for delayed, else input",
+                 "training: what the forward saves for the GELU's derivative (an unscaled e4m3 "
+                 "copy of its input, or the input)"}},
                createQuantizePass});
   r.push_back({"fuse",
                "group ops into fp8.kernel regions: FP8 bookkeeping into GEMM prologues and "

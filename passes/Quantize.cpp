@@ -54,6 +54,10 @@ public:
       if (!rewrite(op))
         return false;
     }
+    if (r_.geluSavedE4m3)
+      for (Op *op : g_.body().opList())
+        if (op->kind() == OpKind::GeluGrad && !isGrad(op->operand(1)) && !saveGeluInputAsE4m3(op))
+          return false;
     return true;
   }
 
@@ -124,6 +128,35 @@ private:
         g = g || isGrad(o);
     gradMemo_[v] = g;
     return g;
+  }
+
+  // gelu_saved=e4m3: the backward's gelu_grad(dy, x) reads x through an unscaled e4m3 copy,
+  //   %x_e4m3 = fp8.convert %x     (an FP8 forward value: the training split saves it)
+  //   %x_saved = fp8.convert %x_e4m3 -> x's dtype   (in the backward)
+  // so the forward saves one byte per element instead of x. No scale is needed: the
+  // derivative is flat past e4m3's saturation (|x| > 448: gelu' is 0 or 1 to f32 precision),
+  // and an error of at most 2^-4 |x| (half an ulp of 3 mantissa bits; 2^-10 absolute below
+  // 2^-6) moves gelu'(x) by at most max |x gelu''(x)| / 16, about 0.02, in the backward's
+  // bf16 dh, before its e5m2 cast (up to 2^-3 relative) (DESIGN.md section 5).
+  bool saveGeluInputAsE4m3(Op *gg) {
+    Value *x = gg->operand(1);
+    if (isFloat8(x->type().dtype()))
+      return true;
+    OpBuilder b(*gg->parentBlock(), gg);
+    auto it = geluSavedCopy_.find(x);
+    if (it == geluSavedCopy_.end()) {
+      Value *q =
+          make(b, OpKind::Convert, {x}, {}, gg->loc(), DType::F8E4M3FN, baseName(x, "x") + "_e4m3");
+      if (!q)
+        return false;
+      Value *w = make(b, OpKind::Convert, {q}, {}, gg->loc(), x->type().dtype(),
+                      baseName(x, "x") + "_saved");
+      if (!w)
+        return false;
+      it = geluSavedCopy_.emplace(x, w).first;
+    }
+    gg->setOperand(1, it->second);
+    return true;
   }
 
   // Quantizes `v` as the A (activation, gradient) or B (weight) operand, inserting before
@@ -261,6 +294,7 @@ private:
   std::map<Value *, bool> gradMemo_;
   std::map<Value *, Value *> transposeOf_; ///< fp8.matmul right operand -> its transpose
   std::set<Op *> transposes_;              ///< the transposes made for fp8.matmul
+  std::map<Value *, Value *> geluSavedCopy_; ///< gelu_saved=e4m3: x -> its widened e4m3 copy
 };
 
 class QuantizePass : public Pass {

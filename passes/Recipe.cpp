@@ -89,6 +89,8 @@ std::string Recipe::str() const {
     s += gradDType == DType::F8E5M2 ? " grad_dtype=e5m2" : " grad_dtype=e4m3";
   if (bwdFastAccum)
     s += " bwd_fast_accum=true";
+  if (geluSavedE4m3 != (kind == RecipeKind::Delayed))
+    s += geluSavedE4m3 ? " gelu_saved=e4m3" : " gelu_saved=input";
   return s;
 }
 
@@ -114,6 +116,7 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
     r.pow2 = true;
     r.gradDType = DType::F8E4M3FN;
   }
+  r.geluSavedE4m3 = r.kind == RecipeKind::Delayed;
   for (const auto &[key, v] : opts) {
     if (key == "recipe")
       continue;
@@ -132,6 +135,10 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
       if (!b)
         return Error(b.error());
       r.bwdFastAccum = *b;
+    } else if (key == "gelu_saved") {
+      if (v != "e4m3" && v != "input")
+        return Error("quantize: option gelu_saved must be e4m3 or input, got '" + v + "'");
+      r.geluSavedE4m3 = v == "e4m3";
     } else if (key == "margin") {
       Expected<int64_t> m = parseIntIn(key, v, 0, 64);
       if (!m)

@@ -26,6 +26,10 @@ struct Recipe {
   DType gradDType = DType::F8E5M2;
   /// Training: backward GEMMs (dgrad, wgrad) may skip periodic promotion (default off).
   bool bwdFastAccum = false;
+  /// Training: the backward's GELU derivative reads an unscaled e4m3 copy of the GELU's input
+  /// that the forward saves (`gelu_saved=e4m3`; the default of delayed, whose forward GEMM
+  /// writes that copy in its epilogue) instead of the input itself (`gelu_saved=input`).
+  bool geluSavedE4m3 = false;
 
   /// Granularity of activation (A operand) and weight (B operand) scales.
   Granularity actGranularity() const;
@@ -38,7 +42,7 @@ struct Recipe {
 std::string_view recipeName(RecipeKind k);
 /// Parses `recipe=... pow2=... margin=... fast_accum=... weights=dynamic|static
 /// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2 grad_dtype=e4m3|e5m2
-/// bwd_fast_accum=...`.
+/// bwd_fast_accum=... gelu_saved=e4m3|input`.
 Expected<Recipe> parseRecipe(const PassOptions &opts);
 
 } // namespace fp8c

@@ -133,6 +133,7 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
                                               float &mag) {
   constexpr bool kTrans = (XO & kXoTrans) != 0, kGrad = (XO & kXoGeluGrad) != 0;
   constexpr bool kColSum = (XO & kXoColSum) != 0, kAux = (XO & kXoAux) != 0;
+  static_assert((XO & kXoAuxFp8) == 0, "the offloaded epilogue writes the pre-activation in bf16");
   const int lane = threadIdx.x % 32, q = lane % 4, mi = lane / 8;
   const u32 bufD = unitBuf, bufT = unitBuf + kEpiChunkBytes / 2;
   // The unit buffer is rewritten once the stores that last read it are done with it.

@@ -1,7 +1,8 @@
 // The Hopper FP8 GEMM's TMA-store epilogue with extra outputs (gemm_sm90.cuh with XO != 0): an
 // FP8 D = cast(v) written beside
 //   - the pre-activation y = acc * scales + bias rounded to bf16 (kXoAux: the tensor a training
-//     step saves for the activation's derivative, cuBLASLt's GELU_AUX), and
+//     step saves for the activation's derivative, cuBLASLt's GELU_AUX; with kXoAuxFp8 its
+//     unscaled e4m3 convert, the copy the step saves under gelu_saved=e4m3), and
 //   - D transposed, [N, M] (kXoTrans: the operand of the weight-gradient GEMM, which Hopper's
 //     FP8 wgmma reads K-major only),
 // so no launch reads y back to apply the activation, cast it and transpose it. v is act(y), or
@@ -14,7 +15,9 @@
 // [ceil(M/64)][N], which a second kernel of the module adds up in order (deterministic).
 //
 // Unit of work: 64 rows x 64 columns of a consumer warpgroup's slice, staged in shared memory:
-//   with kXoAux (16 KB): [0, 8 KB) y, 64 rows x 128 bytes (stmatrix, 128-byte swizzle);
+//   with kXoAux (16 KB): [0, 8 KB) y, 64 rows x 128 bytes (stmatrix, 128-byte swizzle;
+//                        kXoAuxFp8: [0, 4 KB), 64 rows x 64 bytes, 2-byte stores, 64-byte
+//                        swizzle);
 //                        [8, 12 KB) D; [12, 16 KB) D^T;
 //   otherwise (8 KB):    [0, 4 KB) D; [4, 8 KB) D^T;
 //   D:   64 rows x 64 bytes (2-byte stores, 64-byte swizzle);
@@ -38,6 +41,10 @@ constexpr int kXoAux = 1;      ///< write the bf16 pre-activation through mapAux
 constexpr int kXoTrans = 2;    ///< write D transposed through mapDT
 constexpr int kXoGeluGrad = 4; ///< v = gelu_grad(y, x) with x read from p.epiIn (bf16)
 constexpr int kXoColSum = 8;   ///< per-64-row column sums of v into p.colPart
+/// With kXoAux: the pre-activation written as its unscaled e4m3 convert, sat(rne(y)) (the
+/// training step's saved copy under gelu_saved=e4m3), 64 rows x 64 bytes at the 64-byte swizzle
+/// in the first 4 KB of the unit's y chunk, instead of bf16.
+constexpr int kXoAuxFp8 = 32;
 /// Not an extra output: the residual add of p.epiIn before the usual epilogue (any D;
 /// gemm_sm90_residual.cuh), alone among these bits.
 constexpr int kXoResidual = 16;
@@ -142,6 +149,8 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
                                                float tensorScale, float scaleD) {
   constexpr bool kAux = (XO & kXoAux) != 0, kTrans = (XO & kXoTrans) != 0;
   constexpr bool kGrad = (XO & kXoGeluGrad) != 0, kColSum = (XO & kXoColSum) != 0;
+  constexpr bool kAux8 = (XO & kXoAuxFp8) != 0;
+  static_assert(!kAux8 || kAux, "kXoAuxFp8 is the e4m3 form of the kXoAux output");
   constexpr int kUnitChunks = xoUnitChunks<XO>();
   constexpr int kUnits = EB / kUnitChunks;
   static_assert(isFp8(TD), "extra epilogue outputs: an FP8 D");
@@ -223,7 +232,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
       bulkWaitRead<kUnits - 1>(); // the stores that last read `buf` are done with it
     // Also: every warp has read the previous unit's column sums out of colSumBuf.
     namedBarrier(bar, 128);
-    if constexpr (kAux)
+    if constexpr (kAux && !kAux8)
       stmatrixChunk(buf, rowOff, swz, mi, packedY);
     if constexpr (kColSum)
       stsF32x2(colSumBuf + u32(t) * 8u, warpSums.x, warpSums.y);
@@ -234,6 +243,11 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
       for (int jl = 0; jl < 8; ++jl) {
         const u32 cl = u32(8 * jl + 2 * q); // the column in the unit
         stsU16(bufD + swz64(r, cl), packedD[jl][h]);
+        if constexpr (kAux8) {
+          const u32 y = packedY[jl][h];
+          stsU16(buf + swz64(r, cl),
+                 packFp8x2<Dt::E4M3>(__uint_as_float(y << 16), __uint_as_float(y & 0xFFFF0000u)));
+        }
         if constexpr (kTrans) {
           stsU8(bufT + swz64(cl, r), packedD[jl][h]);
           stsU8(bufT + swz64(cl + 1u, r), packedD[jl][h] >> 8);

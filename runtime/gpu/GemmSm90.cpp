@@ -97,7 +97,12 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     if (k.amaxRows)
       return fail("the offloaded epilogue (epilogueWarps) takes a tensor amax, not per-row "
                   "amaxes: clear amaxRows or epilogueWarps");
+    if (k.auxFp8)
+      return fail("the offloaded epilogue (epilogueWarps) writes the pre-activation in bf16: "
+                  "clear auxFp8 or epilogueWarps");
   }
+  if (k.auxFp8 && !k.auxOut)
+    return fail("auxFp8 is the e4m3 form of the pre-activation output: set auxOut");
   if (k.sharedBytes() > kGemmSm90MaxSharedBytes)
     return fail("needs " + std::to_string(k.sharedBytes()) + " bytes of shared memory (at most " +
                 std::to_string(kGemmSm90MaxSharedBytes) + "): fewer stages or a narrower tile");
@@ -189,8 +194,8 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (k.extraOutputs()) {
     // TMA writes whole 16-byte units (see launchedGemmSm90Kernel): no partial unit may cross N
     // or a pitch.
-    if (prob.n % 16 != 0 || prob.ldd % 16 != 0 || (k.auxOut && prob.ldAux % 8 != 0) ||
-        (k.transD && prob.ldDT % 16 != 0))
+    if (prob.n % 16 != 0 || prob.ldd % 16 != 0 ||
+        (k.auxOut && prob.ldAux % (k.auxFp8 ? 16 : 8) != 0) || (k.transD && prob.ldDT % 16 != 0))
       return fail("the pre-activation and transposed outputs need N and every pitch in whole "
                   "16-byte units (N " + std::to_string(prob.n) + ", pitches D " +
                   std::to_string(prob.ldd) + ", aux " + std::to_string(prob.ldAux) + ", D^T " +
@@ -375,7 +380,8 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
         !st)
       return st;
   if (k.auxOut)
-    if (Status st = encodeStoreMap(drv, &mapAux, p.aux, prob.m, prob.n, prob.ldAux, 2, 128, "aux");
+    if (Status st = encodeStoreMap(drv, &mapAux, p.aux, prob.m, prob.n, prob.ldAux,
+                                   k.auxFp8 ? 1 : 2, k.auxFp8 ? 64 : 128, "aux");
         !st)
       return st;
   // D^T's columns run to M rounded up to 16 (within its pitch): the epilogue stages zeros for

@@ -126,6 +126,10 @@ struct GemmSm90Kernel {
   /// needs tmaStore, N a multiple of 16 and every pitch a whole number of 16-byte units (there
   /// is no register-epilogue form of them).
   bool auxOut = false;
+  /// With auxOut: the pre-activation written as its unscaled e4m3 convert (sat(rne(y)), the
+  /// training step's saved copy under gelu_saved=e4m3) instead of bf16; aux is then e4m3
+  /// [M, N] with a pitch of whole 16-byte units. Not with epilogueWarps.
+  bool auxFp8 = false;
   bool transD = false;
   /// The backward's gelu_grad in the epilogue: the value cast to D (and reduced into amaxD) is
   /// v = bf16(bf16(y) * gelu_tanh'(x)), y the GEMM result (scaled, with bias), x the GELU's
@@ -175,7 +179,7 @@ struct GemmSm90Kernel {
   /// kXoColSum, and kXoResidual).
   int extraOutputBits() const {
     return (auxOut ? 1 : 0) | (transD ? 2 : 0) | (geluGradIn ? 4 : 0) | (colSumType ? 8 : 0) |
-           (residualIn ? 16 : 0);
+           (residualIn ? 16 : 0) | (auxOut && auxFp8 ? 32 : 0);
   }
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
@@ -186,10 +190,10 @@ struct GemmSm90Kernel {
 
   /// The kernel's entry name: "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1", with
   /// "_m64" (bm = 64), "_pp" (ping-pong), "_c2" (clusterM = 2), "_promote" (fastAccum off),
-  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when set, and
-  /// "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA), "_tms<buffers>" (TMA-store epilogue),
-  /// "_aux" (auxOut), "_dt" (transD), "_dgelu" (geluGradIn), "_res" (residualIn),
-  /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast) and "_ew"
+  /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when
+  /// set, and "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA),
+  /// "_tms<buffers>" (TMA-store epilogue), "_aux" (auxOut; "_aux8" with auxFp8), "_dt"
+  /// (transD), "_dgelu" (geluGradIn), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast) and "_ew"
   /// (epilogueWarps).
   /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
@@ -232,7 +236,7 @@ struct GemmSm90Pointers {
   /// castAhead: gemmSm90CastAheadCounters(M) u32, zero before the first call; each call leaves
   /// them zero (one buffer per stream: calls that may overlap need their own).
   uint32_t *aReady = nullptr;
-  void *aux = nullptr;                ///< auxOut: the bf16 pre-activation [M, N]
+  void *aux = nullptr;                ///< auxOut: the pre-activation [M, N] (bf16, or e4m3)
   void *dT = nullptr;                 ///< transD: D transposed [N, M]
   /// geluGradIn: the GELU's saved input; residualIn: the residual r. bf16 [M, N].
   const void *epiIn = nullptr;

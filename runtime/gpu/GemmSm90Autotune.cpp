@@ -105,7 +105,7 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
       all.push_back(withTile(heuristic, 128, 128, 5, coop));
       all.push_back(withTile(heuristic, 128, 256, 3, coop));
       all.push_back(withTile(heuristic, 128, 192, 4, coop));
-      if (base.promotes()) {
+      if (base.promotes() && !base.auxFp8) {
         // The same epilogue on the producer's idle warps, for the promoting kernels, whose
         // cooperative schedule leaves the tensor cores idle during the epilogue (fast
         // accumulation has ping-pong; the offloaded form lost there: codegen/kernels/README.md).

@@ -80,7 +80,7 @@ std::string GemmSm90Kernel::name() const {
   if (const int eb = epilogueBuffers(); eb > 0)
     s += "_tms" + std::to_string(eb);
   if (auxOut)
-    s += "_aux";
+    s += auxFp8 ? "_aux8" : "_aux";
   if (transD)
     s += "_dt";
   if (geluGradIn)

@@ -29,10 +29,12 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
                   std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
     if ((g.aux >= 0 && !valid(g.aux)) || (g.transD >= 0 && !valid(g.transD)))
       return fail("internal error: the aux or D^T buffer index is out of range");
-    if (g.aux >= 0 && plan.buffers[g.aux].type.dtype() != DType::BF16)
-      return fail("its GELU input is " + std::string(dtypeName(plan.buffers[g.aux].type.dtype())) +
-                  "; the generated GEMM writes it in bf16");
+    const DType auxType = g.aux >= 0 ? plan.buffers[g.aux].type.dtype() : DType::BF16;
+    if (auxType != DType::BF16 && auxType != DType::F8E4M3FN)
+      return fail("its GELU input is " + std::string(dtypeName(auxType)) +
+                  "; the generated GEMM writes it in bf16 or as its e4m3 copy");
     k.auxOut = g.aux >= 0;
+    k.auxFp8 = k.auxOut && auxType == DType::F8E4M3FN;
     k.transD = g.transD >= 0;
   }
   const bool residual = g.epiIn >= 0 && g.epiInOp == EpiInOp::Residual;

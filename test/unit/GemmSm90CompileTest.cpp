@@ -69,7 +69,7 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     if (tms)
       EXPECT_TRUE(k.tmaStore && k.dType != DType::F32);
     EXPECT_EQ(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
-              tms && (d16 || k.auxOut || k.epilogueWarps));
+              tms && (d16 || (k.auxOut && !k.auxFp8) || k.epilogueWarps));
     // The offloaded epilogue: the consumers' bf16 tile read back by the epilogue warps.
     EXPECT_EQ(r->ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
               k.epilogueWarps);
@@ -85,7 +85,7 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     EXPECT_EQ(r->ptx.find("ld.acquire.gpu.global.u32") != std::string::npos, k.castAhead);
     // Extra outputs: D^T staged by byte stores; the pre-activation through stmatrix.
     EXPECT_EQ(r->ptx.find("st.shared.u8") != std::string::npos, k.transD);
-    if (k.auxOut)
+    if (k.auxOut && !k.auxFp8)
       EXPECT_NE(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
     EXPECT_FALSE(r->hasSpills()) << r->log;
     for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
@@ -302,6 +302,20 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   };
   EXPECT_EQ(offloaded(geluGradConfigs()[0]), 1);
   EXPECT_EQ(offloaded(auxConfigs().front()), 0);
+  // The e4m3 pre-activation (auxFp8): the offloaded epilogue writes bf16 only, so the tuner
+  // leaves it out even for a promoting base, and the check refuses it; auxFp8 needs auxOut.
+  GemmSm90Kernel aux8 = auxFp8Configs().front();
+  EXPECT_NE(aux8.name().find("_aux8_dt"), std::string::npos) << aux8.name();
+  aux8.fastAccum = false;
+  EXPECT_EQ(offloaded(aux8), 0);
+  badEw = geluGradConfigs()[4];
+  badEw.auxFp8 = true;
+  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("writes the pre-activation in bf16"),
+            std::string::npos);
+  aux8 = auxFp8Configs().front();
+  aux8.auxOut = false;
+  EXPECT_NE(checkGemmSm90Kernel(aux8).message().find("auxFp8 is the e4m3 form"), std::string::npos)
+      << checkGemmSm90Kernel(aux8).message();
 }
 
 // The ping-pong schedule's own limits, each refusal naming what to do instead.

@@ -340,7 +340,24 @@ std::vector<GemmSm90Kernel> auxConfigs() {
   out.push_back(k);
   for (const GemmSm90Kernel &g : geluGradConfigs())
     out.push_back(g);
+  for (const GemmSm90Kernel &g : auxFp8Configs())
+    out.push_back(g);
   return out;
+}
+
+/// The pre-activation written as its e4m3 copy (auxFp8, gelu_saved=e4m3): the delayed training
+/// MLP's first GEMM, ping-pong and cooperative 128 x 128.
+std::vector<GemmSm90Kernel> auxFp8Configs() {
+  GemmSm90Kernel k = pingPong(128, 128, 5);
+  k.dType = DType::F8E4M3FN;
+  k.biasType = DType::BF16;
+  k.activation = GemmActivation::GeluTanh;
+  k.amaxD = true;
+  k.auxOut = k.auxFp8 = true;
+  k.transD = true;
+  GemmSm90Kernel c = k;
+  c.schedule = GemmSchedule::Cooperative;
+  return {k, c};
 }
 
 std::vector<GemmSm90Kernel> blockCastConfigs() {

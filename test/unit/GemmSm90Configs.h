@@ -15,6 +15,8 @@ GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap = true);
 std::vector<GemmSm90Kernel> auxConfigs();
 /// The backward's gelu_grad epilogue with column sums: promoted 128 x 192, ping-pong, 64 rows.
 std::vector<GemmSm90Kernel> geluGradConfigs();
+/// The pre-activation as its e4m3 copy (auxFp8) beside the FP8 GELU, amax and D^T.
+std::vector<GemmSm90Kernel> auxFp8Configs();
 /// The dual GEMM with the swiglu epilogue: each tile the heuristic or the autotuner picks (FP8 D
 /// 128 x 256 with the TMA-store epilogue, bf16 and FP8 D ping-pong 128 x 128, promotion
 /// 128 x 192 with the register epilogue, decode ping-pong 64-row tiles) with its amax.

@@ -313,11 +313,14 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   p.bias = k.biasType ? dBias.data() : nullptr;
   p.amaxD = k.amaxD ? static_cast<float *>(dAmax.data()) : nullptr;
   p.scaleD = static_cast<const float *>(dScaleD.data());
-  // Extra outputs: the bf16 pre-activation [M, N] (pitch N + 8) and D^T [N, M] (pitch of whole
-  // 16-byte units with 16 to 31 spare columns), each with a spare row, poisoned.
-  prob.ldAux = N + 8;
+  // Extra outputs: the bf16 pre-activation [M, N] (pitch N + 8; its e4m3 copy: N + 16) and D^T
+  // [N, M] (pitch of whole 16-byte units with 16 to 31 spare columns), each with a spare row,
+  // poisoned.
+  const int auxElem = k.auxFp8 ? 1 : 2;
+  prob.ldAux = N + 16 / auxElem;
   prob.ldDT = (M + 15) / 16 * 16 + 16;
-  const size_t auxBytes = size_t((M + 1) * prob.ldAux * 2), dtBytes = size_t((N + 1) * prob.ldDT);
+  const size_t auxBytes = size_t((M + 1) * prob.ldAux * auxElem),
+               dtBytes = size_t((N + 1) * prob.ldDT);
   Expected<DeviceBuffer> dAux = DeviceBuffer::allocate(k.auxOut ? auxBytes : 16);
   Expected<DeviceBuffer> dDT = DeviceBuffer::allocate(k.transD ? dtBytes : 16);
   ASSERT_TRUE(dAux.hasValue() && dDT.hasValue());
@@ -358,7 +361,34 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     checkBlockCast(k, prob, pre, [&](double x) { return act(x, k.activation); }, *dBs, *dBi, ref);
     scaleD = 1.0f; // ref now holds v * its block's scale
   }
-  if (k.auxOut) {
+  if (k.auxOut && k.auxFp8) {
+    // The e4m3 copy of the pre-activation: within the e4m3 rounding of the f64 one (after its
+    // bf16 rounding) plus the tolerance, NaN-free, its padding and spare row untouched. D's
+    // reference stays the f64 one (the kernel activates the bf16 pre-activation).
+    std::vector<uint8_t> aux(size_t((M + 1) * prob.ldAux));
+    ASSERT_TRUE(dAux->download(aux.data(), auxBytes).isOk());
+    double e2 = 0, r2 = 0, n2 = 0;
+    int64_t clobbered = 0, nans = 0;
+    for (int64_t i = 0; i <= M; ++i)
+      for (int64_t j = 0; j < prob.ldAux; ++j) {
+        const uint8_t b = aux[size_t(i * prob.ldAux + j)];
+        if (i == M || j >= N) {
+          clobbered += b != 0xFF;
+          continue;
+        }
+        const double want = pre[size_t(i * N + j)], got = fp8ToFloat(b, DType::F8E4M3FN);
+        nans += std::isnan(got);
+        e2 += (got - want) * (got - want);
+        const double rounded = fp8ToFloat(
+            floatToFp8(bf16ToFloat(floatToBf16(float(want))), DType::F8E4M3FN), DType::F8E4M3FN);
+        r2 += (rounded - want) * (rounded - want);
+        n2 += want * want;
+      }
+    EXPECT_EQ(clobbered, 0) << "aux writes outside [M, N]";
+    EXPECT_EQ(nans, 0) << "NaN in the e4m3 pre-activation";
+    EXPECT_LT(std::sqrt(e2 / std::max(n2, 1e-300)), std::sqrt(r2 / std::max(n2, 1e-300)) + c.tol)
+        << "e4m3 pre-activation error beyond the e4m3 rounding";
+  } else if (k.auxOut) {
     // The pre-activation against the f64 one within bf16 rounding plus the tolerance, its
     // padding and spare row untouched; D's reference is then the activation of the stored
     // bf16 values (the kernel activates the rounded pre-activation, as the graph does).
@@ -434,7 +464,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // bf16-rounded gate and up too; for the residual add, of the rounded activation and sum),
     // and the extra-output epilogue activates the bf16-rounded pre-activation (the reference
     // here, without auxOut, the f64 one): plus 2^-8 relative per rounding.
-    const bool roundedAct = k.extraOutputs() && !k.auxOut && k.activation != GemmActivation::None;
+    const bool roundedAct =
+        k.extraOutputs() && (!k.auxOut || k.auxFp8) && k.activation != GemmActivation::None;
     const double tol = (k.promotes() ? 1e-3 : 2e-3) + (k.geluGradIn || roundedAct ? 0x1p-8 : 0.0) +
                        (k.residualIn ? 0x1p-7 : 0.0) +
                        (k.swiglu ? 0x1p-7 : 0.0);

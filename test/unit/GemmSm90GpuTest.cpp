@@ -128,6 +128,12 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   pr.amaxD = true;
   pr.auxOut = pr.transD = true;
   runCase(*runner, {pr, 257, 400, 1000}, rng);
+  // The e4m3 copy of the pre-activation (gelu_saved=e4m3) instead of bf16.
+  for (const GemmSm90Kernel &k8 : sm90configs::auxFp8Configs()) {
+    for (int64_t m : {1, 7, 100, 8191})
+      runCase(*runner, {k8, m, 336, 1000}, rng);
+    runCase(*runner, {k8, 1000, 1024, 1000, 3}, rng);
+  }
 }
 
 // The backward's gelu_grad in the epilogue (the MLP's second dgrad GEMM): D = cast(y * gelu'(x))

@@ -13,13 +13,16 @@
 // Unquantized (recipe none), cuBLASLt reads each transposed bf16 operand in place (TRANSA /
 // TRANSB): the backward writes no transposed copy.
 // RUN: fp8c %s --train --recipe=none --tokens=64 --emit=cuda | FileCheck %s --check-prefix=NONE
-// Delayed scaling: the first GEMM's epilogue writes %h as a second output, the FP8 GELU as D and
-// its transpose as a third (the generated GEMM; after cuBLASLt a transpose launch): no launch
-// reads %h back. With --backend=cublaslt the GELU cast-transpose reads %h back (cuBLASLt's
-// GELU_AUX plus a transpose was measured slower on an H200).
-// RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-AUTO
-// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-GEN
-// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=cublaslt --emit=cuda | FileCheck %s --check-prefix=DELAYED-LT
+// Delayed scaling with gelu_saved=input: the first GEMM's epilogue writes %h as a second
+// output, the FP8 GELU as D and its transpose as a third (the generated GEMM; after cuBLASLt a
+// transpose launch): no launch reads %h back. With --backend=cublaslt the GELU cast-transpose
+// reads %h back (cuBLASLt's GELU_AUX plus a transpose was measured slower on an H200).
+// RUN: fp8c %s --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=64 --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-AUTO
+// RUN: fp8c %s --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=64 --backend=generated --emit=cuda | FileCheck %s --check-prefixes=DELAYED,DELAYED-GEN
+// RUN: fp8c %s --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=64 --backend=cublaslt --emit=cuda | FileCheck %s --check-prefix=DELAYED-LT
+// Delayed's default, gelu_saved=e4m3: the generated GEMM alone writes the e4m3 copy of %h as
+// its aux output (8-bit: `_aux8`), and the backward's gelu_grad launch reads that copy.
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefix=E4M3
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -151,3 +154,18 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // DELAYED-LT-LABEL: fp8c CUDA for @mlp_bwd
 // DELAYED-LT: ops: fp8.scaled_matmul %g_grad{{$}}
 // DELAYED-LT: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %h_grad_scale, fp8.gelu_grad %h_grad,
+
+// E4M3-LABEL: fp8c CUDA for @mlp_fwd
+// E4M3: #{{[0-9]+}} %h_e4m3 tensor<64x512xf8E4M3FN> output
+// E4M3-NOT: %h tensor
+// E4M3: generated sm90 GEMM fp8c_mlp_fwd_k3_gemm =====
+// E4M3-NEXT: ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose %g_fp8_t, fp8.convert %h_e4m3 (the e4m3 copy of its pre-activation, written as the aux output)
+// E4M3: GELU input to aux #{{[0-9]+}} %h_e4m3, D transposed to #{{[0-9]+}} %g_fp8_t
+// E4M3-NEXT: backend generated: runtime/gpu/GemmSm90 (gemm_sm90.cuh), any M, no fallbacks
+// E4M3-LABEL: fp8c CUDA for @mlp_bwd
+// E4M3: %h_e4m3 tensor<64x512xf8E4M3FN> input
+// E4M3: ops: fp8.scaled_matmul %g_grad{{$}}
+// E4M3: fp8c_mlp_bwd_k3_cast_transpose: fp8.history_scale %h_grad_scale, fp8.convert %h_saved,
+// E4M3: fp8c::InDesc::full(1, fp8c::Dt::E4M3, 512), // %h_e4m3
+// E4M3: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(x[1]); // fp8.convert %h_saved
+// E4M3-NEXT: fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanhGrad(x[0], t0)); // fp8.gelu_grad %h_grad

@@ -19,7 +19,7 @@
 
 // UNKNOWN-RECIPE: {{^}}fp8c: error: quantize: unknown recipe 'fp16'; recipes: tensorwise, delayed, rowwise, blockwise{{$}}
 // NO-RECIPE: {{^}}fp8c: error: quantize: option recipe is required (tensorwise|delayed|rowwise|blockwise){{$}}
-// UNKNOWN-OPTION: {{^}}fp8c: error: pass 'quantize' has no option 'amax'; its options: recipe=tensorwise|delayed|rowwise|blockwise, pow2=true|false, margin=0..64, fast_accum=true|false, weights=dynamic|static, history_len=1..4096, algo=max|most_recent, act_dtype=e4m3|e5m2, weight_dtype=e4m3|e5m2, grad_dtype=e4m3|e5m2, bwd_fast_accum=true|false{{$}}
+// UNKNOWN-OPTION: {{^}}fp8c: error: pass 'quantize' has no option 'amax'; its options: recipe=tensorwise|delayed|rowwise|blockwise, pow2=true|false, margin=0..64, fast_accum=true|false, weights=dynamic|static, history_len=1..4096, algo=max|most_recent, act_dtype=e4m3|e5m2, weight_dtype=e4m3|e5m2, grad_dtype=e4m3|e5m2, bwd_fast_accum=true|false, gelu_saved=e4m3|input{{$}}
 // BAD-POW2: {{^}}fp8c: error: quantize: option pow2 must be true or false, got 'yes'{{$}}
 // BAD-FAST-ACCUM: {{^}}fp8c: error: quantize: option fast_accum must be true or false, got '2'{{$}}
 // BAD-MARGIN: {{^}}fp8c: error: quantize: option margin must be an integer in [0, 64], got '65'{{$}}
