@@ -310,13 +310,7 @@ std::vector<GemmSm90Kernel> residualConfigs() {
 /// promotion on 128 x 192 tiles; and the backward's gelu_grad epilogue with column sums.
 std::vector<GemmSm90Kernel> auxConfigs() {
   std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = pingPong(128, 128, 5);
-  k.dType = DType::F8E4M3FN;
-  k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
-  k.amaxD = true;
-  k.auxOut = true;
-  k.transD = true;
+  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
   out.push_back(k);
   k.schedule = GemmSchedule::Cooperative;
   out.push_back(k);
@@ -348,13 +342,8 @@ std::vector<GemmSm90Kernel> auxConfigs() {
 /// The pre-activation written as its e4m3 copy (auxFp8, gelu_saved=e4m3): the delayed training
 /// MLP's first GEMM, ping-pong and cooperative 128 x 128.
 std::vector<GemmSm90Kernel> auxFp8Configs() {
-  GemmSm90Kernel k = pingPong(128, 128, 5);
-  k.dType = DType::F8E4M3FN;
-  k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
-  k.amaxD = true;
-  k.auxOut = k.auxFp8 = true;
-  k.transD = true;
+  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
+  k.auxFp8 = true;
   GemmSm90Kernel c = k;
   c.schedule = GemmSchedule::Cooperative;
   return {k, c};

@@ -98,12 +98,7 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
 TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(17);
-  GemmSm90Kernel mlp = pingPong(128, 128, 5);
-  mlp.dType = DType::F8E4M3FN;
-  mlp.biasType = DType::BF16;
-  mlp.activation = GemmActivation::GeluTanh;
-  mlp.amaxD = true;
-  mlp.auxOut = mlp.transD = true;
+  GemmSm90Kernel mlp = sm90configs::withTrainingForwardEpilogue(pingPong(128, 128, 5));
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {mlp, m, 336, 1000}, rng);
   runCase(*runner, {mlp, 1000, 1024, 1000, 3}, rng); // several tiles per warpgroup

@@ -181,6 +181,52 @@ TEST(TrainingGrad, ForwardOutputIsTheForwardGraphs) {
   EXPECT_EQ(y->at("y").data, (*ref)[0].data);
 }
 
+// The quantized-gradient tests' MLP (gelu tanh, M = 64, D = 256, H = 256, O = 128, f32 graph),
+// its random inputs and dY, and the unquantized f32 step's gradients.
+struct GradientReference {
+  std::unique_ptr<Graph> graph;
+  NamedTensors inputs;
+  HostTensor dy;
+  NamedTensors want;
+};
+
+Expected<GradientReference> gradientReference() {
+  GradientReference r;
+  r.graph = mlpGraph("gelu_tanh", 64, 256, 256, 128);
+  if (!r.graph)
+    return Error("the MLP graph did not build");
+  std::mt19937 rng(11);
+  r.inputs = randomInputs(*r.graph, rng);
+  TrainingOptions none;
+  none.recipe = "none";
+  auto t = InterpretedTraining::create(*r.graph, none);
+  if (!t)
+    return Error(t.error());
+  if (auto y = (*t)->forward(r.inputs); !y)
+    return Error(y.error());
+  r.dy = randomTensor({64, 128}, 1.0f / 64, rng);
+  auto want = (*t)->backward({{"y", r.dy}});
+  if (!want)
+    return Error(want.error());
+  r.want = want.take();
+  return r;
+}
+
+// The gradients of training step `t` on the reference's data: the step runs twice for delayed,
+// so that its histories hold this data's amax.
+Expected<NamedTensors> quantizedGradients(InterpretedTraining &t, const GradientReference &r,
+                                          bool delayed) {
+  Expected<NamedTensors> got = Error("not run");
+  for (int step = 0; step < (delayed ? 2 : 1); ++step) {
+    if (auto y = t.forward(r.inputs); !y)
+      return Error(y.error());
+    got = t.backward({{"y", r.dy}});
+    if (!got)
+      return got;
+  }
+  return got;
+}
+
 // Each recipe's gradients (FP8 forward and backward GEMMs, e5m2 or blockwise e4m3 gradients)
 // against the unquantized f32 graph's, relative Frobenius error per gradient. MLP with
 // gelu (tanh), M = 64, D = 256, H = 256, O = 128, f32 graph; delayed runs the step twice
@@ -196,33 +242,19 @@ TEST(TrainingGrad, ForwardOutputIsTheForwardGraphs) {
 // Blockwise gradients are e4m3 with 1x128 blocks (one more mantissa bit, finer scales):
 // about 0.6x the e5m2 recipes' error.
 TEST(TrainingGrad, QuantizedGradientsPerRecipe) {
-  std::unique_ptr<Graph> g = mlpGraph("gelu_tanh", 64, 256, 256, 128);
-  ASSERT_TRUE(g);
-  std::mt19937 rng(11);
-  NamedTensors in = randomInputs(*g, rng);
-  TrainingOptions ref;
-  ref.recipe = "none";
-  auto r = InterpretedTraining::create(*g, ref);
-  ASSERT_TRUE(r) << r.error();
-  ASSERT_TRUE((*r)->forward(in));
-  HostTensor dy = randomTensor({64, 128}, 1.0f / 64, rng);
-  auto want = (*r)->backward({{"y", dy}});
-  ASSERT_TRUE(want) << want.error();
+  Expected<GradientReference> ref = gradientReference();
+  ASSERT_TRUE(ref) << ref.error();
   const std::map<std::string, double> bounds = {
       {"tensorwise", 0.12}, {"delayed", 0.12}, {"rowwise", 0.12}, {"blockwise", 0.075}};
   for (const auto &[recipe, bound] : bounds) {
     TrainingOptions o;
     o.recipe = recipe;
-    auto t = InterpretedTraining::create(*g, o);
+    auto t = InterpretedTraining::create(*ref->graph, o);
     ASSERT_TRUE(t) << recipe << ": " << t.error();
-    Expected<NamedTensors> got = Error("not run");
-    for (int step = 0; step < (recipe == "delayed" ? 2 : 1); ++step) {
-      ASSERT_TRUE((*t)->forward(in));
-      got = (*t)->backward({{"y", dy}});
-      ASSERT_TRUE(got) << recipe << ": " << got.error();
-    }
+    Expected<NamedTensors> got = quantizedGradients(**t, *ref, recipe == "delayed");
+    ASSERT_TRUE(got) << recipe << ": " << got.error();
     double worst = 0;
-    for (const auto &[name, gw] : *want) {
+    for (const auto &[name, gw] : ref->want) {
       double e = relFrobenius(got->at(name), gw);
       worst = std::max(worst, e);
       EXPECT_LT(e, bound) << recipe << " d/d" << name;
@@ -247,18 +279,8 @@ TEST(TrainingGrad, QuantizedGradientsPerRecipe) {
 // gelu_saved=input's worst (about 4x the measured 1.3 %); the derivative moves by at most
 // max |x gelu''(x)| / 16 (about 0.02), below the e5m2 rounding of dh that follows it.
 TEST(TrainingGrad, GeluSavedE4m3CostsLittleAndSavesTheHidden) {
-  std::unique_ptr<Graph> g = mlpGraph("gelu_tanh", 64, 256, 256, 128);
-  ASSERT_TRUE(g);
-  std::mt19937 rng(11);
-  NamedTensors in = randomInputs(*g, rng);
-  TrainingOptions ref;
-  ref.recipe = "none";
-  auto r = InterpretedTraining::create(*g, ref);
-  ASSERT_TRUE(r) << r.error();
-  ASSERT_TRUE((*r)->forward(in));
-  HostTensor dy = randomTensor({64, 128}, 1.0f / 64, rng);
-  auto want = (*r)->backward({{"y", dy}});
-  ASSERT_TRUE(want) << want.error();
+  Expected<GradientReference> ref = gradientReference();
+  ASSERT_TRUE(ref) << ref.error();
   std::map<std::string, NamedTensors> grads;
   std::map<std::string, double> worst;
   std::map<std::string, int64_t> saved;
@@ -266,20 +288,17 @@ TEST(TrainingGrad, GeluSavedE4m3CostsLittleAndSavesTheHidden) {
     TrainingOptions o;
     o.recipe = "delayed";
     o.recipeOptions = opt;
-    auto t = InterpretedTraining::create(*g, o);
+    auto t = InterpretedTraining::create(*ref->graph, o);
     ASSERT_TRUE(t) << opt << ": " << t.error();
     saved[opt] = (*t)->graphs().savedBytes();
     bool hasCopy = false;
     for (const SavedTensor &s : (*t)->graphs().saved)
       hasCopy |= s.key == "h_e4m3" && s.type.dtype() == DType::F8E4M3FN;
     EXPECT_EQ(hasCopy, std::string(opt) == "gelu_saved=e4m3") << opt;
-    for (int step = 0; step < 2; ++step) {
-      ASSERT_TRUE((*t)->forward(in));
-      auto got = (*t)->backward({{"y", dy}});
-      ASSERT_TRUE(got) << opt << ": " << got.error();
-      grads[opt] = *got;
-    }
-    for (const auto &[name, gw] : *want)
+    Expected<NamedTensors> got = quantizedGradients(**t, *ref, true);
+    ASSERT_TRUE(got) << opt << ": " << got.error();
+    grads[opt] = got.take();
+    for (const auto &[name, gw] : ref->want)
       worst[opt] = std::max(worst[opt], relFrobenius(grads[opt].at(name), gw));
     std::printf("delayed %s: worst gradient error vs f32 %.4f, saved %lld bytes\n", opt, worst[opt],
                 static_cast<long long>(saved[opt]));
