@@ -381,8 +381,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           continue;
         }
         const double want = pre[size_t(i * N + j)];
-        const double got = k.auxFp8 ? fp8ToFloat(uint8_t(bits), DType::F8E4M3FN)
-                                    : bf16ToFloat(uint16_t(bits));
+        const double got =
+            k.auxFp8 ? fp8ToFloat(uint8_t(bits), DType::F8E4M3FN) : bf16ToFloat(uint16_t(bits));
         double rounded = bf16ToFloat(floatToBf16(float(want)));
         if (k.auxFp8)
           rounded = fp8ToFloat(floatToFp8(float(rounded), DType::F8E4M3FN), DType::F8E4M3FN);
