@@ -248,6 +248,10 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     if (d.rowCastBuf >= 0)
       spec << "  static constexpr int kRowCastBuf = " << slot(d.rowCastBuf)
            << ";\n  static constexpr long long kRowCastLd = " << d.rowCastLd << ";\n";
+    if (d.copyBuf >= 0)
+      spec << "  static constexpr int kCopyIn = " << d.copyIn
+           << ";\n  static constexpr fp8c::OutDesc kCopy = fp8c::OutDesc::to(" << slot(d.copyBuf)
+           << ", " << dtName(d.copyDt) << ", " << d.copyLd << ");\n";
     if (d.kind == LaunchKind::Transpose && d.colSumBuf >= 0)
       spec << "  static constexpr fp8c::OutDesc kColSum = fp8c::OutDesc::to(" << slot(d.colSumBuf)
            << ", " << dtName(d.colSumDt) << ", 0);\n  static constexpr int kColChunks = "

@@ -210,6 +210,35 @@ void LaunchBuilder::mergeCastTransposes() {
         break;
       }
   }
+  // A cast-transpose also writes the unscaled FP8 convert of a buffer its expression reads
+  // (gelu_saved=e4m3's copy of the GELU's input), from the chunks it reads anyway.
+  auto readsLeaf = [&](const Value *v, const Value *x, auto &&self) -> bool {
+    const Op *def = v->definingOp();
+    if (!def || !inScope(def) || !inlinable(def))
+      return false;
+    for (const Value *o : def->operands())
+      if (o == x || (!materialized(o) && self(o, x, self)))
+        return true;
+    return false;
+  };
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group &g = groups_[i];
+    if (absorbed.count(i) || !g.transposeOut || g.store)
+      continue;
+    for (size_t k = 0; k < groups_.size(); ++k) {
+      const Group &c = groups_[k];
+      const Op *cv = c.v->definingOp();
+      if (k == i || absorbed.count(k) || !c.store || c.cast || c.amax || c.transposeOut ||
+          c.colSum || !cv || !inScope(cv) || cv->kind() != OpKind::Convert ||
+          !isFloat8(c.v->type().dtype()) || inScope(cv->operand(0)) ||
+          cv->operand(0)->type().shape() != g.v->type().shape() ||
+          !readsLeaf(g.v, cv->operand(0), readsLeaf))
+        continue;
+      g.inputCopy = const_cast<Op *>(cv);
+      absorbed.insert(k);
+      break;
+    }
+  }
   std::vector<Group> kept;
   for (size_t i = 0; i < groups_.size(); ++i)
     if (!absorbed.count(i))

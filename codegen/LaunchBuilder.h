@@ -37,6 +37,9 @@ private:
     /// v = transpose(x) with a per-output-row local cast: a cast of x itself with local scales
     /// per row (1x128 block) of x, done by the same cooperative launch (kRowCast).
     Op *rowLocalCast = nullptr;
+    /// An unscaled FP8 convert of a buffer the cast-transpose's expression reads (the GELU's
+    /// input saved as an e4m3 copy, gelu_saved=e4m3), written from the chunks it reads.
+    Op *inputCopy = nullptr;
     std::set<const Value *> needs;  ///< in-scope values it reads
     std::set<const Value *> writes; ///< in-scope values it writes
   };

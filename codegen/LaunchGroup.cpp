@@ -188,6 +188,8 @@ void LaunchBuilder::analyze(Group &g) {
     g.writes.insert(g.transposeOut);
   if (g.fusedColSum)
     g.writes.insert(g.fusedColSum->result());
+  if (g.inputCopy)
+    g.writes.insert(g.inputCopy->result());
   if (g.rowLocalCast) {
     const LocalScale &ls = local_.at(g.rowLocalCast);
     g.writes.insert(g.rowLocalCast->result());
@@ -490,6 +492,19 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
   d.cast->buf = outBuf;
   d.description += ", " + opsList({g.transposeOut->definingOp()});
   transposedOutput(g, outBuf, d);
+  if (g.inputCopy) {
+    const int in = lw_.bufferOf(g.inputCopy->operand(0));
+    for (size_t i = 0; i < d.inputs.size(); ++i)
+      if (d.inputs[i].buf == in && d.inputs[i].bc == Bcast::Full)
+        d.copyIn = static_cast<int>(i);
+    if (d.copyIn < 0)
+      return Error("internal error: the cast-transpose of %" + v->name() + " does not read %" +
+                   g.inputCopy->operand(0)->name() + ", whose FP8 copy it was to write");
+    d.copyBuf = lw_.bufferOf(g.inputCopy->result());
+    d.copyDt = g.inputCopy->result()->type().dtype();
+    d.copyLd = lw_.ldOf(d.copyBuf);
+    d.description += ", " + opsList({g.inputCopy});
+  }
   d.suffix = role_.empty() ? "cast_transpose" : role_;
   out.push_back(std::move(d));
   return Status::ok();

@@ -100,6 +100,11 @@ struct LaunchDesc {
   // Transpose with a cast: the cast also written untransposed, with this pitch.
   int rowCastBuf = -1;
   int64_t rowCastLd = 0;
+  // Transpose: input copyIn (a Full input) also written untransposed, converted to copyDt
+  // (unscaled, saturating), into copyBuf with pitch copyLd.
+  int copyIn = -1, copyBuf = -1;
+  DType copyDt = DType::F8E4M3FN;
+  int64_t copyLd = 0;
   // Transpose with a per-output-row local cast: the input also cast untransposed with local
   // per-row (1x128-block) scales of its own (transpose.cuh's kRowCast).
   std::optional<CastInfo> rowCast;

@@ -125,7 +125,8 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op 
     if (!generatedGemm_ && fp8Copy)
       why = "only the generated GEMM writes the e4m3 copy " + nameOf(ret->result()) +
             " of the GELU's input as an aux matrix (cuBLASLt forced, or not sm_90a): " +
-            nameOf(tail) + " is written out and launches read it back";
+            nameOf(tail) + " is written out, and the GELU cast-transpose reads it back and "
+            "writes the copy";
     else if (!generatedGemm_)
       why = nameOf(tail) +
             " is also an output: cuBLASLt writing it as GELU_AUX beside the FP8 GELU, plus the "

@@ -142,10 +142,18 @@ void Planner::planAmaxKernel(Op *amax) {
         addIfAcyclic(k, u, OpRole::Body);
   // An operand of that producer widened from an FP8 copy (gelu_saved=e4m3: the GELU's input
   // saved in e4m3) is widened while the kernel reads it: the wide copy is never written.
-  for (Value *o : t->operands())
+  // And the FP8 copy of an operand it reads (the forward's GELU input, saved in e4m3, where no
+  // GEMM epilogue wrote it) is written by the kernel from the same read.
+  for (Value *o : t->operands()) {
     if (Op *w = o->definingOp(); topLevel(w) && !planned(w) && w->kind() == OpKind::Convert &&
                                  isFloat8(w->operand(0)->type().dtype()) && allUsersIn(o, k))
       addIfAcyclic(k, w, OpRole::Body);
+    if (!dependsOn(o, k))
+      for (Op *c : o->users())
+        if (topLevel(c) && !planned(c) && c->kind() == OpKind::Convert &&
+            isFloat8(c->result()->type().dtype()))
+          addIfAcyclic(k, c, OpRole::Body);
+  }
 }
 
 // Training with per-row or 1x128-block scales (rowwise, blockwise): a tensor x is cast twice

@@ -198,6 +198,9 @@ struct SpecDefaults {
   static constexpr CastDesc kRowCast = CastDesc::none();
   static constexpr OutDesc kColSum = OutDesc::none();
   static constexpr int kColChunks = 1, kPartialBuf = -1, kCounterBuf = -1;
+  /// ... and input kIn[kCopyIn] written untransposed, converted to kCopy.dt (no scale).
+  static constexpr int kCopyIn = -1;
+  static constexpr OutDesc kCopy = OutDesc::none();
   /// Row mapping: a row is kept in registers when each thread holds at most this many of its
   /// values (else it is read twice, the second time mostly from L1).
   static constexpr int kRowRegElems = 32;

@@ -17,6 +17,8 @@
 // GEMM operand beside the weight-gradient GEMM's transposed one, which has other scales):
 // phase 1 reduces those amaxes too (a shuffle over the 4 threads of a tile row, one atomic
 // per row and tile), so both copies cost two reads of the input instead of three.
+// With kCopy, input kIn[kCopyIn] is also written untransposed, converted to an FP8 type without a
+// scale (the e4m3 copy of the GELU's input a training step saves, gelu_saved=e4m3).
 // With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
 // gradient), deterministically: the work is then split into units of (chunk of tile rows,
 // tile column); a unit sums its column strip down its rows in order into partial[chunk][c],
@@ -60,6 +62,25 @@ __device__ __forceinline__ void storeRowDyn(void *base, i64 ld, i64 r, i64 c0,
 }
 
 enum class Phase { All, Amax, Cast };
+
+/// kCopy: chunk (r, c0) of input kIn[kCopyIn] converted to kCopy.dt (unscaled, saturating) and
+/// stored untransposed (the FP8 copy of a launch input a training step saves); the chunk was
+/// just read for the value, so this load hits L1.
+template <class Spec> __device__ __forceinline__ void storeInputCopy(void *const *buf, i64 r, i64 c0) {
+  constexpr InDesc d = Spec::kIn[Spec::kCopyIn];
+  static_assert(d.bc == Bcast::Full, "the copied input is a full [rows, cols] tensor");
+  const char *row = static_cast<const char *>(buf[d.buf]) + r * d.ld * dtBytes(d.dt);
+  constexpr int kAlign = accessBytes(kE * dtBytes(d.dt));
+  float v[kE];
+  if ((d.ld * dtBytes(d.dt)) % kAlign == 0 && c0 + kE <= Spec::kCols) {
+    loadChunk<d.dt, kE>(row + c0 * dtBytes(d.dt), v);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kE; ++e)
+      v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
+  }
+  storeRowDyn<Spec::kCopy.dt, kE>(buf[Spec::kCopy.buf], Spec::kCopy.ld, r, c0, v);
+}
 
 /// True when the cast's scale is local and per output row (Row) or per 1x128 block of an output
 /// row (Block1x128): the amaxes go through a buffer (C.amaxOutBuf, [rows] or [rows, groups]).
@@ -342,6 +363,9 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
           if (r < rowsN)
             storeRowDyn<C.dt, kE>(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + tcE, q);
         }
+        if constexpr (Spec::kCopy.buf >= 0)
+          if (r < rowsN)
+            storeInputCopy<Spec>(buf, r, c0 + tcE);
         __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll
         for (int e = 0; e < kE; ++e)

@@ -152,26 +152,44 @@ TEST(CodegenCompile, EveryLaunchOfEveryExampleAndRecipe) {
 }
 
 // The training pipeline's forward and backward graphs (passes/TrainingPipeline.h) of every
-// example x recipe (none included: the bf16 step) at 256 tokens: every generated launch
-// (derivative ops, col_sum, FP8 transposes in reduce kernels) compiles for sm_90a.
+// example x recipe (none included: the bf16 step) at 256 tokens, and the gelu_saved variants
+// (the e4m3 copy written by the GELU cast-transpose on cuBLASLt and with current scaling, the
+// bf16 input with delayed): every generated launch (derivative ops, col_sum, FP8 transposes in
+// reduce kernels) compiles for sm_90a.
 TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
   int launches = 0, compiled = 0;
   double seconds = 0;
   std::set<std::string> seen;
+  struct Variant {
+    std::string recipe, options;
+    GemmBackend backend = GemmBackend::Auto;
+  };
+  std::vector<Variant> variants;
+  for (std::string r : {"tensorwise", "delayed", "rowwise", "blockwise", "none"})
+    variants.push_back({r, ""});
+  variants.push_back({"delayed", "", GemmBackend::CublasLt});
+  variants.push_back({"delayed", "gelu_saved=input"});
+  variants.push_back({"tensorwise", "gelu_saved=e4m3"});
   for (std::string ex : {"linear", "mlp", "swiglu_mlp", "linear_residual"}) {
     std::string text = readFile(std::string(FP8C_SOURCE_DIR) + "/examples/" + ex + ".mlir");
-    for (std::string r : {"tensorwise", "delayed", "rowwise", "blockwise", "none"}) {
-      SCOPED_TRACE(ex + " --train --recipe=" + r);
+    for (const Variant &v : variants) {
+      const bool lt = v.backend == GemmBackend::CublasLt;
+      SCOPED_TRACE(ex + " --train --recipe=" + v.recipe + " --recipe-options='" + v.options +
+                   "'" + (lt ? " --backend=cublaslt" : ""));
       DiagnosticEngine diag;
       std::unique_ptr<Module> m = parseModule(text, ex, diag);
       ASSERT_TRUE(m && verifyModule(*m, diag)) << diag.str();
       TrainingPipelineOptions o;
-      o.recipe = r;
+      o.recipe = v.recipe;
+      o.recipeOptions = v.options;
+      o.gemmBackend = lt ? "cublaslt" : "";
       o.tokens = 256;
       Expected<TrainingGraphs> t = buildTrainingGraphs(*m->graphs()[0], o, diag);
       ASSERT_TRUE(t.hasValue()) << (t ? "" : t.error()) << diag.str();
+      CodegenOptions co;
+      co.gemmBackend = v.backend;
       for (const Graph *g : {t->forward.get(), t->backward.get()}) {
-        Expected<LaunchPlan> plan = lowerGraph(*g, CodegenOptions{});
+        Expected<LaunchPlan> plan = lowerGraph(*g, co);
         ASSERT_TRUE(plan.hasValue()) << g->name() << ": " << plan.error();
         for (const auto *steps : {&plan->loadSteps, &plan->steps})
           for (const GeneratedLaunch *l : launchesOf(*steps)) {

@@ -72,6 +72,9 @@ HostTensor nonZeroTensor(std::vector<int64_t> shape, DType t, uint64_t seed, dou
   return h;
 }
 
+struct TrainCase;
+std::string optionsName(const TrainCase &c);
+
 struct TrainCase {
   const char *file;
   const char *recipe;
@@ -358,6 +361,19 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(mb.pushing, 2) << "dY and dh";
 }
 
+// "_bwdfast" for bwd_fast_accum=true, "_e4m3" / "_input" for gelu_saved.
+std::string optionsName(const TrainCase &c) {
+  const std::string o = c.recipeOptions;
+  std::string n;
+  if (o.find("bwd_fast_accum=true") != std::string::npos)
+    n += "_bwdfast";
+  if (o.find("gelu_saved=e4m3") != std::string::npos)
+    n += "_e4m3";
+  if (o.find("gelu_saved=input") != std::string::npos)
+    n += "_input";
+  return n;
+}
+
 INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                          ::testing::Values(TrainCase{"linear.mlir", "tensorwise"},
                                            TrainCase{"linear.mlir", "delayed"},
@@ -388,11 +404,22 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                            TrainCase{"mlp_small", "rowwise", 1000},
                                            TrainCase{"mlp_small", "blockwise", 1000},
                                            // the delayed MLP's first GEMM with the GELU, its
-                                           // FP8 cast and transpose in the generated epilogue
-                                           // (auto runs it on cuBLASLt plus a transpose launch
-                                           // at 128 tokens, untuned), at a row tail too
+                                           // FP8 cast and transpose and the e4m3 copy of its
+                                           // input (gelu_saved=e4m3) in the generated epilogue
+                                           // (auto too: only it writes the copy), at a row tail
+                                           // too; with gelu_saved=input it writes the bf16
+                                           // input (auto: cuBLASLt plus a transpose launch at
+                                           // 128 tokens, untuned)
                                            TrainCase{"mlp.mlir", "delayed", 128, "generated"},
                                            TrainCase{"mlp.mlir", "delayed", 1000, "generated"},
+                                           TrainCase{"mlp.mlir", "delayed", 1000, "generated",
+                                                     "gelu_saved=input"},
+                                           // on cuBLASLt the GELU cast-transpose writes the
+                                           // e4m3 copy from the input it reads (kCopy); with
+                                           // current scaling its cooperative second phase does
+                                           TrainCase{"mlp.mlir", "delayed", 1000, "cublaslt"},
+                                           TrainCase{"mlp.mlir", "tensorwise", 1000, "",
+                                                     "gelu_saved=e4m3"},
                                            // the second layer's dgrad GEMM takes gelu_grad
                                            // (the saved h read in its epilogue), the cast,
                                            // amax, transpose and db1's column sums: above on
@@ -401,7 +428,7 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                            // tuned (auto measures the two), with fast
                                            // accumulation in the backward
                                            TrainCase{"mlp.mlir", "delayed", 1000, "",
-                                                     "bwd_fast_accum=true"}),
+                                                     "bwd_fast_accum=true gelu_saved=input"}),
                          [](const auto &info) {
                            std::string f = info.param.file;
                            const std::string backend = info.param.backend;
@@ -409,9 +436,7 @@ INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
                                   (info.param.tokens != 128
                                        ? "_m" + std::to_string(info.param.tokens)
                                        : "") +
-                                  (backend.empty() ? "" : "_" + backend) +
-                                  (std::string(info.param.recipeOptions).empty() ? ""
-                                                                                 : "_bwdfast");
+                                  (backend.empty() ? "" : "_" + backend) + optionsName(info.param);
                          });
 
 } // namespace

@@ -23,6 +23,8 @@
 // Delayed's default, gelu_saved=e4m3: the generated GEMM alone writes the e4m3 copy of %h as
 // its aux output (8-bit: `_aux8`), and the backward's gelu_grad launch reads that copy.
 // RUN: fp8c %s --train --recipe=delayed --tokens=64 --emit=cuda | FileCheck %s --check-prefix=E4M3
+// On cuBLASLt the GELU cast-transpose that reads %h back writes the copy from the same read.
+// RUN: fp8c %s --train --recipe=delayed --tokens=64 --backend=cublaslt --emit=cuda | FileCheck %s --check-prefix=E4M3-LT
 
 func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>, %b2: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %h = fp8.linear %x, %w1, %b1 : (tensor<?x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x512xbf16>
@@ -169,3 +171,13 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // E4M3: fp8c::InDesc::full(1, fp8c::Dt::E4M3, 512), // %h_e4m3
 // E4M3: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(x[1]); // fp8.convert %h_saved
 // E4M3-NEXT: fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanhGrad(x[0], t0)); // fp8.gelu_grad %h_grad
+// E4M3-LT-LABEL: fp8c CUDA for @mlp_fwd
+// E4M3-LT: ops: fp8.scaled_matmul %h{{$}}
+// E4M3-LT: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.history_scale %g_scale, fp8.gelu %g, fp8.amax %g_amax,
+// E4M3-LT-NEXT: fp8.cast %g_fp8, fp8.transpose %g_fp8_t, fp8.convert %h_e4m3
+// E4M3-LT: fp8c::InDesc::full(0, fp8c::Dt::BF16, 512), // %h
+// E4M3-LT: static constexpr int kCopyIn = 0;
+// E4M3-LT-NEXT: static constexpr fp8c::OutDesc kCopy = fp8c::OutDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 512);
+// E4M3-LT-NOT: ===== step {{[0-9]+}}: launch fp8c_mlp_fwd_k{{[0-9]+}}_pointwise
+// E4M3-LT-LABEL: fp8c CUDA for @mlp_bwd
+
