@@ -12,6 +12,7 @@
 // accumulation) was measured at about 4e-4 for K = 1000 (f32 D); promotion per K block adds
 // in f32 (the test prints every case's error).
 #include "GemmSm90GpuCase.h"
+#include "GemmSm90GpuAux.h"
 #include "GemmSm90GpuBlockCast.h"
 #include "GemmSm90GpuCastAhead.h"
 
@@ -361,43 +362,9 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     checkBlockCast(k, prob, pre, [&](double x) { return act(x, k.activation); }, *dBs, *dBi, ref);
     scaleD = 1.0f; // ref now holds v * its block's scale
   }
-  if (k.auxOut) {
-    // The pre-activation (bf16, or its e4m3 copy with auxFp8) against the f64 one within its
-    // rounding (bf16, then e4m3) plus the tolerance, NaN-free, its padding and spare row
-    // untouched. With bf16, D's reference is then the activation of the stored values (the
-    // kernel activates the rounded pre-activation, as the graph does); the e4m3 copy is not
-    // what the kernel activates, so D's reference stays the f64 one.
-    std::vector<uint8_t> aux(auxBytes);
-    ASSERT_TRUE(dAux->download(aux.data(), auxBytes).isOk());
-    double e2 = 0, r2 = 0, n2 = 0;
-    int64_t clobbered = 0, nans = 0;
-    for (int64_t i = 0; i <= M; ++i)
-      for (int64_t j = 0; j < prob.ldAux; ++j) {
-        const size_t at = size_t(i * prob.ldAux + j);
-        const uint32_t bits =
-            k.auxFp8 ? aux[at] : uint32_t(aux[2 * at]) | uint32_t(aux[2 * at + 1]) << 8;
-        if (i == M || j >= N) {
-          clobbered += bits != (k.auxFp8 ? 0xFFu : 0xFFFFu);
-          continue;
-        }
-        const double want = pre[size_t(i * N + j)];
-        const double got =
-            k.auxFp8 ? fp8ToFloat(uint8_t(bits), DType::F8E4M3FN) : bf16ToFloat(uint16_t(bits));
-        double rounded = bf16ToFloat(floatToBf16(float(want)));
-        if (k.auxFp8)
-          rounded = fp8ToFloat(floatToFp8(float(rounded), DType::F8E4M3FN), DType::F8E4M3FN);
-        nans += std::isnan(got);
-        e2 += (got - want) * (got - want);
-        r2 += (rounded - want) * (rounded - want);
-        n2 += want * want;
-        if (!k.auxFp8)
-          ref[size_t(i * N + j)] = act(got, k.activation);
-      }
-    EXPECT_EQ(clobbered, 0) << "aux writes outside [M, N]";
-    EXPECT_EQ(nans, 0) << "NaN in the pre-activation";
-    EXPECT_LT(std::sqrt(e2 / std::max(n2, 1e-300)), std::sqrt(r2 / std::max(n2, 1e-300)) + c.tol)
-        << "pre-activation error beyond its " << (k.auxFp8 ? "e4m3" : "bf16") << " rounding";
-  }
+  if (k.auxOut)
+    checkPreActivation(
+        k, prob, pre, [&](double x) { return act(x, k.activation); }, *dAux, c.tol, ref);
 
   std::vector<uint8_t> out(dBytes);
   ASSERT_TRUE(dD->download(out.data(), dBytes).isOk());

@@ -1,0 +1,51 @@
+// The pre-activation output (bf16, or its e4m3 copy) against the reference
+// (GemmSm90GpuAux.h).
+#include "GemmSm90GpuAux.h"
+
+#include "ir/DType.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fp8c::sm90test {
+
+void checkPreActivation(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+                        const std::vector<double> &pre, const std::function<double(double)> &act,
+                        DeviceBuffer &dAux, double tol, std::vector<double> &ref) {
+  const int64_t M = prob.m, N = prob.n;
+  const size_t auxBytes = size_t((M + 1) * prob.ldAux * (k.auxFp8 ? 1 : 2));
+  std::vector<uint8_t> aux(auxBytes);
+  ASSERT_TRUE(dAux.download(aux.data(), auxBytes).isOk());
+  double e2 = 0, r2 = 0, n2 = 0;
+  int64_t clobbered = 0, nans = 0;
+  for (int64_t i = 0; i <= M; ++i)
+    for (int64_t j = 0; j < prob.ldAux; ++j) {
+      const size_t at = size_t(i * prob.ldAux + j);
+      const uint32_t bits =
+          k.auxFp8 ? aux[at] : uint32_t(aux[2 * at]) | uint32_t(aux[2 * at + 1]) << 8;
+      if (i == M || j >= N) {
+        clobbered += bits != (k.auxFp8 ? 0xFFu : 0xFFFFu);
+        continue;
+      }
+      const double want = pre[size_t(i * N + j)];
+      const double got =
+          k.auxFp8 ? fp8ToFloat(uint8_t(bits), DType::F8E4M3FN) : bf16ToFloat(uint16_t(bits));
+      double rounded = bf16ToFloat(floatToBf16(float(want)));
+      if (k.auxFp8)
+        rounded = fp8ToFloat(floatToFp8(float(rounded), DType::F8E4M3FN), DType::F8E4M3FN);
+      nans += std::isnan(got);
+      e2 += (got - want) * (got - want);
+      r2 += (rounded - want) * (rounded - want);
+      n2 += want * want;
+      if (!k.auxFp8)
+        ref[size_t(i * N + j)] = act(got);
+    }
+  EXPECT_EQ(clobbered, 0) << "aux writes outside [M, N]";
+  EXPECT_EQ(nans, 0) << "NaN in the pre-activation";
+  EXPECT_LT(std::sqrt(e2 / std::max(n2, 1e-300)), std::sqrt(r2 / std::max(n2, 1e-300)) + tol)
+      << "pre-activation error beyond its " << (k.auxFp8 ? "e4m3" : "bf16") << " rounding";
+}
+
+} // namespace fp8c::sm90test
