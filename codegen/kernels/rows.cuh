@@ -93,24 +93,31 @@ __device__ __forceinline__ void loadBroadcast(void *const *buf, i64 r, i64 c0,
   }
 }
 
+/// Loads chunk (r, c0) of Full input I into v (columns >= kCols read as 0).
+template <class Spec, int E, int I>
+__device__ __forceinline__ void loadFullInput(void *const *buf, i64 r, i64 c0, float (&v)[E]) {
+  constexpr InDesc d = Spec::kIn[I];
+  static_assert(d.bc == Bcast::Full, "a full [rows, cols] input");
+  constexpr int kAlign = accessBytes(E * dtBytes(d.dt));
+  constexpr bool kVec = (d.ld * dtBytes(d.dt)) % kAlign == 0;
+  const char *row = static_cast<const char *>(buf[d.buf]) + r * d.ld * dtBytes(d.dt);
+  if (kVec && c0 + E <= Spec::kCols) {
+    loadChunk<d.dt, E>(row + c0 * dtBytes(d.dt), v);
+  } else {
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
+  }
+}
+
 /// Loads chunk (r, c0) of every Full input I.. into x (columns >= kCols read as 0).
 template <class Spec, int E, int I = 0>
 __device__ __forceinline__ void loadFull(void *const *buf, i64 r, i64 c0,
                                          float (&x)[E][Spec::kNumIn]) {
   if constexpr (I < Spec::kNumIn) {
-    constexpr InDesc d = Spec::kIn[I];
-    if constexpr (d.bc == Bcast::Full) {
-      constexpr int kAlign = accessBytes(E * dtBytes(d.dt));
-      constexpr bool kVec = (d.ld * dtBytes(d.dt)) % kAlign == 0;
-      const char *row = static_cast<const char *>(buf[d.buf]) + r * d.ld * dtBytes(d.dt);
+    if constexpr (Spec::kIn[I].bc == Bcast::Full) {
       float v[E];
-      if (kVec && c0 + E <= Spec::kCols) {
-        loadChunk<d.dt, E>(row + c0 * dtBytes(d.dt), v);
-      } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
-      }
+      loadFullInput<Spec, E, I>(buf, r, c0, v);
 #pragma unroll
       for (int e = 0; e < E; ++e)
         x[e][I] = v[e];

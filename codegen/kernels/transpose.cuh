@@ -66,19 +66,10 @@ enum class Phase { All, Amax, Cast };
 /// kCopy: chunk (r, c0) of input kIn[kCopyIn] converted to kCopy.dt (unscaled, saturating) and
 /// stored untransposed (the FP8 copy of a launch input a training step saves); the chunk was
 /// just read for the value, so this load hits L1.
-template <class Spec> __device__ __forceinline__ void storeInputCopy(void *const *buf, i64 r, i64 c0) {
-  constexpr InDesc d = Spec::kIn[Spec::kCopyIn];
-  static_assert(d.bc == Bcast::Full, "the copied input is a full [rows, cols] tensor");
-  const char *row = static_cast<const char *>(buf[d.buf]) + r * d.ld * dtBytes(d.dt);
-  constexpr int kAlign = accessBytes(kE * dtBytes(d.dt));
+template <class Spec>
+__device__ __forceinline__ void storeInputCopy(void *const *buf, i64 r, i64 c0) {
   float v[kE];
-  if ((d.ld * dtBytes(d.dt)) % kAlign == 0 && c0 + kE <= Spec::kCols) {
-    loadChunk<d.dt, kE>(row + c0 * dtBytes(d.dt), v);
-  } else {
-#pragma unroll
-    for (int e = 0; e < kE; ++e)
-      v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
-  }
+  rows::loadFullInput<Spec, kE, Spec::kCopyIn>(buf, r, c0, v);
   storeRowDyn<Spec::kCopy.dt, kE>(buf[Spec::kCopy.buf], Spec::kCopy.ld, r, c0, v);
 }
 
