@@ -219,6 +219,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     for (const std::string &l : d.body)
       spec << "    " << l << "\n";
     spec << "    return " << d.result << ";\n  }\n";
+    if (d.tabIn >= 0)
+      spec << "  static constexpr int kTabIn = " << d.tabIn
+           << ";\n  __device__ static float tabulate(float x) { return " << d.tabFn << "; }\n";
     if (d.storeBuf >= 0)
       spec << "  static constexpr fp8c::OutDesc kStore = fp8c::OutDesc::to(" << slot(d.storeBuf)
            << ", " << dtName(d.storeDt) << ", " << d.storeLd << ");\n";
@@ -379,6 +382,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   gl.source = os.str();
   gl.buffers = slot.order();
   gl.blockThreads = 256;
+  // The FP8 table (rows.cuh's kTableBytes: 256 codes x 32 copies x 4 bytes).
+  gl.sharedBytes = d.tabIn >= 0 ? 256 * 32 * 4 : 0;
   return gl;
 }
 

@@ -102,16 +102,23 @@ public:
   std::string of(const Value *v, Bcast bc = Bcast::Full);
   /// A leaf read as an input with broadcast bc.
   std::string input(const Value *v, Bcast bc);
-  /// True when v was computed by a line of the expression.
-  bool computed(const Value *v) const { return memo_.count(v) != 0; }
+  /// True when v was computed by a line of the expression (or folded into its FP8 table).
+  bool computed(const Value *v) const { return memo_.count(v) != 0 || tabulated_.count(v) != 0; }
 
 private:
+  /// True when v is a line of the expression rather than an input.
+  bool expands(const Value *v) const;
+  /// gelu_grad / silu_grad (dy, x) with x a function of one FP8 input only (that input through
+  /// converts): `mul(dy, x[t])`, input t read through a table of the derivative; "" otherwise.
+  std::string tabulatedGrad(const Op &def, Bcast bc);
+
   Lowerer &lw_;
   const LaunchBuilder &b_;
   LaunchDesc &d_;
   const Value *root_;
   std::map<std::pair<const Value *, Bcast>, int> inputs_;
   std::map<const Value *, std::string> memo_;
+  std::set<const Value *> tabulated_; ///< converts folded into the table
   int temps_ = 0;
 };
 

@@ -104,6 +104,50 @@ std::string ExprBuilder::input(const Value *v, Bcast bc) {
   return round == DType::F32 ? x : "fp8c::roundTo<" + dtName(round) + ">(" + x + ")";
 }
 
+bool ExprBuilder::expands(const Value *v) const {
+  const Op *def = v->definingOp();
+  return def && b_.inScope(def) && b_.inlinable(def) && (v == root_ || !b_.materialized(v)) &&
+         !b_.slotOf_.count(v);
+}
+
+std::string ExprBuilder::tabulatedGrad(const Op &def, Bcast bc) {
+  const char *deriv = def.kind() == OpKind::SiluGrad         ? "fp8c::op::siluDeriv"
+                      : def.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanhDeriv"
+                                                             : "fp8c::op::geluErfDeriv";
+  const Value *x = def.operand(1);
+  if (d_.tabIn >= 0 || bc != Bcast::Full || x->type().rank() == 0 ||
+      lw_.options().tuning.fp8Tables == 0)
+    return "";
+  // x = convert(... convert(leaf)): the roundings from the leaf out, and the leaf.
+  std::vector<const Value *> chain;
+  const Value *leaf = x;
+  while (expands(leaf)) {
+    const Op *c = leaf->definingOp();
+    if (c->kind() != OpKind::Convert)
+      return "";
+    chain.push_back(leaf);
+    leaf = c->operand(0);
+  }
+  const Value *c = lw_.canon(leaf);
+  if (!isFloat8(c->type().dtype()) || leaf->type().rank() == 0)
+    return "";
+  LaunchInput in;
+  in.buf = lw_.bufferOf(c);
+  in.dt = c->type().dtype();
+  in.bc = Bcast::Full;
+  in.ld = lw_.ldOf(in.buf);
+  std::string fx = "x";
+  if (DType round = lw_.amaxRound(in.buf); round != DType::F32)
+    fx = "fp8c::roundTo<" + dtName(round) + ">(" + fx + ")";
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    fx = "fp8c::roundTo<" + dtName((*it)->type().dtype()) + ">(" + fx + ")";
+  d_.tabIn = static_cast<int>(d_.inputs.size());
+  d_.tabFn = std::string(deriv) + "(" + fx + ")";
+  d_.inputs.push_back(in);
+  tabulated_.insert(chain.begin(), chain.end());
+  return "fp8c::op::mul(" + of(def.operand(0), bc) + ", x[" + std::to_string(d_.tabIn) + "])";
+}
+
 std::string ExprBuilder::of(const Value *v, Bcast bc) {
   if (auto s = b_.slotOf_.find(v); s != b_.slotOf_.end())
     return "slot[" + std::to_string(s->second) + "]";
@@ -114,6 +158,16 @@ std::string ExprBuilder::of(const Value *v, Bcast bc) {
     return input(v, v->type().rank() == 0 ? Bcast::Scalar : bc);
   if (auto m = memo_.find(v); m != memo_.end())
     return m->second;
+  if (def->kind() == OpKind::GeluGrad || def->kind() == OpKind::SiluGrad) {
+    if (std::string e = tabulatedGrad(*def, bc); !e.empty()) {
+      std::string t = "t" + std::to_string(temps_++);
+      d_.body.push_back("const float " + t + " = fp8c::roundTo<" + dtName(v->type().dtype()) +
+                        ">(" + e + "); // " + std::string(def->name()) + " %" + v->name() +
+                        ", its derivative from the table");
+      memo_[v] = t;
+      return t;
+    }
+  }
   std::vector<std::string> args;
   for (unsigned i = 0; i < def->numOperands(); ++i) {
     const Value *o = def->operand(i);
@@ -495,7 +549,7 @@ Status LaunchBuilder::lowerCastTranspose(const Group &g, std::vector<LaunchDesc>
   if (g.inputCopy) {
     const int in = lw_.bufferOf(g.inputCopy->operand(0));
     for (size_t i = 0; i < d.inputs.size(); ++i)
-      if (d.inputs[i].buf == in && d.inputs[i].bc == Bcast::Full)
+      if (d.inputs[i].buf == in && d.inputs[i].bc == Bcast::Full && static_cast<int>(i) != d.tabIn)
         d.copyIn = static_cast<int>(i);
     if (d.copyIn < 0)
       return Error("internal error: the cast-transpose of %" + v->name() + " does not read %" +

@@ -102,7 +102,7 @@ struct GeneratedLaunch {
   std::string source;     ///< complete CUDA C++ (includes embedded headers by name)
   std::vector<int> buffers;
   int blockThreads = 256;
-  int64_t sharedBytes = 0; ///< dynamic shared memory (generated kernels use static only: 0)
+  int64_t sharedBytes = 0; ///< dynamic shared memory (the FP8 table of a kTabIn launch, else 0)
   GridRule grid;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
   /// Options this source needs beyond compileWithNvrtc's defaults: "--fmad=false" (no FMA

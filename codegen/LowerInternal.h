@@ -70,6 +70,10 @@ struct LaunchDesc {
   std::vector<LaunchInput> inputs;
   std::vector<std::string> body; ///< statements of value(const float *x)
   std::string result;            ///< the expression value() returns
+  /// Input tabIn (a Full FP8 input) is read through a table of tabFn (the body of
+  /// tabulate(float x)) over its 256 codes (rows.cuh, "FP8 tables").
+  int tabIn = -1;
+  std::string tabFn;
   DType valueDt = DType::F32;
   int storeBuf = -1;
   DType storeDt = DType::F32;

@@ -265,7 +265,7 @@ Expected<LaunchPlan> Lowerer::run() {
 
 std::string ElementwiseTuning::str() const {
   return "chunk=" + std::to_string(chunk) + ",unroll=" + std::to_string(unroll) +
-         ",tileTwoPass=" + std::to_string(tileTwoPass);
+         ",tileTwoPass=" + std::to_string(tileTwoPass) + ",fp8Tables=" + std::to_string(fp8Tables);
 }
 
 Expected<LaunchPlan> lowerGraph(const Graph &g, const CodegenOptions &opts) {

@@ -19,7 +19,10 @@ struct ElementwiseTuning {
   int chunk = 0;        ///< elements per chunk (kE: 8, 16 or 32) of row launches
   int unroll = 0;       ///< chunks per thread per grid-stride step (kUnroll) of flat row launches
   int tileTwoPass = -1; ///< 128x128 tiles: 1 = read the tile twice, 0 = hold it in registers
-  bool isDefault() const { return chunk == 0 && unroll == 0 && tileTwoPass < 0; }
+  /// Derivatives of an FP8 input (gelu_grad / silu_grad of a widened FP8 value) read from a
+  /// 256-entry table instead of computed per element (rows.cuh, "FP8 tables"); 0 = off.
+  int fp8Tables = -1;
+  bool isDefault() const { return chunk == 0 && unroll == 0 && tileTwoPass < 0 && fp8Tables < 0; }
   std::string str() const;
 };
 

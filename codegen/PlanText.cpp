@@ -65,7 +65,10 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << "// ===== " << label << ": launch " << g->entry << " =====\n";
     os << "// grid: ceil((" << affineStr(g->grid.work) << ") / " << g->grid.perBlock
        << ") blocks of " << g->blockThreads << (g->grid.persistent ? ", persistent" : "")
-       << (g->grid.cooperative ? ", cooperative" : "") << "; buffers:";
+       << (g->grid.cooperative ? ", cooperative" : "");
+    if (g->sharedBytes > 0)
+      os << ", " << g->sharedBytes << " B of dynamic shared memory";
+    os << "; buffers:";
     for (int b : g->buffers)
       os << " " << bufStr(p, b);
     os << "\n" << g->source << "\n";

@@ -52,7 +52,8 @@ Status Executable::Impl::compileKernels(const std::vector<Step> &steps) {
     Expected<CUfunction> fn = LoadedModules::global().function(**k, g->entry);
     if (!fn)
       return Error(fn.error());
-    if (g->sharedBytes > 48 * 1024)
+    // Dynamic shared memory beside the static: the opt-in once the sum may pass 48 KiB.
+    if (g->sharedBytes > 0)
       if (Status st = setMaxDynamicSharedBytes(*fn, g->sharedBytes, g->kernelName); !st)
         return st;
     Expected<int> perSm = maxActiveBlocksPerSM(*fn, g->blockThreads, g->sharedBytes);

@@ -33,6 +33,8 @@ struct TrainingOptions {
   /// The FP8 GEMM backend: "" or "auto", "cublaslt", "generated" (fused for, and for
   /// compileTraining also run on; the interpreter ignores it).
   std::string gemmBackend;
+  /// ElementwiseTuning::fp8Tables of both halves' launches (-1: the default, on; 0: off).
+  int fp8Tables = -1;
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;

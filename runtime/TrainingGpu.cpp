@@ -15,10 +15,10 @@ const AttrDict &resultAttrs(const Graph &g, unsigned i) {
   return i < g.resultAttrs().size() ? g.resultAttrs()[i] : empty;
 }
 
-Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, int64_t tokens,
-                                                  const std::string &gemmBackend) {
-  Expected<std::unique_ptr<Executable>> exe =
-      compile(g, trainingCompileOptions(tokens, gemmBackend));
+Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, const TrainingOptions &o) {
+  CompileOptions co = trainingCompileOptions(o.tokens, o.gemmBackend);
+  co.tuning.fp8Tables = o.fp8Tables;
+  Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe)
     return Error("compiling @" + g.name() + ": " + exe.error());
   return exe;
@@ -54,10 +54,10 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
       if (d == kDynamic)
         return Error("compileTraining: saved tensor '" + s.key + "' has a dynamic dim; set "
                      "TrainingOptions::tokens");
-  Expected<std::unique_ptr<Executable>> f = compileHalf(fg, o.tokens, o.gemmBackend);
+  Expected<std::unique_ptr<Executable>> f = compileHalf(fg, o);
   if (!f)
     return Error(f.error());
-  Expected<std::unique_ptr<Executable>> b = compileHalf(bg, o.tokens, o.gemmBackend);
+  Expected<std::unique_ptr<Executable>> b = compileHalf(bg, o);
   if (!b)
     return Error(b.error());
   out->fwd_ = f.take();

@@ -204,6 +204,12 @@ struct SpecDefaults {
   /// Row mapping: a row is kept in registers when each thread holds at most this many of its
   /// values (else it is read twice, the second time mostly from L1).
   static constexpr int kRowRegElems = 32;
+  /// A Full FP8 input read through a table (rows::kTableBytes of dynamic shared memory, filled
+  /// at launch start by runScalars): x[kTabIn] is tabulate(the input's value) for its code, a
+  /// unary function of one FP8 value having only 256 results (the saved GELU input's
+  /// derivative, gelu_saved=e4m3). Bit for bit what evaluating tabulate per element gives.
+  static constexpr int kTabIn = -1;
+  __device__ static float tabulate(float x) { return x; }
   /// 128x128 tiles: read each tile twice (amax, then cast) instead of holding it in registers.
   static constexpr bool kTileTwoPass = true;
   __device__ static void scalars(void *const *, i64, float *, bool) {}

@@ -63,6 +63,52 @@ template <class Spec> struct Shape {
   static_assert(!kBlockGroups || (128 % E == 0 && kGroupLanes <= 32), "bad chunk size");
 };
 
+// --- FP8 tables (Spec::kTabIn) ----------------------------------------------------------------
+// A unary function of one FP8 value has only 256 results: the input kIn[kTabIn] is read as
+// Spec::tabulate(its value), looked up by its code in a table in dynamic shared memory instead of
+// widened and evaluated per element (the delayed MLP backward's gelu_grad over the saved e4m3
+// GELU input: a shift, a mask and a shared load per element in place of about fifteen
+// instructions). The table holds 32 copies, lane l reading copy l: word code * 32 + l sits in
+// bank l, so a warp's lookups never conflict, whatever codes its lanes hold.
+constexpr int kTableCopies = 32;
+constexpr int kTableBytes = 256 * kTableCopies * 4;
+
+__device__ __forceinline__ float *tableBase() {
+  extern __shared__ float fp8cTable[];
+  return fp8cTable;
+}
+
+/// Fills the table: thread t evaluates code t once and writes its 32 copies, rotated by lane so
+/// that a warp's stores fall in 32 different banks. The caller synchronizes (runScalars).
+template <class Spec> __device__ __forceinline__ void fillTable() {
+  constexpr InDesc d = Spec::kIn[Spec::kTabIn];
+  static_assert(isFp8(d.dt) && d.bc == Bcast::Full, "a table of a full FP8 input");
+  static_assert(kThreads == 256, "one thread per code");
+  const int code = threadIdx.x, lane = threadIdx.x & 31;
+  const float t = Spec::tabulate(toF32<d.dt>(u8(code)));
+  float *row = tableBase() + code * kTableCopies;
+#pragma unroll 8
+  for (int j = 0; j < kTableCopies; ++j)
+    row[(j + lane) & (kTableCopies - 1)] = t;
+}
+
+/// The table's entry for `code`, from this lane's copy.
+__device__ __forceinline__ float tableAt(u32 code) {
+  return tableBase()[(code << 5) | (threadIdx.x & 31)];
+}
+
+/// Input I's chunk from its raw words: widened, or (I == kTabIn) looked up code by code.
+template <class Spec, int I, int E>
+__device__ __forceinline__ void widenInput(const ChunkWords<Spec::kIn[I].dt, E> &c, float (&v)[E]) {
+  if constexpr (I == Spec::kTabIn) {
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      v[e] = tableAt((c.u.pair[e / 4] >> (8 * (e % 4))) & 0xFFu);
+  } else {
+    widenWords<Spec::kIn[I].dt, E>(c, v);
+  }
+}
+
 /// Values of the broadcast (non-Full) inputs I.. at chunk (r, c0); Full inputs are left alone.
 template <class Spec, int E, int I = 0>
 __device__ __forceinline__ void loadBroadcast(void *const *buf, i64 r, i64 c0,
@@ -102,11 +148,18 @@ __device__ __forceinline__ void loadFullInput(void *const *buf, i64 r, i64 c0, f
   constexpr bool kVec = (d.ld * dtBytes(d.dt)) % kAlign == 0;
   const char *row = static_cast<const char *>(buf[d.buf]) + r * d.ld * dtBytes(d.dt);
   if (kVec && c0 + E <= Spec::kCols) {
-    loadChunk<d.dt, E>(row + c0 * dtBytes(d.dt), v);
+    ChunkWords<d.dt, E> c;
+    loadWords<d.dt, E>(row + c0 * dtBytes(d.dt), c);
+    widenInput<Spec, I, E>(c, v);
   } else {
 #pragma unroll
-    for (int e = 0; e < E; ++e)
-      v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
+    for (int e = 0; e < E; ++e) {
+      if constexpr (I == Spec::kTabIn)
+        v[e] = c0 + e < Spec::kCols ? tableAt(__ldg(reinterpret_cast<const u8 *>(row) + c0 + e))
+                                    : 0.0f;
+      else
+        v[e] = c0 + e < Spec::kCols ? loadOne<d.dt>(row, c0 + e) : 0.0f;
+    }
   }
 }
 
@@ -267,11 +320,13 @@ __device__ __forceinline__ void knownScales(void *const *buf, const float *slots
 }
 
 /// Runs Spec::scalars on thread 0 of every block (block 0 writes their outputs) into shared
-/// slots; returns after every thread can read them.
+/// slots, and fills the FP8 table (kTabIn); returns after every thread can read them.
 template <class Spec>
 __device__ __forceinline__ void runScalars(void *const *buf, i64 m, float *slots) {
   if (threadIdx.x == 0)
     Spec::scalars(buf, m, slots, blockIdx.x == 0);
+  if constexpr (Spec::kTabIn >= 0)
+    fillTable<Spec>();
   __syncthreads();
 }
 

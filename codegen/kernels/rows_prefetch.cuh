@@ -49,7 +49,7 @@ __device__ __forceinline__ void widenInputWords(const InputWords<Spec, E, I> &w,
   if constexpr (I < Spec::kNumIn) {
     if constexpr (Spec::kIn[I].bc == Bcast::Full) {
       float v[E];
-      widenWords<Spec::kIn[I].dt, E>(w.head, v);
+      widenInput<Spec, I, E>(w.head, v);
 #pragma unroll
       for (int e = 0; e < E; ++e)
         x[e][I] = v[e];

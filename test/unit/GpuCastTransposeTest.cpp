@@ -1,13 +1,15 @@
 // On a GPU: the fused cast-transpose launch (transpose.cuh) against the interpreter, bit for
 // bit, at row and column counts around its 64 x 64 tiles and 16-element chunks (1, 7, 17, 200,
-// 255, 257, 1000, 4099 rows; 4, 6, 63, 64, 96, 100, 130, 200, 300, 1000 columns). Four forms:
+// 255, 257, 1000, 4099 rows; 4, 6, 63, 64, 96, 100, 130, 200, 300, 1000 columns). Five forms:
 // the backward's gelu_grad with a current tensor scale (cooperative), its FP8 copy, the
 // transpose and the bias gradient's column sums; a cast with a scale from a given amax (a
 // slot, as delayed scaling's history gives it), both copies (kRowCastBuf); the transposed copy
 // alone (the cast inlined into a plain transpose); and (rowwise and blockwise training) a
 // derivative-like product cast with scales per row or 1x128 block of its own beside the
 // transposed copy's, with the column sums: one cooperative launch for both copies (kRowCast),
-// also with M a dynamic dim. FP8 outputs, amax and scale must match exactly; column sums (f32
+// also with M a dynamic dim; and delayed's gelu_grad of a saved e4m3 input, whose derivative
+// the launch reads from a 256-entry table (rows.cuh), also against the same launch with the
+// tables off, bit for bit. FP8 outputs, amax and scale must match exactly; column sums (f32
 // in another order, then bf16) within a bound stated below. Outputs are poisoned, so an
 // unwritten element fails; a mismatch names its first elements and their inputs.
 #include "GpuTestSupport.h"
@@ -26,7 +28,14 @@ namespace {
 
 using namespace gputest;
 
-enum class Form { GeluGradColSum, GivenScaleBothCopies, TransposeOnly, RowPair, BlockPair };
+enum class Form {
+  GeluGradColSum,
+  GivenScaleBothCopies,
+  TransposeOnly,
+  RowPair,
+  BlockPair,
+  GeluGradE4m3 ///< delayed's MLP backward: gelu_grad of a saved e4m3 input (the FP8 table)
+};
 
 struct CtCase {
   Form form;
@@ -51,6 +60,21 @@ func.func @ct(%dy: {x}, %h: {x}) -> (tensor<f32>, tensor<f32>, {q}, {t}, tensor<
 }}
 )",
                        fmt::arg("x", x), fmt::arg("q", q), fmt::arg("t", t), fmt::arg("n", c.n));
+  if (c.form == Form::GeluGradE4m3)
+    return fmt::format(R"(
+func.func @ct(%dy: {x}, %h8: {h8}, %am: tensor<f32>) -> (tensor<f32>, {q}, {t}, tensor<{n}xbf16>) {{
+  %h = fp8.convert %h8 : ({h8}) -> {x}
+  %g = fp8.gelu_grad %dy, %h {{approximate = "tanh"}} : ({x}, {x}) -> {x}
+  %a = fp8.amax %g {{granularity = "tensor"}} : ({x}) -> tensor<f32>
+  %s = fp8.scale %am {{dtype = f8E5M2}} : (tensor<f32>) -> tensor<f32>
+  %q = fp8.cast %g, %s {{granularity = "tensor"}} : ({x}, tensor<f32>) -> {q}
+  %t = fp8.transpose %q : ({q}) -> {t}
+  %b = fp8.col_sum %g : ({x}) -> tensor<{n}xbf16>
+  return %a, %q, %t, %b : tensor<f32>, {q}, {t}, tensor<{n}xbf16>
+}}
+)",
+                       fmt::arg("x", x), fmt::arg("q", q), fmt::arg("t", t), fmt::arg("n", c.n),
+                       fmt::arg("h8", fmt::format("tensor<{}x{}xf8E4M3FN>", c.m, c.n)));
   if (c.form == Form::RowPair || c.form == Form::BlockPair) {
     // Each copy with local scales of its own: per row (block) of g, per row (block) of g^T.
     // g = dy * h, computed inline like an activation's derivative, and exactly rounded on both
@@ -130,6 +154,25 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
     in["am"] = HostTensor::fromValues({}, DType::F32, {2.0f});
   std::map<std::string, HostTensor> gpu = runOnDevice(**exe, in, nullptr);
   std::map<std::string, HostTensor> cpu = runOnCpu((*exe)->graph(), in);
+  if (c.form == Form::GeluGradE4m3) {
+    // The derivative of the e4m3 input comes from the FP8 table; with the tables off, from
+    // its per-element evaluation: the two launches must agree on every bit of every output.
+    int tables = 0;
+    for (const Step &st : (*exe)->plan().steps)
+      if (const auto *l = std::get_if<GeneratedLaunch>(&st))
+        tables += l->source.find("kTabIn") != std::string::npos && l->sharedBytes == 32768;
+    EXPECT_EQ(tables, 1) << "the gelu_grad launch reads its e4m3 input through a table";
+    o.tuning.fp8Tables = 0;
+    Expected<std::unique_ptr<Executable>> plain = compile(*mod->graphs()[0], o);
+    ASSERT_TRUE(plain.hasValue()) << plain.error();
+    for (const Step &st : (*plain)->plan().steps)
+      if (const auto *l = std::get_if<GeneratedLaunch>(&st))
+        EXPECT_EQ(l->source.find("kTabIn"), std::string::npos) << "fp8Tables = 0 has no table";
+    std::map<std::string, HostTensor> untabled = runOnDevice(**plain, in, nullptr);
+    for (const std::string &name : (*exe)->outputNames())
+      EXPECT_EQ(countBitMismatches(gpu[name], untabled[name]), 0)
+          << name << ": the table's result differs from the per-element derivative's";
+  }
   for (const std::string &name : (*exe)->outputNames()) {
     ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
     if (name != "b") {
@@ -146,7 +189,7 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
         const size_t at = name == "t" ? (i % cols) * size_t(c.n) + i / cols : i;
         std::cout << "  " << name << "[" << i / cols << ", " << i % cols << "]: gpu " << got
                   << ", interpreter " << want;
-        for (const char *input : {"dy", "h", "x"})
+        for (const char *input : {"dy", "h", "h8", "x"})
           if (in.count(input) && at < in.at(input).data.size())
             std::cout << ", " << input << " " << in.at(input).data[at];
         std::cout << "\n";
@@ -192,6 +235,7 @@ std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
                      : info.param.form == Form::GivenScaleBothCopies ? "both_copies"
                      : info.param.form == Form::TransposeOnly        ? "transpose_only"
                      : info.param.form == Form::RowPair              ? "row_pair"
+                     : info.param.form == Form::GeluGradE4m3         ? "gelu_grad_e4m3"
                                                                      : "block_pair";
   return fmt::format("{}_{}x{}{}", form, info.param.m, info.param.n,
                      info.param.dynamicM ? "_dynamic_m" : "");
@@ -199,20 +243,23 @@ std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GpuCastTransposeTest,
-    ::testing::Values(
-        CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
-        CtCase{Form::GeluGradColSum, 17, 63}, CtCase{Form::GeluGradColSum, 255, 100},
-        CtCase{Form::GeluGradColSum, 257, 1000}, CtCase{Form::GeluGradColSum, 1000, 64},
-        CtCase{Form::GeluGradColSum, 4099, 1000}, CtCase{Form::GivenScaleBothCopies, 7, 6},
-        CtCase{Form::GivenScaleBothCopies, 257, 100},
-        CtCase{Form::GivenScaleBothCopies, 1000, 1000}, CtCase{Form::TransposeOnly, 17, 63},
-        CtCase{Form::TransposeOnly, 1000, 1000}, CtCase{Form::RowPair, 1, 4},
-        CtCase{Form::RowPair, 7, 6}, CtCase{Form::RowPair, 257, 100},
-        CtCase{Form::RowPair, 1000, 1000}, CtCase{Form::RowPair, 4099, 1000},
-        CtCase{Form::BlockPair, 7, 130}, CtCase{Form::BlockPair, 257, 300},
-        CtCase{Form::BlockPair, 1000, 1000}, CtCase{Form::RowPair, 1, 96, true},
-        CtCase{Form::RowPair, 300, 96, true}, CtCase{Form::RowPair, 4099, 200, true},
-        CtCase{Form::RowPair, 4099, 200}, CtCase{Form::GeluGradColSum, 4099, 200}),
+    ::testing::Values(CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
+                      CtCase{Form::GeluGradColSum, 17, 63}, CtCase{Form::GeluGradColSum, 255, 100},
+                      CtCase{Form::GeluGradColSum, 257, 1000},
+                      CtCase{Form::GeluGradColSum, 1000, 64},
+                      CtCase{Form::GeluGradColSum, 4099, 1000},
+                      CtCase{Form::GivenScaleBothCopies, 7, 6},
+                      CtCase{Form::GivenScaleBothCopies, 257, 100},
+                      CtCase{Form::GivenScaleBothCopies, 1000, 1000},
+                      CtCase{Form::TransposeOnly, 17, 63}, CtCase{Form::TransposeOnly, 1000, 1000},
+                      CtCase{Form::RowPair, 1, 4}, CtCase{Form::RowPair, 7, 6},
+                      CtCase{Form::RowPair, 257, 100}, CtCase{Form::RowPair, 1000, 1000},
+                      CtCase{Form::RowPair, 4099, 1000}, CtCase{Form::BlockPair, 7, 130},
+                      CtCase{Form::BlockPair, 257, 300}, CtCase{Form::BlockPair, 1000, 1000},
+                      CtCase{Form::RowPair, 1, 96, true}, CtCase{Form::RowPair, 300, 96, true},
+                      CtCase{Form::RowPair, 4099, 200, true}, CtCase{Form::RowPair, 4099, 200},
+                      CtCase{Form::GeluGradColSum, 4099, 200}, CtCase{Form::GeluGradE4m3, 7, 6},
+                      CtCase{Form::GeluGradE4m3, 257, 100}, CtCase{Form::GeluGradE4m3, 4099, 1000}),
     caseName);
 
 } // namespace
