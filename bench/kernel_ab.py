@@ -103,6 +103,11 @@ extern "C" __global__ void ab_smem(int *o) { *o = fp8c::transpose::stagedSharedB
     module = cp.RawModule(path=f.name)
     fn = module.get_function("ab_entry")
     dyn = 0
+    # A launch with an FP8 table (rows.cuh, kTabIn) asks for it in the plan's grid line.
+    table = re.search(r"(\d+) B of dynamic shared memory", src)
+    if table:
+        dyn = int(table.group(1))
+        fn.max_dynamic_shared_size_bytes = dyn
     if probe:
         out = cp.zeros(1, dtype=cp.int32)
         module.get_function("ab_smem")((1,), (1,), (out,))
