@@ -194,6 +194,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     E = t.chunk;
   if (d.kind == LaunchKind::Rows && t.unroll > 0)
     U = t.unroll;
+  const bool outRowScales = d.kind == LaunchKind::Transpose && d.cast &&
+                            d.cast->src == CastInfo::Src::Local &&
+                            d.cast->gran != Granularity::Tensor;
   if (hasValue) {
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
     spec << "  static constexpr long long kCols = " << d.cols << ";\n";
@@ -260,6 +263,13 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
            << ", " << dtName(d.colSumDt) << ", 0);\n  static constexpr int kColChunks = "
            << d.colSumChunks << ", kPartialBuf = " << slot(d.partialBuf)
            << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
+    // A cast-transpose with per-output-row local scales (rowwise, blockwise) keeps the unskewed
+    // tile: ptxas holds those launches at 64 registers (below), where the skewed tile's
+    // addresses made it spill 4-28 bytes (the rowwise MLP's GELU and gelu_grad launches at 256
+    // tokens); at 80 registers (3 blocks) the gelu_grad one took 9 % longer than unskewed
+    // (H200, kernel_ab: 451.0 against 422.3 us).
+    if (outRowScales)
+      spec << "  static constexpr bool kSkewTile = false;\n";
     if (d.kind == LaunchKind::Transpose) {
       spec << "  __device__ static long long outLd(long long m) { return ";
       if (d.outLdAlignM > 0)
@@ -370,12 +380,18 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   const int n = std::max<int>(1, static_cast<int>(slot.order().size()));
   // A cast-transpose with per-output-row local scales asks for 4 resident blocks: left to its
   // own heuristics, ptxas 13.0 chose 48 registers and spilled 4-8 bytes in some of them.
-  const bool outRowScales = d.kind == LaunchKind::Transpose && d.cast &&
-                            d.cast->src == CastInfo::Src::Local &&
-                            d.cast->gran != Granularity::Tensor;
   // With the input's own row cast as well (kRowCast) and three inputs (the SwiGLU's
   // derivatives), ptxas spilled 28-40 bytes at 64 registers: 3 blocks (80 registers) there.
-  const char *bounds = !outRowScales ? "256" : d.rowCast && nFull >= 3 ? "256, 3" : "256, 4";
+  // A cooperative (tensorwise) cast-transpose asks for resident blocks as well. Of one input
+  // (dY, x, W): 4; left alone, ptxas chose 64 registers and spilled 8 bytes in the Linear's dY
+  // launch, and told, it fits 63 (H200, kernel_ab: 204.1 against 208.6 us). Of more (the MLP's
+  // gelu_grad of dY and the GELU input): 3; left alone, ptxas took 104-125 registers (2 blocks),
+  // and at 64 it spilled 52-60 bytes and ran 27 % longer (353.2 against 278.4 us at 79).
+  const bool coopTranspose = d.kind == LaunchKind::Transpose && coop;
+  const char *bounds = outRowScales     ? (d.rowCast && nFull >= 3 ? "256, 3" : "256, 4")
+                       : !coopTranspose ? "256"
+                       : nFull == 1     ? "256, 4"
+                                        : "256, 3";
   os << "extern \"C\" __global__ void __launch_bounds__(" << bounds
      << ") " << name << "(fp8c::Args<" << n
      << "> args) {\n  " << body << "\n}\n";

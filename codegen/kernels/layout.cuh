@@ -212,6 +212,8 @@ struct SpecDefaults {
   __device__ static float tabulate(float x) { return x; }
   /// 128x128 tiles: read each tile twice (amax, then cast) instead of holding it in registers.
   static constexpr bool kTileTwoPass = true;
+  /// Transposes: the staging tile skewed against bank conflicts (transpose.cuh's Tile).
+  static constexpr bool kSkewTile = true;
   __device__ static void scalars(void *const *, i64, float *, bool) {}
 };
 

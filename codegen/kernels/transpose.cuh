@@ -45,23 +45,33 @@ constexpr int kTile = 64;
 constexpr int kE = 16;
 constexpr int kChunks = kTile / kE; // chunks per tile row
 
-/// The 64 x 64 f32 staging tile. Element (r, c) is word r * kStride + c + 8 (c >= 32) +
-/// 8 (r >= 32): with the stride 17 mod 32 and those skews, the three ways a warp touches it each
-/// hit 32 different banks. The three ways are: a row chunk from each of 8 consecutive rows
-/// (16 columns apart: the writes), a column chunk from each of 8 consecutive columns (16 rows
-/// apart: the transposed reads), and 32 consecutive columns of one row (the column sums and
-/// amaxes). A 65-word stride gave two-way conflicts to the first two, because lanes 32
-/// columns (rows) apart share a bank.
-struct Tile {
+/// The 64 x 64 f32 staging tile. Skewed (Spec::kSkewTile, the default), element (r, c) is word
+/// r * 81 + c + 8 (c >= 32) + 8 (r >= 32): with the stride 17 mod 32 and those skews, the three
+/// ways a warp touches it each hit 32 different banks. The three ways are: a row chunk from each
+/// of 8 consecutive rows (16 columns apart: the writes), a column chunk from each of 8
+/// consecutive columns (16 rows apart: the transposed reads), and 32 consecutive columns of one
+/// row (the column sums and amaxes). Unskewed, the word is r * 65 + c, and the first two ways
+/// have two-way conflicts, because lanes 32 columns (rows) apart share a bank. H200, kernel_ab
+/// after a GEMM: skewed, the delayed MLP's cast-transposes took 5-12 % less time.
+template <bool kSkew> struct Tile {
   static constexpr int kStride = 81;
-  float w[(kTile - 1) * kStride + 8 + kTile + 8];
-  /// (r, c); the next 15 elements of the row follow at +1 (c % 16 == 0).
-  __device__ __forceinline__ float *row(int r, int c) {
-    return w + r * kStride + ((r >> 5) << 3) + c + ((c >> 5) << 3);
+  float w[kTile * kStride + 16];
+  /// Element (r, c0 + e) of a row chunk (c0 % 16 == 0, e < 16: the skew is c0's).
+  __device__ __forceinline__ float &rowAt(int r, int c0, int e) { return w[at(r, c0) + e]; }
+  /// Element (r0 + e, c) of a column chunk (r0 % 16 == 0, e < 16).
+  __device__ __forceinline__ float &colAt(int r0, int e, int c) {
+    return w[at(r0, c) + e * kStride];
   }
-  /// (r, c); the next 15 elements of the column follow at +kStride (r % 16 == 0).
-  __device__ __forceinline__ float *col(int r, int c) { return row(r, c); }
+  __device__ __forceinline__ static int at(int r, int c) {
+    return r * kStride + ((r >> 5) << 3) + c + ((c >> 5) << 3);
+  }
 };
+template <> struct Tile<false> {
+  float t[kTile][kTile + 1];
+  __device__ __forceinline__ float &rowAt(int r, int c0, int e) { return t[r][c0 + e]; }
+  __device__ __forceinline__ float &colAt(int r0, int e, int c) { return t[r0 + e][c]; }
+};
+template <class Spec> using TileOf = Tile<Spec::kSkewTile>;
 
 /// Stores E values at out[r * ld + c0 ...] with a run-time pitch, zeros past `valid`.
 template <Dt D, int E>
@@ -164,14 +174,14 @@ __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i6
 /// (one input column = one output row; threads t and t + 64k take rows 16k ... 16k + 15 of
 /// column t % 64), then one atomic per column into its row's (block's) amax.
 template <class Spec>
-__device__ __forceinline__ void columnAmaxes(void *const *buf, i64 r0, i64 c0, Tile &tile,
+__device__ __forceinline__ void columnAmaxes(void *const *buf, i64 r0, i64 c0, TileOf<Spec> &tile,
                                              float *colScratch) {
   constexpr int kQuarters = kThreads / kTile;
   const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
   float m = 0.0f;
 #pragma unroll
   for (int i = 0; i < 16; ++i)
-    m = maxMag(m, magnitude(tile.col(q0, col)[i * Tile::kStride]));
+    m = maxMag(m, magnitude(tile.colAt(q0, i, col)));
   colScratch[threadIdx.x] = m;
   __syncthreads();
   if (threadIdx.x < kTile && c0 + threadIdx.x < Spec::kCols) {
@@ -243,7 +253,7 @@ __device__ __forceinline__ void rowCast(void *const *buf, i64 r, i64 c0, int tcE
 
 template <class Spec, Phase P>
 __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *slots,
-                                         float *scratch, Tile &tile, float *colScratch) {
+                                         float *scratch, TileOf<Spec> &tile, float *colScratch) {
   constexpr CastDesc C = Spec::kCast;
   constexpr bool kOutRows = outRowScales<Spec>();
   constexpr bool kAmax = Spec::kAmax.gran == Gran::Tensor || (P == Phase::Amax && !kOutRows);
@@ -352,7 +362,7 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
           __syncthreads(); // the previous flush's reads of `tile` and colScratch are done
 #pragma unroll
           for (int e = 0; e < kE; ++e) {
-            tile.row(tr, tcE)[e] = colMax[e];
+            tile.rowAt(tr, tcE, e) = colMax[e];
             colMax[e] = 0.0f;
           }
           __syncthreads();
@@ -377,13 +387,13 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
         __syncthreads(); // the previous tile's reads of `tile` are done
 #pragma unroll
         for (int e = 0; e < kE; ++e)
-          tile.row(tr, tcE)[e] = kStageScaled ? q[e] : v[e];
+          tile.rowAt(tr, tcE, e) = kStageScaled ? q[e] : v[e];
         __syncthreads();
         if constexpr (kSums) {
           const int col = threadIdx.x % kTile, q0 = threadIdx.x / kTile * 16;
 #pragma unroll
           for (int i = 0; i < 16; ++i)
-            csum = __fadd_rn(csum, tile.col(q0, col)[i * Tile::kStride]);
+            csum = __fadd_rn(csum, tile.colAt(q0, i, col));
         }
         // Write: output row c0 + tr (an input column), columns r0 + tcE ... + 16 (input rows).
         const i64 orow = c0 + tr;
@@ -391,7 +401,7 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
           float w[kE];
 #pragma unroll
           for (int e = 0; e < kE; ++e)
-            w[e] = tile.col(tcE, tr)[e * Tile::kStride]; // rows >= rowsN evaluated as 0: pads
+            w[e] = tile.colAt(tcE, e, tr); // rows >= rowsN were evaluated as 0: the pad columns
           if constexpr (kOutRows) {
             const float s = outRowScale<Spec>(buf, orow, r0 + tcE);
             if (tcE == 0) // r0 + tcE = r0: the scale of the group starting at r0
@@ -430,7 +440,7 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   using namespace transpose;
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
-  __shared__ Tile tile;
+  __shared__ TileOf<Spec> tile;
   __shared__ float colScratch[Spec::kColSum.buf >= 0 || outRowScales<Spec>() ? kThreads + 1 : 1];
   static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
   static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
