@@ -102,14 +102,21 @@ TEST(CodegenFp8Tables, EachDerivativeHasItsTable) {
   }
 }
 
+/// The gelu_grad launch of gradGraph(..., secondUse = true): fuse writes %h2 by a launch of its
+/// own, which the second launch reads back beside the table's input. Null if not two launches.
+const GeneratedLaunch *tableLaunchWithPlainUse(std::unique_ptr<Module> &mod, LaunchPlan &plan) {
+  auto ls =
+      lowered(gradGraph("gelu_grad", " {approximate = \"tanh\"}", "f8E4M3FN", true), -1, mod, plan);
+  EXPECT_EQ(ls.size(), 2u);
+  return ls.size() == 2 ? ls[1] : nullptr;
+}
+
 TEST(CodegenFp8Tables, AnotherUseOfTheInputReadsItPlainly) {
   std::unique_ptr<Module> mod;
   LaunchPlan plan;
-  auto ls =
-      lowered(gradGraph("gelu_grad", " {approximate = \"tanh\"}", "f8E4M3FN", true), -1, mod, plan);
-  // (fuse writes %h2 by a launch of its own, which the second reads back.)
-  ASSERT_EQ(ls.size(), 2u);
-  const std::string &src = ls[1]->source;
+  const GeneratedLaunch *l = tableLaunchWithPlainUse(mod, plan);
+  ASSERT_NE(l, nullptr);
+  const std::string &src = l->source;
   // x[0] the table's input %h8, x[1] dy, x[2] %h2 read plainly.
   EXPECT_NE(src.find("kNumIn = 3"), std::string::npos) << src;
   EXPECT_NE(src.find("kTabIn = 0;"), std::string::npos) << src;
@@ -120,12 +127,11 @@ TEST(CodegenFp8Tables, TableLaunchesCompileWithoutSpills) {
   // A row launch with a table (the transposes': CodegenCompile's training graphs).
   std::unique_ptr<Module> mod;
   LaunchPlan plan;
-  auto ls =
-      lowered(gradGraph("gelu_grad", " {approximate = \"tanh\"}", "f8E4M3FN", true), -1, mod, plan);
-  ASSERT_EQ(ls.size(), 2u);
+  const GeneratedLaunch *l = tableLaunchWithPlainUse(mod, plan);
+  ASSERT_NE(l, nullptr);
   NvrtcRequest req;
-  req.kernelName = ls[1]->kernelName;
-  req.source = ls[1]->source;
+  req.kernelName = l->kernelName;
+  req.source = l->source;
   req.arch = "sm_90a";
   Expected<NvrtcResult> r = compileWithNvrtc(req);
   ASSERT_TRUE(r.hasValue()) << r.error();
