@@ -1,0 +1,82 @@
+// On a GPU: a row launch (rows.cuh) whose gelu_grad reads the derivative of an e4m3 input from
+// the FP8 table, beside a plain read of the same e4m3 values, at column counts with and without a
+// tail (the table's vector and per-element lookups). Bit for bit the same launch with the tables
+// off, and within one bf16 step of the interpreter (the tanh GELU's derivative may differ in its
+// last f32 bit, ops.cuh). The transposes' tables: GpuCastTransposeTest's gelu_grad_e4m3 cases.
+#include "GpuTestSupport.h"
+
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace fp8c {
+namespace {
+
+using namespace gputest;
+
+struct TableCase {
+  int64_t m, n;
+};
+
+std::string graphText(const TableCase &c) {
+  return fmt::format(R"(
+func.func @t(%dy: {x}, %h8: {x8}) -> {x} {{
+  %h = fp8.convert %h8 : ({x8}) -> {x}
+  %g = fp8.gelu_grad %dy, %h {{approximate = "tanh"}} : ({x}, {x}) -> {x}
+  %h2 = fp8.convert %h8 : ({x8}) -> {x}
+  %r = fp8.add %g, %h2 : ({x}, {x}) -> {x}
+  return %r : {x}
+}}
+)",
+                     fmt::arg("x", fmt::format("tensor<{}x{}xbf16>", c.m, c.n)),
+                     fmt::arg("x8", fmt::format("tensor<{}x{}xf8E4M3FN>", c.m, c.n)));
+}
+
+class GpuFp8TablesTest : public ::testing::TestWithParam<TableCase> {};
+
+TEST_P(GpuFp8TablesTest, RowLaunchMatchesTheTablesOffBitForBit) {
+  FP8C_REQUIRE_GPU();
+  const TableCase c = GetParam();
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> mod = parseModule(graphText(c), "<test>", diag);
+  ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
+  CompileOptions o;
+  o.passes = "shape-infer,fuse,dce";
+  Expected<std::unique_ptr<Executable>> tabled = compile(*mod->graphs()[0], o);
+  ASSERT_TRUE(tabled.hasValue()) << tabled.error();
+  int tables = 0;
+  for (const Step &st : (*tabled)->plan().steps)
+    if (const auto *l = std::get_if<GeneratedLaunch>(&st))
+      tables += l->source.find("fp8c::rowsKernel<") != std::string::npos &&
+                l->source.find("kTabIn") != std::string::npos;
+  EXPECT_EQ(tables, 1) << "the gelu_grad row launch reads %h8 through a table";
+  o.tuning.fp8Tables = 0;
+  Expected<std::unique_ptr<Executable>> plain = compile(*mod->graphs()[0], o);
+  ASSERT_TRUE(plain.hasValue()) << plain.error();
+
+  std::map<std::string, HostTensor> in = inputsFor(**tabled, 29, c.m);
+  std::map<std::string, HostTensor> gpu = runOnDevice(**tabled, in, nullptr);
+  std::map<std::string, HostTensor> off = runOnDevice(**plain, in, nullptr);
+  std::map<std::string, HostTensor> cpu = runOnCpu((*tabled)->graph(), in);
+  ASSERT_TRUE(gpu.count("r") && off.count("r") && cpu.count("r"));
+  EXPECT_EQ(countBitMismatches(gpu["r"], off["r"]), 0) << "tables on against off";
+  int64_t beyond = 0;
+  for (size_t i = 0; i < cpu["r"].data.size(); ++i) {
+    const double want = cpu["r"].data[i], got = gpu["r"].data[i];
+    beyond += !(std::fabs(got - want) <= std::ldexp(std::fabs(want), -8)); // NaN fails
+  }
+  EXPECT_EQ(beyond, 0) << "elements more than one bf16 step from the interpreter";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GpuFp8TablesTest,
+                         ::testing::Values(TableCase{1, 4}, TableCase{37, 100},
+                                           TableCase{1000, 1000}, TableCase{4099, 256}),
+                         [](const ::testing::TestParamInfo<TableCase> &info) {
+                           return fmt::format("{}x{}", info.param.m, info.param.n);
+                         });
+
+} // namespace
+} // namespace fp8c
