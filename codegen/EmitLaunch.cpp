@@ -398,8 +398,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   gl.source = os.str();
   gl.buffers = slot.order();
   gl.blockThreads = 256;
-  // The FP8 table (rows.cuh's kTableBytes: 256 codes x 32 copies x 4 bytes).
-  gl.sharedBytes = d.tabIn >= 0 ? 256 * 32 * 4 : 0;
+  // The FP8 table: rows.cuh's kTableBytes, 256 codes x 32 copies x 4 bytes.
+  constexpr int64_t kFp8TableBytes = 256 * 32 * 4;
+  gl.sharedBytes = d.tabIn >= 0 ? kFp8TableBytes : 0;
   return gl;
 }
 

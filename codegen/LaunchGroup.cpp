@@ -151,11 +151,9 @@ std::string ExprBuilder::tabulatedGrad(const Op &def, Bcast bc) {
 std::string ExprBuilder::of(const Value *v, Bcast bc) {
   if (auto s = b_.slotOf_.find(v); s != b_.slotOf_.end())
     return "slot[" + std::to_string(s->second) + "]";
-  const Op *def = v->definingOp();
-  const bool expand =
-      def && b_.inScope(def) && b_.inlinable(def) && (v == root_ || !b_.materialized(v));
-  if (!expand)
+  if (!expands(v))
     return input(v, v->type().rank() == 0 ? Bcast::Scalar : bc);
+  const Op *def = v->definingOp();
   if (auto m = memo_.find(v); m != memo_.end())
     return m->second;
   if (def->kind() == OpKind::GeluGrad || def->kind() == OpKind::SiluGrad) {

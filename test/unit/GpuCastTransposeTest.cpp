@@ -140,15 +140,10 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
   Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
   ASSERT_TRUE(exe.hasValue()) << exe.error();
   // One launch does it all: the cast-transpose, not a cast followed by a transpose.
-  int transposeLaunches = 0, rowLaunches = 0;
-  for (const Step &st : (*exe)->plan().steps)
-    if (const auto *l = std::get_if<GeneratedLaunch>(&st)) {
-      transposeLaunches += l->source.find("fp8c::transposeKernel<") != std::string::npos;
-      rowLaunches += l->source.find("fp8c::rowsKernel<") != std::string::npos;
-    }
-  EXPECT_EQ(transposeLaunches, 1) << "the plan should fuse the cast into the transpose";
+  EXPECT_EQ(launchesWith(**exe, {"fp8c::transposeKernel<"}), 1)
+      << "the plan should fuse the cast into the transpose";
   if (c.form != Form::TransposeOnly) // (there the amax is a launch of its own)
-    EXPECT_EQ(rowLaunches, 0) << "no separate cast launch";
+    EXPECT_EQ(launchesWith(**exe, {"fp8c::rowsKernel<"}), 0) << "no separate cast launch";
   std::map<std::string, HostTensor> in = inputsFor(**exe, 17, c.m);
   if (in.count("am")) // s = 57344 / 2: values beyond 2 in magnitude saturate
     in["am"] = HostTensor::fromValues({}, DType::F32, {2.0f});
@@ -162,16 +157,7 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
       if (const auto *l = std::get_if<GeneratedLaunch>(&st))
         tables += l->source.find("kTabIn") != std::string::npos && l->sharedBytes == 32768;
     EXPECT_EQ(tables, 1) << "the gelu_grad launch reads its e4m3 input through a table";
-    o.tuning.fp8Tables = 0;
-    Expected<std::unique_ptr<Executable>> plain = compile(*mod->graphs()[0], o);
-    ASSERT_TRUE(plain.hasValue()) << plain.error();
-    for (const Step &st : (*plain)->plan().steps)
-      if (const auto *l = std::get_if<GeneratedLaunch>(&st))
-        EXPECT_EQ(l->source.find("kTabIn"), std::string::npos) << "fp8Tables = 0 has no table";
-    std::map<std::string, HostTensor> untabled = runOnDevice(**plain, in, nullptr);
-    for (const std::string &name : (*exe)->outputNames())
-      EXPECT_EQ(countBitMismatches(gpu[name], untabled[name]), 0)
-          << name << ": the table's result differs from the per-element derivative's";
+    expectTablesOffBitForBit(*mod->graphs()[0], o, in, gpu);
   }
   for (const std::string &name : (*exe)->outputNames()) {
     ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -120,6 +121,37 @@ inline int64_t nanCount(const HostTensor &t) {
   for (float v : t.data)
     n += std::isnan(v);
   return n;
+}
+
+/// The generated launches of exe's plan whose source contains every one of `needles`.
+inline int launchesWith(const Executable &exe, std::initializer_list<std::string> needles) {
+  int n = 0;
+  for (const Step &st : exe.plan().steps)
+    if (const auto *l = std::get_if<GeneratedLaunch>(&st)) {
+      bool all = true;
+      for (const std::string &s : needles)
+        all = all && l->source.find(s) != std::string::npos;
+      n += all;
+    }
+  return n;
+}
+
+/// Compiles `g` again with `o` and the FP8 tables off (ElementwiseTuning::fp8Tables = 0),
+/// expects no launch to read through a table, runs it on `in` and expects every output bit for
+/// bit the same as `tabled` (the outputs of the tables-on executable on the same inputs).
+inline void expectTablesOffBitForBit(const Graph &g, CompileOptions o,
+                                     const std::map<std::string, HostTensor> &in,
+                                     const std::map<std::string, HostTensor> &tabled) {
+  o.tuning.fp8Tables = 0;
+  Expected<std::unique_ptr<Executable>> plain = compile(g, o);
+  ASSERT_TRUE(plain.hasValue()) << plain.error();
+  EXPECT_EQ(launchesWith(**plain, {"kTabIn"}), 0) << "fp8Tables = 0 has no table";
+  std::map<std::string, HostTensor> off = runOnDevice(**plain, in, nullptr);
+  for (const std::string &name : (*plain)->outputNames()) {
+    ASSERT_TRUE(off.count(name) && tabled.count(name)) << name;
+    EXPECT_EQ(countBitMismatches(tabled.at(name), off.at(name)), 0)
+        << name << ": the table's result differs from the per-element evaluation's";
+  }
 }
 
 /// Captures what `work` enqueues on `stream` into a CUDA graph (global capture mode),
