@@ -11,6 +11,13 @@ launch each per round; the medians (CUDA events around the launch alone) are pri
 bytes the launch moves at that time. --after-gemm N runs an untimed f16 N^3 matmul before each
 timed launch (a training step's launches start right after a GEMM). For kernel development; the
 product is timed by fp8c-train-bench and fp8c-bench.
+
+A variant is NAME=DIR, optionally followed by `@B` (launch bounds, e.g. 256,4) and by comma-free
+`+key=value` options: `+entry=args` (the generated entry point as the runtime compiles it: Args
+by value, the default), `+entry=gridconst` (Args as a __grid_constant__ parameter) or
+`+entry=params` (the buffers as separate pointer parameters), and `+chunks=N` (a launch with
+column sums split into N chunks of tile rows instead of the generated count). The entry's form
+changes ptxas's register choice for the same body, so timings meant for the runtime use `args`.
 """
 import argparse
 import ctypes
@@ -67,23 +74,33 @@ def allocate(bufs, rng):
     return arrays
 
 
-def compile_variant(src, n, include, bounds):
-    entry = re.search(r'extern "C" __global__ void (__launch_bounds__\([^)]*\)) \w+\('
+def compile_variant(src, n, include, bounds, entry_form):
+    entry = re.search(r'extern "C" __global__ void (__launch_bounds__\([^)]*\)) (\w+)\('
                       r'fp8c::Args<\d+> args\) \{\n\s*(.*)\n\}', src)
     if not entry:
         sys.exit("kernel_ab: no generated entry point in the launch")
-    generated_bounds, body = entry.groups()
+    generated_bounds, name, body = entry.groups()
     bounds = f"__launch_bounds__({bounds})" if bounds else generated_bounds
-    # The buffers as separate parameters: like the generated entry's Args, they stay in the
-    # parameter bank (a pointer table in global memory would cost registers).
-    params = ", ".join(f"void *b{i}" for i in range(n))
-    ptrs = ", ".join(f"b{i}" for i in range(n))
-    code = src + f"""
+    head = src[:entry.start()]
+    if entry_form == "params":
+        # The buffers as separate parameters, gathered into Args in the body.
+        params = ", ".join(f"void *b{i}" for i in range(n))
+        ptrs = ", ".join(f"b{i}" for i in range(n))
+        code = head + f"""
 extern "C" __global__ void {bounds} ab_entry({params}, long long m) {{
   const fp8c::Args<{n}> args = {{{{{ptrs}}}, m}};
   {body}
 }}
 """
+    elif entry_form in ("args", "gridconst"):
+        qual = "const __grid_constant__ " if entry_form == "gridconst" else ""
+        code = head + f"""
+extern "C" __global__ void {bounds} ab_entry({qual}fp8c::Args<{n}> args) {{
+  {body}
+}}
+"""
+    else:
+        sys.exit(f"kernel_ab: unknown entry form {entry_form} (args, gridconst, params)")
     # Header variants whose transposes stage their inputs in dynamic shared memory (the cp.async
     # ring of bench/results/h200-2026-11-27c-staged-casts/staged-ring.patch, measured slower and
     # not kept) say how much through transpose.cuh's stagedSharedBytes.
@@ -101,19 +118,19 @@ extern "C" __global__ void ab_smem(int *o) { *o = fp8c::transpose::stagedSharedB
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(cubin)
     module = cp.RawModule(path=f.name)
-    fn = module.get_function("ab_entry")
+    fn = Entry(module.get_function("ab_entry"), entry_form)
     dyn = 0
     # A launch with an FP8 table (rows.cuh, kTabIn) asks for it in the plan's grid line.
     table = re.search(r"(\d+) B of dynamic shared memory", src)
     if table:
         dyn = int(table.group(1))
-        fn.max_dynamic_shared_size_bytes = dyn
+        fn.function.max_dynamic_shared_size_bytes = dyn
     if probe:
         out = cp.zeros(1, dtype=cp.int32)
         module.get_function("ab_smem")((1,), (1,), (out,))
         dyn = int(out.get()[0])
         # Static plus dynamic shared memory above 48 KiB needs the function's opt-in.
-        fn.max_dynamic_shared_size_bytes = dyn
+        fn.function.max_dynamic_shared_size_bytes = dyn
     return fn, dyn
 
 
@@ -142,6 +159,36 @@ def nvrtc_cubin(code, opts):
     return buf.raw
 
 
+class Entry:
+    """A variant's compiled entry point and the form of its parameters."""
+
+    def __init__(self, function, form):
+        self.function, self.form = function, form
+        self.num_regs, self.shared_size_bytes = function.num_regs, function.shared_size_bytes
+
+
+def launch(fn, grid, arrays, m, dyn):
+    """One launch of the variant's entry: Args<N> by value is packed as the runtime packs it (the
+    buffers' addresses, then M) and passed as the kernel's single parameter."""
+    if fn.form == "params":
+        fn.function((grid,), (256,), (*arrays, np.int64(m)), shared_mem=dyn)
+        return
+    packed = (ctypes.c_uint64 * (len(arrays) + 1))(*[a.data.ptr for a in arrays], m & (2**64 - 1))
+    params = (ctypes.c_void_p * 1)(ctypes.addressof(packed))
+    cp.cuda.driver.launchKernel(fn.function.kernel.ptr, grid, 1, 1, 256, 1, 1, dyn,
+                                cp.cuda.get_current_stream().ptr, ctypes.addressof(params), 0)
+
+
+def with_chunks(src, chunks):
+    """The launch with its column sums split into `chunks` chunks of tile rows."""
+    old = re.search(r"kColChunks = (\d+)", src)
+    if not old:
+        sys.exit("kernel_ab: +chunks on a launch without column sums")
+    src = src.replace(old.group(0), f"kColChunks = {chunks}")
+    # The partial sums buffer [chunks, cols] and the grid line's unit count.
+    return re.sub(r"(%colsum_partial\S* tensor<)\d+x", rf"\g<1>{chunks}x", src)
+
+
 def resident_grid(fn, dyn):
     dev = cp.cuda.Device()
     sms = dev.attributes["MultiProcessorCount"]
@@ -151,12 +198,25 @@ def resident_grid(fn, dyn):
     return min(8, by_regs, by_smem) * sms, fn.num_regs
 
 
+def parse_variant(text):
+    """NAME=DIR[@BOUNDS][+key=value ...] as (name, dir, bounds, {key: value})."""
+    name, rest = text.split("=", 1)
+    rest, *options = rest.split("+")
+    inc, _, bounds = rest.partition("@")
+    opts = dict(o.split("=", 1) for o in options)
+    unknown = set(opts) - {"entry", "chunks"}
+    if unknown:
+        sys.exit(f"kernel_ab: unknown variant options {sorted(unknown)} (entry, chunks)")
+    return name, inc, bounds, opts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cuda", help="output of fp8c --emit=cuda")
     ap.add_argument("--kernel", action="append", required=True, help="launch name (repeatable)")
     ap.add_argument("--variant", action="append", required=True,
-                    help="NAME=INCLUDE_DIR[@BOUNDS], BOUNDS replacing the launch bounds, e.g. 256,4")
+                    help="NAME=INCLUDE_DIR[@BOUNDS][+entry=args|gridconst|params][+chunks=N]: BOUNDS "
+                         "replace the launch bounds (e.g. 256,4); see the module's help")
     ap.add_argument("--m", type=int, default=0, help="the dynamic M (0: the graph's static size)")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--after-gemm", type=int, default=0, metavar="N",
@@ -169,15 +229,19 @@ def main():
           f"median of {args.reps} launches per variant, interleaved")
     for kernel in args.kernel:
         src = launch_source(text, kernel)
-        bufs = parse_buffers(src)
-        arrays = allocate(bufs, rng)
-        moved = sum(b["count"] * DTYPE_BYTES[b["dt"]] for b in bufs
+        specs = [parse_variant(v) for v in args.variant]
+        # The partial column sums are allocated for the most chunks any variant asks for.
+        most = max((int(o["chunks"]) for *_, o in specs if "chunks" in o), default=0)
+        generated = re.search(r"kColChunks = (\d+)", src)
+        sized = with_chunks(src, most) if generated and most > int(generated.group(1)) else src
+        bufs = parse_buffers(sized)
+        moved = sum(b["count"] * DTYPE_BYTES[b["dt"]] for b in parse_buffers(src)
                     if b["count"] > 4096)  # the tensors, read or written once
+        arrays = allocate(bufs, rng)
         variants = []
-        for v in args.variant:
-            name, inc = v.split("=", 1)
-            inc, _, bounds = inc.partition("@")
-            fn, dyn = compile_variant(src, len(bufs), inc, bounds)
+        for name, inc, bounds, opts in specs:
+            vsrc = with_chunks(src, int(opts["chunks"])) if "chunks" in opts else src
+            fn, dyn = compile_variant(vsrc, len(bufs), inc, bounds, opts.get("entry", "args"))
             grid, regs = resident_grid(fn, dyn)
             variants.append((name, fn, grid, regs, [], dyn))
         zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]
@@ -192,7 +256,7 @@ def main():
                 if args.after_gemm:
                     cp.matmul(ga, ga, out=gc)
                 start.record()
-                fn((grid,), (256,), (*arrays, np.int64(args.m)), shared_mem=dyn)
+                launch(fn, grid, arrays, args.m, dyn)
                 stop.record()
                 stop.synchronize()
                 if rep >= 2:
@@ -220,7 +284,7 @@ def snapshot(fn, grid, dyn, arrays, bufs, m, reads):
                and b["role"].split(",")[0] not in ("input", "state")]
     for i in written:
         arrays[i].fill(0)
-    fn((grid,), (256,), (*arrays, np.int64(m)), shared_mem=dyn)
+    launch(fn, grid, arrays, m, dyn)
     cp.cuda.Device().synchronize()
     return {i: cp.asnumpy(arrays[i]) for i in written}
 

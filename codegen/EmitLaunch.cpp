@@ -392,9 +392,16 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
                        : !coopTranspose ? "256"
                        : nFull == 1     ? "256, 4"
                                         : "256, 3";
-  os << "extern \"C\" __global__ void __launch_bounds__(" << bounds
-     << ") " << name << "(fp8c::Args<" << n
-     << "> args) {\n  " << body << "\n}\n";
+  // The (cast-)transposes take their Args as a __grid_constant__ parameter. The form of the entry
+  // changes ptxas's choices for the same body (H200, kernel_ab after a GEMM, the delayed MLP at
+  // 8192 tokens): the gelu_grad cast-transpose got 76 registers instead of 62 and took 192.4 us
+  // instead of 242.4 (3 resident blocks instead of 4: the registers buy loads in flight), and
+  // W2's 32 instead of 40 (67.7 against 71.3 us); the other launches measured the same. Not the
+  // per-output-row ones (rowwise, blockwise): held to 64 registers, they spilled 4-32 bytes.
+  const bool gridConstant = d.kind == LaunchKind::Transpose && !outRowScales;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << name << "("
+     << (gridConstant ? "const __grid_constant__ " : "") << "fp8c::Args<" << n << "> args) {\n  "
+     << body << "\n}\n";
   gl.source = os.str();
   gl.buffers = slot.order();
   gl.blockThreads = 256;

@@ -237,13 +237,15 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
 }
 
 // A training example's two fused halves lowered for sm_90a as compileTraining lowers them
-// (128 tokens), with the graphs they came from; nullopt (and a failure) when a stage fails.
+// (128 tokens unless told), with the graphs they came from; nullopt (and a failure) when a stage
+// fails.
 struct LoweredTraining {
   std::unique_ptr<Module> module;
   TrainingGraphs graphs;
   CompiledGraph forward, backward;
 };
-std::optional<LoweredTraining> lowerTraining(const char *file, const std::string &recipe) {
+std::optional<LoweredTraining> lowerTraining(const char *file, const std::string &recipe,
+                                             int64_t tokens = 128) {
   DiagnosticEngine diag;
   LoweredTraining l;
   l.module = parseModule(readExample(file), file, diag);
@@ -253,7 +255,7 @@ std::optional<LoweredTraining> lowerTraining(const char *file, const std::string
   }
   TrainingOptions o;
   o.recipe = recipe;
-  o.tokens = 128;
+  o.tokens = tokens;
   o.fuse = true;
   Expected<TrainingGraphs> t =
       buildTrainingGraphs(*l.module->graphs()[0], pipelineOptionsFor(o), diag);
@@ -359,6 +361,40 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(mf.pushing, 0);
   EXPECT_EQ(mb.state, 0);
   EXPECT_EQ(mb.pushing, 2) << "dY and dh";
+}
+
+// The cast-transposes of the MLP's step at 8192 tokens (128 tile rows), every recipe: a launch
+// with fused column sums splits its tile rows into units of at least 4 (dY: 32 chunks, not 66),
+// and one with a tensor scale takes its Args as a __grid_constant__ parameter, while the
+// per-output-row ones (the unskewed tile) take them plainly (EmitLaunch, LaunchGroup).
+TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
+  for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+    SCOPED_TRACE(recipe);
+    std::optional<LoweredTraining> l = lowerTraining("mlp.mlir", recipe, 8192);
+    ASSERT_TRUE(l.has_value());
+    int transposes = 0, withSums = 0;
+    for (const LaunchPlan *p : {&l->forward.plan, &l->backward.plan})
+      for (const Step &s : p->steps) {
+        const auto *gl = std::get_if<GeneratedLaunch>(&s);
+        if (!gl || gl->source.find("fp8c::transposeKernel<") == std::string::npos)
+          continue;
+        ++transposes;
+        const std::string &src = gl->source;
+        const bool perRow = src.find("kSkewTile = false") != std::string::npos;
+        EXPECT_EQ(src.find("(const __grid_constant__ fp8c::Args<") != std::string::npos, !perRow)
+            << gl->entry;
+        const size_t at = src.find("kColChunks = ");
+        if (at == std::string::npos)
+          continue;
+        ++withSums;
+        const int chunks = std::stoi(src.substr(at + 13));
+        const int tileRows = 8192 / 64, perUnit = (tileRows + chunks - 1) / chunks;
+        EXPECT_GE(perUnit, 4) << gl->entry << ": " << chunks << " chunks";
+        EXPECT_LE(chunks * perUnit - tileRows, perUnit - 1) << "no chunk without rows";
+      }
+    EXPECT_GE(transposes, 4) << "x, w1, w2 and dY at least";
+    EXPECT_EQ(withSums, 2) << "b2's sums in dY's launch, b1's in the gelu_grad or GELU's one";
+  }
 }
 
 // "_bwdfast" for bwd_fast_accum=true, "_e4m3" / "_input" for gelu_saved.

@@ -48,8 +48,9 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // CHECK-NEXT: %h_grad_scale, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
 // CHECK: fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::geluTanhGrad(x[0], x[1]))
 // CHECK: static constexpr fp8c::OutDesc kColSum =
-// Cooperative cast-transposes ask for 4 resident blocks with one input, 3 with two.
-// CHECK: __launch_bounds__(256, 3) fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose
+// Cooperative cast-transposes ask for 4 resident blocks with one input, 3 with two; a
+// (cast-)transpose with a tensor scale takes its Args as a __grid_constant__ parameter.
+// CHECK: __launch_bounds__(256, 3) fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose(const __grid_constant__ fp8c::Args<
 // CHECK-NOT: colSumKernel
 
 // ROW-LABEL: fp8c CUDA for @mlp_fwd
@@ -63,9 +64,10 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // ROW: static constexpr fp8c::CastDesc kRowCast =
 // ROW-NEXT: fp8c::CastDesc::to({{[0-9]+}}, fp8c::Dt::E4M3, 256, fp8c::Gran::Row, 1)
 // ROW-NEXT: .localScale(fp8c::Dt::E4M3, 0, false).scaleOut({{[0-9]+}}).invOut({{[0-9]+}}, fp8c::InvLayout::RowMajor).amaxOut(
-// Per-output-row casts keep the unskewed staging tile (ptxas holds them at 64 registers).
+// Per-output-row casts keep the unskewed staging tile (ptxas holds them at 64 registers), and
+// Args by value (as a __grid_constant__ parameter they spilled).
 // ROW: static constexpr bool kSkewTile = false;
-// ROW: __launch_bounds__(256, 4) fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose
+// ROW: __launch_bounds__(256, 4) fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose(fp8c::Args<
 // ROW: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.gelu %g, fp8.transpose %g_t, fp8.amax %g_t_amax, fp8.scale
 // ROW-NEXT: %g_t_scale, fp8.cast %g_t_fp8, fp8.amax %g_amax, fp8.scale %g_scale, fp8.cast %g_fp8
 // ROW: fp8c::op::geluTanh(x[0])
