@@ -13,11 +13,12 @@ timed launch (a training step's launches start right after a GEMM). For kernel d
 product is timed by fp8c-train-bench and fp8c-bench.
 
 A variant is NAME=DIR, optionally followed by `@B` (launch bounds, e.g. 256,4) and by comma-free
-`+key=value` options: `+entry=args` (the generated entry point as the runtime compiles it: Args
-by value, the default), `+entry=gridconst` (Args as a __grid_constant__ parameter) or
-`+entry=params` (the buffers as separate pointer parameters), and `+chunks=N` (a launch with
-column sums split into N chunks of tile rows instead of the generated count). The entry's form
-changes ptxas's register choice for the same body, so timings meant for the runtime use `args`.
+`+key=value` options: `+entry=generated` (the default: the entry point's form as generated,
+which the runtime compiles), `+entry=args` (Args by value), `+entry=gridconst` (Args as a
+__grid_constant__ parameter) or `+entry=params` (the buffers as separate pointer parameters), and
+`+chunks=N` (a launch with column sums split into N chunks of tile rows instead of the generated
+count). The entry's form changes ptxas's register choice for the same body, so timings meant for
+the runtime keep the generated form.
 """
 import argparse
 import ctypes
@@ -76,10 +77,12 @@ def allocate(bufs, rng):
 
 def compile_variant(src, n, include, bounds, entry_form):
     entry = re.search(r'extern "C" __global__ void (__launch_bounds__\([^)]*\)) (\w+)\('
-                      r'fp8c::Args<\d+> args\) \{\n\s*(.*)\n\}', src)
+                      r'(const __grid_constant__ )?fp8c::Args<\d+> args\) \{\n\s*(.*)\n\}', src)
     if not entry:
         sys.exit("kernel_ab: no generated entry point in the launch")
-    generated_bounds, name, body = entry.groups()
+    generated_bounds, name, generated_qual, body = entry.groups()
+    if entry_form == "generated":
+        entry_form = "gridconst" if generated_qual else "args"
     bounds = f"__launch_bounds__({bounds})" if bounds else generated_bounds
     head = src[:entry.start()]
     if entry_form == "params":
@@ -100,7 +103,7 @@ extern "C" __global__ void {bounds} ab_entry({qual}fp8c::Args<{n}> args) {{
 }}
 """
     else:
-        sys.exit(f"kernel_ab: unknown entry form {entry_form} (args, gridconst, params)")
+        sys.exit(f"kernel_ab: unknown entry form {entry_form} (generated, args, gridconst, params)")
     # Header variants whose transposes stage their inputs in dynamic shared memory (the cp.async
     # ring of bench/results/h200-2026-11-27c-staged-casts/staged-ring.patch, measured slower and
     # not kept) say how much through transpose.cuh's stagedSharedBytes.
@@ -215,8 +218,9 @@ def main():
     ap.add_argument("cuda", help="output of fp8c --emit=cuda")
     ap.add_argument("--kernel", action="append", required=True, help="launch name (repeatable)")
     ap.add_argument("--variant", action="append", required=True,
-                    help="NAME=INCLUDE_DIR[@BOUNDS][+entry=args|gridconst|params][+chunks=N]: BOUNDS "
-                         "replace the launch bounds (e.g. 256,4); see the module's help")
+                    help="NAME=INCLUDE_DIR[@BOUNDS][+entry=generated|args|gridconst|params]"
+                         "[+chunks=N]: BOUNDS replace the launch bounds (e.g. 256,4); see the "
+                         "module's help")
     ap.add_argument("--m", type=int, default=0, help="the dynamic M (0: the graph's static size)")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--after-gemm", type=int, default=0, metavar="N",
@@ -241,7 +245,7 @@ def main():
         variants = []
         for name, inc, bounds, opts in specs:
             vsrc = with_chunks(src, int(opts["chunks"])) if "chunks" in opts else src
-            fn, dyn = compile_variant(vsrc, len(bufs), inc, bounds, opts.get("entry", "args"))
+            fn, dyn = compile_variant(vsrc, len(bufs), inc, bounds, opts.get("entry", "generated"))
             grid, regs = resident_grid(fn, dyn)
             variants.append((name, fn, grid, regs, [], dyn))
         zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]
