@@ -507,13 +507,19 @@ void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
   d.colSumDt = cs.result()->type().dtype();
   // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of an
   // H100/H200 (132 SMs x 8 blocks), so the last wave is short. With a static row count (a
-  // training step compiled for its token count), at least 4 tile rows per unit: a unit ends
-  // with four barriers, a fence, an atomic and a row of partial sums (H200, kernel_ab, the delayed
-  // MLP's dY at 8192 tokens: 2 rows per unit 49.2 us, 4 rows 45.3 us, 8 rows 47.3 us).
+  // training step compiled for its token count), every chunk has rows, and a unit has at least
+  // 4 of them where that still leaves a unit per resident block: a unit ends with four
+  // barriers, a fence, an atomic and a row of partial sums (H200, kernel_ab, the delayed MLP's
+  // dY at 8192 tokens: 2 rows per unit 49.2 us, 4 rows 45.3 us, 8 rows 47.3 us).
+  constexpr int64_t kResident = 132 * 8;
   const int64_t tileCols = ceilDiv(d.cols, 64);
-  int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * 1056, tileCols), 1, 256);
-  if (d.rows.perM == 0)
-    chunks = std::clamp<int64_t>(ceilDiv(ceilDiv(d.rows.fixed, 64), 4), 1, chunks);
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * kResident, tileCols), 1, 256);
+  if (d.rows.perM == 0) {
+    const int64_t tileRows = std::max<int64_t>(1, ceilDiv(d.rows.fixed, 64));
+    const int64_t fine = ceilDiv(tileRows, std::min(chunks, tileRows)); // rows per unit
+    const int64_t coarse = std::clamp<int64_t>(tileRows * tileCols / kResident, 1, 4);
+    chunks = ceilDiv(tileRows, std::max(fine, coarse));
+  }
   d.colSumChunks = static_cast<int>(chunks);
   d.partialBuf = lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
   d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);

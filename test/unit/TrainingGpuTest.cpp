@@ -363,38 +363,44 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(mb.pushing, 2) << "dY and dh";
 }
 
-// The cast-transposes of the MLP's step at 8192 tokens (128 tile rows), every recipe: a launch
-// with fused column sums splits its tile rows into units of at least 4 (dY: 32 chunks, not 66),
-// and one with a tensor scale takes its Args as a __grid_constant__ parameter, while the
-// per-output-row ones (the unskewed tile) take them plainly (EmitLaunch, LaunchGroup).
+// The cast-transposes of the MLP's step, every recipe: one with a tensor scale takes its Args as
+// a __grid_constant__ parameter, while the per-output-row ones (the unskewed tile) take them
+// plainly (EmitLaunch). A launch with fused column sums splits its tile rows into chunks
+// (LaunchGroup): at 8192 tokens (128 tile rows) units of at least 4 tile rows (dY: 32 chunks,
+// not 66); at 512 tokens (8 tile rows, fewer units than resident blocks) one tile row each.
 TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
-  for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
-    SCOPED_TRACE(recipe);
-    std::optional<LoweredTraining> l = lowerTraining("mlp.mlir", recipe, 8192);
-    ASSERT_TRUE(l.has_value());
-    int transposes = 0, withSums = 0;
-    for (const LaunchPlan *p : {&l->forward.plan, &l->backward.plan})
-      for (const Step &s : p->steps) {
-        const auto *gl = std::get_if<GeneratedLaunch>(&s);
-        if (!gl || gl->source.find("fp8c::transposeKernel<") == std::string::npos)
-          continue;
-        ++transposes;
-        const std::string &src = gl->source;
-        const bool perRow = src.find("kSkewTile = false") != std::string::npos;
-        EXPECT_EQ(src.find("(const __grid_constant__ fp8c::Args<") != std::string::npos, !perRow)
-            << gl->entry;
-        const size_t at = src.find("kColChunks = ");
-        if (at == std::string::npos)
-          continue;
-        ++withSums;
-        const int chunks = std::stoi(src.substr(at + 13));
-        const int tileRows = 8192 / 64, perUnit = (tileRows + chunks - 1) / chunks;
-        EXPECT_GE(perUnit, 4) << gl->entry << ": " << chunks << " chunks";
-        EXPECT_LE(chunks * perUnit - tileRows, perUnit - 1) << "no chunk without rows";
-      }
-    EXPECT_GE(transposes, 4) << "x, w1, w2 and dY at least";
-    EXPECT_EQ(withSums, 2) << "b2's sums in dY's launch, b1's in the gelu_grad or GELU's one";
-  }
+  for (const int64_t tokens : {8192, 512})
+    for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
+      SCOPED_TRACE(std::string(recipe) + " " + std::to_string(tokens) + " tokens");
+      std::optional<LoweredTraining> l = lowerTraining("mlp.mlir", recipe, tokens);
+      ASSERT_TRUE(l.has_value());
+      int transposes = 0, withSums = 0;
+      for (const LaunchPlan *p : {&l->forward.plan, &l->backward.plan})
+        for (const Step &s : p->steps) {
+          const auto *gl = std::get_if<GeneratedLaunch>(&s);
+          if (!gl || gl->source.find("fp8c::transposeKernel<") == std::string::npos)
+            continue;
+          ++transposes;
+          const std::string &src = gl->source;
+          const bool perRow = src.find("kSkewTile = false") != std::string::npos;
+          EXPECT_EQ(src.find("(const __grid_constant__ fp8c::Args<") != std::string::npos, !perRow)
+              << gl->entry;
+          const size_t at = src.find("kColChunks = ");
+          if (at == std::string::npos)
+            continue;
+          ++withSums;
+          const int chunks = std::stoi(src.substr(at + 13));
+          const int tileRows = static_cast<int>(tokens / 64),
+                    perUnit = (tileRows + chunks - 1) / chunks;
+          if (tokens == 8192)
+            EXPECT_GE(perUnit, 4) << gl->entry << ": " << chunks << " chunks";
+          else
+            EXPECT_EQ(chunks, tileRows) << gl->entry;
+          EXPECT_LE(chunks * perUnit - tileRows, perUnit - 1) << "no chunk without rows";
+        }
+      EXPECT_GE(transposes, 4) << "x, w1, w2 and dY at least";
+      EXPECT_EQ(withSums, 2) << "b2's sums in dY's launch, b1's in the gelu_grad or GELU's one";
+    }
 }
 
 // "_bwdfast" for bwd_fast_accum=true, "_e4m3" / "_input" for gelu_saved.
