@@ -11,8 +11,6 @@
 namespace fp8c::codegen {
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 int pow2Ceil(int64_t x) {
   int p = 1;
   while (p < x && p < 256)

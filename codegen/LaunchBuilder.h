@@ -1,6 +1,6 @@
 // Internal to codegen/: the builder that turns a set of region ops into launches
-// (LaunchBuilder.cpp: grouping and ordering; LaunchGroup.cpp: one group's launch and the
-// pointwise expression of its value).
+// (LaunchBuilder.cpp: grouping and ordering; LaunchGroup.cpp: one group's launch;
+// ExprBuilder.cpp: the pointwise expression of its value).
 #pragma once
 
 #include "codegen/LowerInternal.h"
