@@ -188,7 +188,7 @@ def with_chunks(src, chunks):
     if not old:
         sys.exit("kernel_ab: +chunks on a launch without column sums")
     src = src.replace(old.group(0), f"kColChunks = {chunks}")
-    # The partial sums buffer [chunks, cols] and the grid line's unit count.
+    # The partial sums buffer [chunks, cols] (the grid is the resident one, as for any variant).
     return re.sub(r"(%colsum_partial\S* tensor<)\d+x", rf"\g<1>{chunks}x", src)
 
 
