@@ -324,7 +324,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   case LaunchKind::ColSum:
     header = "fp8c/colsum.cuh";
     body = "fp8c::colSumKernel<Spec>(args);";
-    gl.grid = GridRule{AffineM{0, ceilDiv(d.cols, 256 * 8) * d.colSumChunks}, 1, true, false};
+    gl.grid =
+        GridRule{AffineM{0, ceilDiv(d.cols, kColSumSlabCols) * d.colSumChunks}, 1, true, false};
     break;
   case LaunchKind::CompactCopy:
     header = "fp8c/copy_compact.cuh";

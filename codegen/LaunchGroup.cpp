@@ -438,15 +438,18 @@ Status LaunchBuilder::lowerColSum(const Group &g, std::vector<LaunchDesc> &out) 
   d.storeBuf = lw_.bufferOf(g.v);
   d.storeDt = g.v->type().dtype();
   d.storeLd = d.cols;
-  // Enough (strip, chunk) work items to fill an H100/H200 (132 SMs x 8 blocks), chunks of at
-  // least 16 rows where the row count is known (a dynamic M is assumed to be large).
-  const int64_t strips = ceilDiv(d.cols, 256 * 8);
-  int64_t chunks = std::clamp<int64_t>(ceilDiv(1056, strips), 1, 256);
+  // (slab, chunk) work items: at least enough to fill an H100/H200 (132 SMs x 8 blocks), and
+  // chunks of about 256 rows (16 per row lane), so that a launch of several waves ends with a
+  // small partial one; but chunks of at least 128 rows (a row lane's 8 loads in flight) where
+  // the row count is known (a dynamic M is taken as 8192 rows).
+  const int64_t slabs = ceilDiv(d.cols, kColSumSlabCols);
+  const int64_t rows = d.rows.perM == 0 ? d.rows.fixed : 8192;
+  int64_t chunks = std::clamp<int64_t>(std::max(ceilDiv(1056, slabs), ceilDiv(rows, 256)), 1, 256);
   if (d.rows.perM == 0)
-    chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 16), 1, chunks);
+    chunks = std::clamp<int64_t>(ceilDiv(d.rows.fixed, 128), 1, chunks);
   d.colSumChunks = static_cast<int>(chunks);
   d.partialBuf = lw_.newTemp("colsum_partial", TensorType({chunks, d.cols}, DType::F32));
-  d.counterBuf = lw_.newTemp("colsum_counter", TensorType({strips}, DType::I32), 0, true);
+  d.counterBuf = lw_.newTemp("colsum_counter", TensorType({slabs}, DType::I32), 0, true);
   d.suffix = role_.empty() ? "col_sum" : role_;
   out.push_back(std::move(d));
   return Status::ok();

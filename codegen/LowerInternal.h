@@ -25,6 +25,9 @@ namespace fp8c::codegen {
 /// a / b rounded up (a >= 0, b > 0): tile and chunk counts.
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Columns per block of a ColSum launch (colsum.cuh: 16 column groups of kE = 8).
+constexpr int64_t kColSumSlabCols = 128;
+
 /// Where a GEMM wants the inverse of a scale (cuBLASLt's layouts; see CublasLtGemm).
 enum class InvLayout { RowMajor, KBlockMajor, RowMajorPad4 };
 

@@ -16,8 +16,11 @@ The step is `y = model(x); y.backward(dy)` with x.requires_grad (fp8c's step ret
 gradients are set to None before each step so nothing accumulates. Timing as fp8c-train-bench:
 a CUDA event pair around each step, warm-up excluded, median of --reps steps.
 
+With --profile, each variant's step also runs under torch.profiler (after the timing) and
+the CUDA kernels are printed with their time per step, the peer of fp8c-train-bench --profile.
+
 usage: torch_train.py --json OUT.json [--tokens 8192] [--reps 20] [--graphs linear,mlp]
-                      [--recipes tensorwise,rowwise] [--bf16-compile]
+                      [--recipes tensorwise,rowwise] [--bf16-compile] [--profile]
 """
 import argparse
 import json
@@ -85,6 +88,31 @@ def time_steps(model, x, dy, reps, warmup=5):
             "p90_us": times[(len(times) * 9) // 10], "reps": len(times)}
 
 
+def profile_steps(model, x, dy, steps=5):
+    """Per-kernel CUDA time of one step (mean over `steps` profiled steps), largest first."""
+    from torch.profiler import ProfilerActivity, profile
+
+    def step():
+        x.grad = None
+        for p in model.parameters():
+            p.grad = None
+        model(x).backward(dy)
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    rows = []
+    for ev in prof.key_averages():
+        us = getattr(ev, "self_device_time_total", None)
+        if us is None:
+            us = getattr(ev, "self_cuda_time_total", 0.0)
+        if us > 0:
+            rows.append((us / steps, ev.count // steps, ev.key))
+    rows.sort(reverse=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
@@ -93,6 +121,7 @@ def main():
     ap.add_argument("--graphs", default="linear,mlp")
     ap.add_argument("--recipes", default="tensorwise")
     ap.add_argument("--bf16-compile", action="store_true")
+    ap.add_argument("--profile", action="store_true")
     opts = ap.parse_args()
     dev = torch.cuda.get_device_properties(0)
     info = {"device": dev.name, "torch": torch.__version__, "tokens": opts.tokens,
@@ -122,6 +151,13 @@ def main():
             print(f"{graph:12s} {variant:20s} median {row['median_us']:9.1f} us  p10 "
                   f"{row['p10_us']:9.1f}  p90 {row['p90_us']:9.1f}  ({row['reps']} steps, "
                   f"setup {row['setup_s']:.1f} s)", flush=True)
+            if opts.profile:
+                kernels = profile_steps(model, x, dy)
+                row["kernels"] = [{"us": us, "calls": n, "name": k} for us, n, k in kernels]
+                print(f"{graph:12s} {variant:20s} per-kernel profile "
+                      f"(total {sum(us for us, _, _ in kernels):.1f} us per step)", flush=True)
+                for us, n, k in kernels:
+                    print(f"    {us:9.1f} us  x{n}  {k[:110]}", flush=True)
         except Exception as e:  # noqa: BLE001 - a failing variant is a row with its error
             row["error"] = f"{type(e).__name__}: {e}"
             print(f"{graph:12s} {variant:20s} FAILS: {row['error']}", flush=True)
@@ -137,7 +173,7 @@ def main():
             emit(graph, "torch.bf16.compile", lambda: torch.compile(base()))
         if info["torchao"] is None:
             continue
-        for recipe in opts.recipes.split(","):
+        for recipe in filter(None, opts.recipes.split(",")):
             def fp8(recipe=recipe):
                 cfg = Float8LinearConfig.from_recipe_name(recipe)
                 return torch.compile(convert_to_float8_training(base(), config=cfg))

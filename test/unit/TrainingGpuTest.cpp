@@ -416,69 +416,60 @@ std::string optionsName(const TrainCase &c) {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(ExamplesRecipes, GpuTrainingTest,
-                         ::testing::Values(TrainCase{"linear.mlir", "tensorwise"},
-                                           TrainCase{"linear.mlir", "delayed"},
-                                           TrainCase{"linear.mlir", "rowwise"},
-                                           TrainCase{"linear.mlir", "blockwise"},
-                                           TrainCase{"linear.mlir", "none"},
-                                           TrainCase{"mlp.mlir", "tensorwise"},
-                                           TrainCase{"mlp.mlir", "delayed"},
-                                           TrainCase{"mlp.mlir", "rowwise"},
-                                           TrainCase{"mlp.mlir", "blockwise"},
-                                           TrainCase{"mlp.mlir", "none"},
-                                           TrainCase{"swiglu_small", "tensorwise"},
-                                           TrainCase{"swiglu_small", "delayed"},
-                                           TrainCase{"swiglu_small", "rowwise"},
-                                           TrainCase{"swiglu_small", "blockwise"},
-                                           TrainCase{"swiglu_small", "none"},
-                                           // tile rows split into several column-sum chunks,
-                                           // and a row tail (1000 = 15 * 64 + 40)
-                                           TrainCase{"swiglu_small", "tensorwise", 1000},
-                                           TrainCase{"swiglu_small", "delayed", 1000},
-                                           TrainCase{"mlp_small", "tensorwise", 1000},
-                                           TrainCase{"mlp_small", "delayed", 1000},
-                                           // rowwise / blockwise cast-transposes with local
-                                           // per-column (per-128-row-block) scales: 1000
-                                           // rows end in a partial 128-row block
-                                           TrainCase{"swiglu_small", "rowwise", 1000},
-                                           TrainCase{"swiglu_small", "blockwise", 1000},
-                                           TrainCase{"mlp_small", "rowwise", 1000},
-                                           TrainCase{"mlp_small", "blockwise", 1000},
-                                           // the delayed MLP's first GEMM with the GELU, its
-                                           // FP8 cast and transpose and the e4m3 copy of its
-                                           // input (gelu_saved=e4m3) in the generated epilogue
-                                           // (auto too: only it writes the copy), at a row tail
-                                           // too; with gelu_saved=input it writes the bf16
-                                           // input (auto: cuBLASLt plus a transpose launch at
-                                           // 128 tokens, untuned)
-                                           TrainCase{"mlp.mlir", "delayed", 128, "generated"},
-                                           TrainCase{"mlp.mlir", "delayed", 1000, "generated"},
-                                           TrainCase{"mlp.mlir", "delayed", 1000, "generated",
-                                                     "gelu_saved=input"},
-                                           // on cuBLASLt the GELU cast-transpose writes the
-                                           // e4m3 copy from the input it reads (kCopy); with
-                                           // current scaling its cooperative second phase does
-                                           TrainCase{"mlp.mlir", "delayed", 1000, "cublaslt"},
-                                           TrainCase{"mlp.mlir", "tensorwise", 1000, "",
-                                                     "gelu_saved=e4m3"},
-                                           // the second layer's dgrad GEMM takes gelu_grad
-                                           // (the saved h read in its epilogue), the cast,
-                                           // amax, transpose and db1's column sums: above on
-                                           // the generated GEMM, at 128 tokens (auto, untuned)
-                                           // on cuBLASLt plus the cast-transpose launch, here
-                                           // tuned (auto measures the two), with fast
-                                           // accumulation in the backward
-                                           TrainCase{"mlp.mlir", "delayed", 1000, "",
-                                                     "bwd_fast_accum=true gelu_saved=input"}),
-                         [](const auto &info) {
-                           std::string f = info.param.file;
-                           const std::string backend = info.param.backend;
-                           return f.substr(0, f.find('.')) + "_" + info.param.recipe +
-                                  (info.param.tokens != 128
-                                       ? "_m" + std::to_string(info.param.tokens)
-                                       : "") +
-                                  (backend.empty() ? "" : "_" + backend) + optionsName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    ExamplesRecipes, GpuTrainingTest,
+    ::testing::Values(
+        TrainCase{"linear.mlir", "tensorwise"}, TrainCase{"linear.mlir", "delayed"},
+        TrainCase{"linear.mlir", "rowwise"}, TrainCase{"linear.mlir", "blockwise"},
+        TrainCase{"linear.mlir", "none"}, TrainCase{"mlp.mlir", "tensorwise"},
+        TrainCase{"mlp.mlir", "delayed"}, TrainCase{"mlp.mlir", "rowwise"},
+        TrainCase{"mlp.mlir", "blockwise"}, TrainCase{"mlp.mlir", "none"},
+        TrainCase{"swiglu_small", "tensorwise"}, TrainCase{"swiglu_small", "delayed"},
+        TrainCase{"swiglu_small", "rowwise"}, TrainCase{"swiglu_small", "blockwise"},
+        TrainCase{"swiglu_small", "none"},
+        // tile rows split into several column-sum chunks,
+        // and a row tail (1000 = 15 * 64 + 40)
+        TrainCase{"swiglu_small", "tensorwise", 1000}, TrainCase{"swiglu_small", "delayed", 1000},
+        TrainCase{"mlp_small", "tensorwise", 1000}, TrainCase{"mlp_small", "delayed", 1000},
+        // the bf16 step's standalone column sums
+        // (colsum.cuh): 8 chunks of 125 rows, row lanes
+        // of 8 rows (loads ahead) and of 7 (one at a
+        // time), a column tail, an unaligned pitch (300)
+        TrainCase{"mlp_small", "none", 1000},
+        // rowwise / blockwise cast-transposes with local
+        // per-column (per-128-row-block) scales: 1000
+        // rows end in a partial 128-row block
+        TrainCase{"swiglu_small", "rowwise", 1000}, TrainCase{"swiglu_small", "blockwise", 1000},
+        TrainCase{"mlp_small", "rowwise", 1000}, TrainCase{"mlp_small", "blockwise", 1000},
+        // the delayed MLP's first GEMM with the GELU, its
+        // FP8 cast and transpose and the e4m3 copy of its
+        // input (gelu_saved=e4m3) in the generated epilogue
+        // (auto too: only it writes the copy), at a row tail
+        // too; with gelu_saved=input it writes the bf16
+        // input (auto: cuBLASLt plus a transpose launch at
+        // 128 tokens, untuned)
+        TrainCase{"mlp.mlir", "delayed", 128, "generated"},
+        TrainCase{"mlp.mlir", "delayed", 1000, "generated"},
+        TrainCase{"mlp.mlir", "delayed", 1000, "generated", "gelu_saved=input"},
+        // on cuBLASLt the GELU cast-transpose writes the
+        // e4m3 copy from the input it reads (kCopy); with
+        // current scaling its cooperative second phase does
+        TrainCase{"mlp.mlir", "delayed", 1000, "cublaslt"},
+        TrainCase{"mlp.mlir", "tensorwise", 1000, "", "gelu_saved=e4m3"},
+        // the second layer's dgrad GEMM takes gelu_grad
+        // (the saved h read in its epilogue), the cast,
+        // amax, transpose and db1's column sums: above on
+        // the generated GEMM, at 128 tokens (auto, untuned)
+        // on cuBLASLt plus the cast-transpose launch, here
+        // tuned (auto measures the two), with fast
+        // accumulation in the backward
+        TrainCase{"mlp.mlir", "delayed", 1000, "", "bwd_fast_accum=true gelu_saved=input"}),
+    [](const auto &info) {
+      std::string f = info.param.file;
+      const std::string backend = info.param.backend;
+      return f.substr(0, f.find('.')) + "_" + info.param.recipe +
+             (info.param.tokens != 128 ? "_m" + std::to_string(info.param.tokens) : "") +
+             (backend.empty() ? "" : "_" + backend) + optionsName(info.param);
+    });
 
 } // namespace
