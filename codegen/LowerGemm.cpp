@@ -60,6 +60,15 @@ bool isYielded(const Value *v) {
   return false;
 }
 
+// Whether a tensor amax of `v` is among the kernel's ops.
+bool tensorAmaxIn(const Value *v, const Op &kernel) {
+  for (const Op *u : v->users())
+    if (u->kind() == OpKind::Amax && u->operand(0) == v && u->strAttr("granularity") == "tensor" &&
+        u->parentOp() == &kernel)
+      return true;
+  return false;
+}
+
 std::pair<Op *, Op *> knownScaleCastOf(const Value *v, const std::set<const Op *> &mains) {
   Op *castD = nullptr, *amaxD = nullptr;
   int others = 0;
@@ -232,8 +241,12 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
     bool fuse = u && tail->numUses() == 1 && !isYielded(tail) && (gelu || u->kind() == OpKind::Relu);
     // FP8: the planner fuses it where the generated GEMM may run the kernel (FusionPlanner's
     // auxGelu).
+    // With current scaling (no cast of the GELU in the kernel, its tensor amax is): the
+    // generated GEMM writes the bf16 GELU and its amax beside the pre-activation.
     if (!fuse && gelu && extraOk && tensorScales && tail->numUses() == 2 && isYielded(tail) &&
-        (!fp8 || castDOf(u->result()).first)) {
+        (!fp8 || castDOf(u->result()).first ||
+         (generatedCapable && Lowerer::colsOf(tail->type()) % 16 == 0 &&
+          tensorAmaxIn(u->result(), kernel)))) {
       a.aux = tail;
       fuse = true;
     }
@@ -357,10 +370,11 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
         }
     }
   }
-  if ((rowEpilogue || a.residual) && !a.amaxD) {
+  const bool auxAmax = fp8 && a.aux && !a.castD;
+  if ((rowEpilogue || a.residual || auxAmax) && !a.amaxD) {
     // The amax of D (per row, or of the tensor), D not cast: the rowwise cast that follows
-    // takes its scale from it, or (a residual add with tensor scales) the tensorwise cast of
-    // the next GEMM's input.
+    // takes its scale from it, or (a residual add, or a GELU beside its pre-activation, with
+    // tensor scales) the tensorwise cast of the next GEMM's input.
     for (Op *u : tail->users()) {
       const std::string gran = u->kind() == OpKind::Amax ? u->strAttr("granularity") : "";
       if ((gran == "row" || gran == "tensor") && !a.amaxD && u->operand(0) == tail &&
@@ -375,8 +389,10 @@ GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCap
   // With row scales, cuBLASLt (outer-vector mode) takes no activation or amax: those make the
   // step the generated GEMM's, unless they follow a residual add, which the fallback launches
   // compute from cuBLASLt's result with everything after it.
-  a.needsGenerated =
-      (rowEpilogue && !a.fused.empty() && a.fused.front() != a.epiFirst) || a.auxCopy != nullptr;
+  // A bf16 GELU beside its pre-activation with the GELU's amax: cuBLASLt takes no amax of a
+  // bf16 D.
+  a.needsGenerated = (rowEpilogue && !a.fused.empty() && a.fused.front() != a.epiFirst) ||
+                     a.auxCopy != nullptr || (auxAmax && a.amaxD);
   a.written[0] = tail;
   for (Op *op : epi)
     if (!fused.count(op))

@@ -55,6 +55,24 @@ void chooseBackend(PlannedKernel &k) {
       k.backendReason = why;
     }
   }
+  // The GELU beside its pre-activation (written out: the training step saves it) with the
+  // GELU's amax and no cast in the kernel (current scaling): only the generated GEMM takes the
+  // amax of its bf16 D.
+  bool auxGelu = false, cast = false, amax = false;
+  for (Op *op : k.ops) {
+    if (k.roles[op] != OpRole::Epilogue)
+      continue;
+    cast |= op->kind() == OpKind::Cast;
+    amax |= op->kind() == OpKind::Amax;
+    if (op->kind() == OpKind::Gelu)
+      for (Op *u : op->operand(0)->users())
+        auxGelu |= !k.roles.count(u);
+  }
+  if (auxGelu && amax && !cast) {
+    k.backend = "generated";
+    k.backendReason = "the generated GEMM writes the bf16 GELU, its amax and its input (cuBLASLt "
+                      "takes the amax of an FP8 D only)";
+  }
   if (mains > 1) {
     k.backend = "generated";
     k.backendReason = "dual GEMM (gate and up share A) with a swiglu epilogue";

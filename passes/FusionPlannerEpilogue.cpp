@@ -62,6 +62,15 @@ bool castKnownBefore(const Value *v, const std::function<bool(const Value *)> &f
   return false;
 }
 
+// The tensor amax of `v`, if one of its users is: with current scaling, the GELU's FP8 cast
+// takes its scale from it.
+bool tensorAmaxOf(const Value *v) {
+  for (const Op *u : v->users())
+    if (u->kind() == OpKind::Amax && u->operand(0) == v && u->strAttr("granularity") == "tensor")
+      return true;
+  return false;
+}
+
 } // namespace
 
 // The transpose of an FP8 cast the epilogue writes (the weight-gradient GEMM's operand, as
@@ -91,6 +100,10 @@ void Planner::epilogueTranspose(size_t k, Op *cast) {
 // GELU of it is its one other user: cuBLASLt writes the GELU input as an aux matrix beside
 // its output (GELU_AUX), so for an unquantized GEMM the GELU joins the epilogue (no launch
 // reads the result back to write the bf16 GELU). codegen lowers it so (analyzeGemm).
+// With current scaling (the GELU's FP8 cast takes its scale from the GELU's tensor amax) the
+// generated GEMM writes the bf16 GELU beside the pre-activation and takes its amax, so the
+// cast-transpose that follows reads the GELU once, knowing its scale, instead of reading the
+// pre-activation twice (amax, then cast) in a cooperative launch.
 // With gelu_saved=e4m3 the saved tensor is an unscaled e4m3 convert of `tail` instead of
 // `tail` itself (*auxCopy): only the generated GEMM writes that (an FP8 aux matrix).
 Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op **auxCopy,
@@ -134,9 +147,16 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op 
             nameOf(tail) + " back (--backend=cublaslt)";
     else if (main->operand(2)->type().rank() != 0)
       why = "the GEMM has row or block scales; the pre-activation output takes tensor scales";
-    else if (!castKnownBefore(gelu->result(), fromKernel))
-      why = "its FP8 cast needs a scale computed after the kernel (current scaling), so the "
-            "GELU cast-transpose reads " + nameOf(tail) + " back";
+    else if (!castKnownBefore(gelu->result(), fromKernel) &&
+             (fp8Copy || !tensorAmaxOf(gelu->result())))
+      why = fp8Copy ? "its FP8 cast needs a scale computed after the kernel (current scaling), "
+                      "and the generated GEMM writes the e4m3 copy " +
+                          nameOf(ret->result()) +
+                          " beside an FP8 GELU only: the GELU cast-transpose reads " +
+                          nameOf(tail) + " back"
+                    : "its FP8 cast needs a scale computed after the kernel (current scaling), "
+                      "so the GELU cast-transpose reads " +
+                          nameOf(tail) + " back";
     else if (tail->type().dim(tail->type().rank() - 1) % 16 != 0)
       why = "the generated GEMM writes the pre-activation in whole 16-byte units of N";
     if (!why.empty()) {

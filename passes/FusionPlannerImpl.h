@@ -77,6 +77,7 @@ private:
   void planAmaxKernel(Op *amax);
   void mergeTransposedPair(size_t k, Op *amax);
   void planPointwiseChain(Op *op);
+  void takeCastTransposes(size_t k);
 
   // --- finishing (FusionPlannerFinish.cpp) ------------------------------------------------------
   void markLoadTime();

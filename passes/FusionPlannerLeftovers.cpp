@@ -37,6 +37,7 @@ void Planner::planLeftovers() {
     } else {
       size_t k = newKernel(KernelKind::Pointwise);
       add(k, op, OpRole::Body);
+      takeCastTransposes(k);
     }
   }
   // The remaining scale ops start their first consumer now that it is planned (a cast that
@@ -194,6 +195,18 @@ void Planner::mergeTransposedPair(size_t k, Op *amax) {
   }
 }
 
+// Training: the transposed FP8 copy of a cast in kernel k (the weight-gradient GEMM's operand)
+// is written by the same launch, as planAmaxKernel's: e.g. the GELU's cast whose amax the first
+// GEMM's epilogue took (current scaling), one pass over the GELU.
+void Planner::takeCastTransposes(size_t k) {
+  const std::vector<Op *> members = plan_.kernels[k].ops;
+  for (Op *c : members)
+    if (c->kind() == OpKind::Cast)
+      for (Op *u : c->result()->users())
+        if (topLevel(u) && !planned(u) && u->kind() == OpKind::Transpose)
+          addIfAcyclic(k, u, OpRole::Body);
+}
+
 void Planner::planPointwiseChain(Op *op) {
   size_t k = newKernel(KernelKind::Pointwise);
   add(k, op, OpRole::Body);
@@ -205,6 +218,7 @@ void Planner::planPointwiseChain(Op *op) {
       break;
     tail = u->result();
   }
+  takeCastTransposes(k);
   if (tail->numUses() > 1)
     for (Op *u : tail->users())
       if (topLevel(u) && !planned(u) && isPointwise(u))

@@ -357,11 +357,13 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
                                     epiChunkCols<TD>() ==
                                 0),
                 "TMA-store epilogue: a 16-bit or FP8 D and whole 128-byte chunks per warpgroup");
-  // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D through TMA stores, in units of 16 KB
-  // (with the pre-activation) or 8 KB.
+  // Extra outputs (gemm_sm90_store_aux.cuh): an FP8 D (or a bf16 D beside the bf16
+  // pre-activation alone) through TMA stores, in units of 16 KB (with the pre-activation) or 8 KB.
   static_assert((XO & kXoOutputs) == 0 ||
-                    (isFp8(TD) && (EW || EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
-                "extra epilogue outputs: an FP8 D and one or two units per warpgroup");
+                    ((isFp8(TD) || (XO == kXoAux && TD == Dt::BF16 && !EW)) &&
+                     (EW || EB == xoUnitChunks<XO>() || EB == 2 * xoUnitChunks<XO>())),
+                "extra epilogue outputs: an FP8 D (a bf16 one beside the bf16 pre-activation "
+                "alone) and one or two units per warpgroup");
   // The residual add (gemm_sm90_residual.cuh): alone among the XO bits, not in the dual GEMM.
   static_assert((XO & kXoResidual) == 0 || (XO == kXoResidual && !Dual),
                 "the residual add combines with no extra outputs and not with the dual GEMM");

@@ -1,5 +1,6 @@
 // The Hopper FP8 GEMM's TMA-store epilogue with extra outputs (gemm_sm90.cuh with XO != 0): an
-// FP8 D = cast(v) written beside
+// FP8 D = cast(v) (or, beside y alone, a bf16 D = v: a current-scaling recipe's GELU, whose
+// cast waits for its amax) written beside
 //   - the pre-activation y = acc * scales + bias rounded to bf16 (kXoAux: the tensor a training
 //     step saves for the activation's derivative, cuBLASLt's GELU_AUX; with kXoAuxFp8 its
 //     unscaled e4m3 convert, the copy the step saves under gelu_saved=e4m3), and
@@ -19,6 +20,7 @@
 //                        kXoAuxFp8: [0, 4 KB), 64 rows x 64 bytes, 2-byte stores, 64-byte
 //                        swizzle);
 //                        [8, 12 KB) D; [12, 16 KB) D^T;
+//                        a bf16 D: [8, 16 KB) D, 64 rows x 128 bytes as y;
 //   otherwise (8 KB):    [0, 4 KB) D; [4, 8 KB) D^T;
 //   D:   64 rows x 64 bytes (2-byte stores, 64-byte swizzle);
 //   D^T: 64 rows (the unit's columns) x 64 bytes (its rows; byte stores, 64-byte swizzle: a
@@ -153,7 +155,12 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
   static_assert(!kAux8 || kAux, "kXoAuxFp8 is the e4m3 form of the kXoAux output");
   constexpr int kUnitChunks = xoUnitChunks<XO>();
   constexpr int kUnits = EB / kUnitChunks;
-  static_assert(isFp8(TD), "extra epilogue outputs: an FP8 D");
+  // A bf16 D (the GELU of a current-scaling recipe, cast once its amax is known) only beside
+  // the bf16 pre-activation: 64 rows x 128 bytes in the unit's second 8 KB, as y. Its amax is
+  // of the bf16 values stored.
+  constexpr bool k16 = TD == Dt::BF16;
+  static_assert(isFp8(TD) || (k16 && kAux && !kAux8 && !kTrans && !kGrad && !kColSum),
+                "extra epilogue outputs: an FP8 D, or a bf16 D beside the bf16 pre-activation");
   static_assert(WN % 64 == 0, "extra epilogue outputs: whole 64-column units per warpgroup");
   static_assert(EB == kUnitChunks || EB == 2 * kUnitChunks,
                 "extra epilogue outputs: one or two units per warpgroup");
@@ -195,7 +202,7 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
     if constexpr (kGrad && !InAhead)
       loadUnit(c, xin[0]);
     u32 packedY[8][2]; // bf16 pairs of y
-    u32 packedD[8][2]; // FP8 pairs of D (low 16 bits)
+    u32 packedD[8][2]; // pairs of D (FP8: the low 16 bits)
     float cs[16];      // kXoColSum: per column of the thread's, v summed over its two rows
 #pragma unroll
     for (int jl = 0; jl < 8; ++jl) {
@@ -212,6 +219,12 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
         const u32 y = packBf16x2(v0, v1);
         packedY[jl][h] = y;
         castValues<XO, A>(y, kGrad ? xin[InAhead ? c : 0][jl][h] : 0u, v0, v1);
+        if constexpr (k16) { // D = bf16(v): the amax is of that
+          const u32 d = packBf16x2(v0, v1);
+          packedD[jl][h] = d;
+          v0 = __uint_as_float(d << 16);
+          v1 = __uint_as_float(d & 0xFFFF0000u);
+        }
         const bool rowOk = row0 + 8 * h < p.m;
         if constexpr (Amax != kAmaxNone)
           pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);
@@ -219,8 +232,10 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
           cs[2 * jl] += rowOk ? v0 : 0.0f;
           cs[2 * jl + 1] += rowOk ? v1 : 0.0f;
         }
-        const u32 d = packFp8x2<TD>(__fmul_rn(v0, scaleD), __fmul_rn(v1, scaleD));
-        packedD[jl][h] = rowOk ? d : 0u;
+        if constexpr (!k16) {
+          const u32 d = packFp8x2<TD>(__fmul_rn(v0, scaleD), __fmul_rn(v1, scaleD));
+          packedD[jl][h] = rowOk ? d : 0u;
+        }
       }
     }
     float2 warpSums = make_float2(0.0f, 0.0f);
@@ -234,10 +249,12 @@ __device__ __forceinline__ void epilogueTmaAux(float (&acc)[WN / 2], const GemmP
     namedBarrier(bar, 128);
     if constexpr (kAux && !kAux8)
       stmatrixChunk(buf, rowOff, swz, mi, packedY);
+    if constexpr (k16)
+      stmatrixChunk(bufD, rowOff, swz, mi, packedD);
     if constexpr (kColSum)
       stsF32x2(colSumBuf + u32(t) * 8u, warpSums.x, warpSums.y);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < 2 && !k16; ++h) {
       const u32 r = u32(warp * 16 + 8 * h + lane / 4); // the row in the unit
 #pragma unroll
       for (int jl = 0; jl < 8; ++jl) {

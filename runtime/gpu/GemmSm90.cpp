@@ -100,6 +100,8 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     if (k.auxFp8)
       return fail("the offloaded epilogue (epilogueWarps) writes the pre-activation in bf16: "
                   "clear auxFp8 or epilogueWarps");
+    if (!isFp8(k.dType))
+      return fail("the offloaded epilogue (epilogueWarps) writes an FP8 D: clear epilogueWarps");
   }
   if (k.auxFp8 && !k.auxOut)
     return fail("auxFp8 is the e4m3 form of the pre-activation output: set auxOut");
@@ -124,16 +126,17 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   if (k.amaxA && !k.castA && !k.castAhead)
     return fail("amaxA is taken by the bf16-A prologue or cast-ahead A: set castA or castAhead");
   if (k.extraOutputs() && k.epilogueBuffers() == 0)
-    return fail(!isFp8(k.dType)
-                    ? "the pre-activation, transposed, gelu_grad and column-sum outputs need an "
-                      "FP8 D"
-                    : !k.tmaStore ? "the pre-activation, transposed, gelu_grad and column-sum "
-                                    "outputs are written by the TMA-store epilogue only: set "
-                                    "tmaStore"
-                                  : "the pre-activation, transposed, gelu_grad and column-sum "
-                                    "outputs need whole 64-column units per warpgroup and " +
-                                        std::to_string(16 * k.extraUnitChunks()) +
-                                        " KB of shared memory beside the ring: fewer stages");
+    return fail(!k.extraOutputsTyped()
+                    ? "the transposed, gelu_grad and column-sum outputs and the e4m3 "
+                      "pre-activation need an FP8 D (a bf16 D takes the bf16 pre-activation "
+                      "alone)"
+                : !k.tmaStore ? "the pre-activation, transposed, gelu_grad and column-sum "
+                                "outputs are written by the TMA-store epilogue only: set "
+                                "tmaStore"
+                              : "the pre-activation, transposed, gelu_grad and column-sum "
+                                "outputs need whole 64-column units per warpgroup and " +
+                                    std::to_string(16 * k.extraUnitChunks()) +
+                                    " KB of shared memory beside the ring: fewer stages");
   if (k.geluGradIn && (k.activation != GemmActivation::None || k.auxOut))
     return fail("the gelu_grad epilogue (geluGradIn) replaces the activation and writes no "
                 "pre-activation: activation None, auxOut off");
@@ -371,12 +374,14 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
       return st;
   // D in boxes of 64 rows x 128 bytes, 128-byte swizzle: the layout the epilogue writes its
   // chunks in; unused by the register epilogue.
-  // With extra outputs, units of 64 x 64: D and D^T in boxes of 64 rows x 64 bytes at the
-  // 64-byte swizzle, the bf16 pre-activation in 64 x 128 bytes at the 128-byte swizzle.
+  // With extra outputs, units of 64 x 64: an FP8 D and D^T in boxes of 64 rows x 64 bytes at
+  // the 64-byte swizzle, the bf16 pre-activation (and a bf16 D) in 64 x 128 bytes at the
+  // 128-byte swizzle.
   CUtensorMap mapD{}, mapAux{}, mapDT{};
   if (k.epilogueBuffers() > 0)
-    if (Status st = encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd,
-                                   isFp8(k.dType) ? 1 : 2, k.extraOutputs() ? 64 : 128);
+    if (Status st =
+            encodeStoreMap(drv, &mapD, p.d, prob.m, prob.n, prob.ldd, isFp8(k.dType) ? 1 : 2,
+                           k.extraOutputs() && isFp8(k.dType) ? 64 : 128);
         !st)
       return st;
   if (k.auxOut)

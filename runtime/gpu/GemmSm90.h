@@ -121,10 +121,10 @@ struct GemmSm90Kernel {
   /// Extra outputs of the TMA-store epilogue of an FP8 D (codegen/kernels/
   /// gemm_sm90_store_aux.cuh): auxOut writes the pre-activation act's input, acc * scales +
   /// bias rounded to bf16, to GemmSm90Pointers::aux (the activation then takes that rounded
-  /// value); transD writes D transposed ([N, M], pitch ldDT >= M rounded up to 16, the pad
-  /// columns up to there written as zeros) to GemmSm90Pointers::dT. Either
-  /// needs tmaStore, N a multiple of 16 and every pitch a whole number of 16-byte units (there
-  /// is no register-epilogue form of them).
+  /// value; auxOut alone also beside a bf16 D, see auxBesideBf16D); transD writes D transposed ([N,
+  /// M], pitch ldDT >= M rounded up to 16, the pad columns up to there written as zeros) to
+  /// GemmSm90Pointers::dT. Either needs tmaStore, N a multiple of 16 and every pitch a whole number
+  /// of 16-byte units (there is no register-epilogue form of them).
   bool auxOut = false;
   /// With auxOut: the pre-activation written as its unscaled e4m3 convert (sat(rne(y)), the
   /// training step's saved copy under gelu_saved=e4m3) instead of bf16; aux is then e4m3
@@ -173,6 +173,13 @@ struct GemmSm90Kernel {
   /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
   int outCols() const { return swiglu ? bn / 2 : bn; }
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
+  /// The bf16 pre-activation beside a bf16 D = bf16(act(y)) and no other extra output (amaxD
+  /// of the bf16 values): a current-scaling recipe's GELU, cast to FP8 once its amax is known.
+  bool auxBesideBf16D() const {
+    return auxOut && !auxFp8 && !transD && !geluGradIn && !colSumType && dType == DType::BF16;
+  }
+  /// Whether D's type allows the extra outputs asked for: an FP8 D, or auxBesideBf16D().
+  bool extraOutputsTyped() const { return isFloat8(dType) || auxBesideBf16D(); }
   /// 8 KB chunk buffers per unit of the extra-output epilogue: 2 with auxOut, else 1.
   int extraUnitChunks() const { return auxOut ? 2 : 1; }
   /// The epilogue's XO bits (gemm_sm90_store_aux.cuh: kXoAux | kXoTrans | kXoGeluGrad |

@@ -24,15 +24,22 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
   if (g.aux >= 0 || g.transD >= 0) {
-    if (!isFloat8(k.dType))
+    const bool d16 = k.dType == DType::BF16;
+    if (!isFloat8(k.dType) && !(d16 && g.transD < 0))
       return fail("it writes the GELU input or D transposed beside a " +
-                  std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
+                  std::string(dtypeName(k.dType)) +
+                  " D; the generated GEMM does so for an FP8 D (beside a bf16 D, the GELU input "
+                  "alone)");
     if ((g.aux >= 0 && !valid(g.aux)) || (g.transD >= 0 && !valid(g.transD)))
       return fail("internal error: the aux or D^T buffer index is out of range");
     const DType auxType = g.aux >= 0 ? plan.buffers[g.aux].type.dtype() : DType::BF16;
     if (auxType != DType::BF16 && auxType != DType::F8E4M3FN)
       return fail("its GELU input is " + std::string(dtypeName(auxType)) +
                   "; the generated GEMM writes it in bf16 or as its e4m3 copy");
+    if (d16 && auxType != DType::BF16)
+      return fail("it writes the GELU input's e4m3 copy beside a " +
+                  std::string(dtypeName(k.dType)) +
+                  " D; the generated GEMM writes that copy beside an FP8 D only");
     k.auxOut = g.aux >= 0;
     k.auxFp8 = k.auxOut && auxType == DType::F8E4M3FN;
     k.transD = g.transD >= 0;

@@ -53,7 +53,7 @@ int GemmSm90Kernel::epilogueBuffers() const {
     // otherwise units of 8 KB (D and D^T), two in the cooperative schedule where they fit, so
     // a unit is staged while the other's stores drain (ping-pong keeps one: the gelu_grad
     // kernel spilled 64 bytes with two).
-    if (!tmaStore || !isFp8(dType) || wn % 64 != 0)
+    if (!tmaStore || !extraOutputsTyped() || wn % 64 != 0)
       return 0;
     if (epilogueWarps) // one unit buffer per epilogue warp (gemm_sm90_offload.cuh)
       return gemmSm90SharedBytesWith(*this, 1) <= kGemmSm90MaxSharedBytes ? 1 : 0;

@@ -336,6 +336,33 @@ std::vector<GemmSm90Kernel> auxConfigs() {
     out.push_back(g);
   for (const GemmSm90Kernel &g : auxFp8Configs())
     out.push_back(g);
+  for (const GemmSm90Kernel &g : auxBf16DConfigs())
+    out.push_back(g);
+  return out;
+}
+
+/// The bf16 pre-activation beside a bf16 D = GELU, with its amax (a current-scaling training
+/// MLP's first GEMM, whose GELU is cast once its amax is known): ping-pong and cooperative
+/// 128 x 128, cooperative 128 x 256 and 128 x 192, and 64-row tiles (the autotuner's
+/// candidates).
+std::vector<GemmSm90Kernel> auxBf16DConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
+  k.dType = DType::BF16;
+  k.transD = false;
+  out.push_back(k);
+  k.schedule = GemmSchedule::Cooperative;
+  out.push_back(k);
+  k.bn = 256;
+  k.stages = 3;
+  out.push_back(k);
+  k.bn = 192; // three 64-column units per warpgroup
+  k.stages = 4;
+  out.push_back(k);
+  k.bm = 64;
+  k.bn = 128;
+  k.stages = 6;
+  out.push_back(k);
   return out;
 }
 

@@ -17,6 +17,8 @@ std::vector<GemmSm90Kernel> auxConfigs();
 std::vector<GemmSm90Kernel> geluGradConfigs();
 /// The pre-activation as its e4m3 copy (auxFp8) beside the FP8 GELU, amax and D^T.
 std::vector<GemmSm90Kernel> auxFp8Configs();
+/// The bf16 pre-activation beside a bf16 D = GELU with its amax (auxBesideBf16D).
+std::vector<GemmSm90Kernel> auxBf16DConfigs();
 /// The dual GEMM with the swiglu epilogue: each tile the heuristic or the autotuner picks (FP8 D
 /// 128 x 256 with the TMA-store epilogue, bf16 and FP8 D ping-pong 128 x 128, promotion
 /// 128 x 192 with the register epilogue, decode ping-pong 64-row tiles) with its amax.

@@ -129,6 +129,12 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
       runCase(*runner, {k8, m, 336, 1000}, rng);
     runCase(*runner, {k8, 1000, 1024, 1000, 3}, rng);
   }
+  // A bf16 D = GELU with its amax beside the bf16 pre-activation (a current-scaling MLP).
+  for (const GemmSm90Kernel &kb : sm90configs::auxBf16DConfigs()) {
+    for (int64_t m : {1, 7, 100, 8191})
+      runCase(*runner, {kb, m, 336, 1000}, rng);
+    runCase(*runner, {kb, 1000, 1024, 1000, 3}, rng);
+  }
 }
 
 // The backward's gelu_grad in the epilogue (the MLP's second dgrad GEMM): D = cast(y * gelu'(x))

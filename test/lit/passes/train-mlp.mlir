@@ -4,11 +4,14 @@
 // The forward's first GEMM takes the GELU, the amax, the FP8 cast with the history's scale and
 // its transpose, and writes the unscaled e4m3 copy of its pre-activation %h that the step saves
 // for the GELU's derivative (gelu_saved=e4m3, delayed's default): only the generated GEMM can.
-// With gelu_saved=input it saves %h itself (GELU_AUX); with current scaling (tensorwise) or
-// --backend=cublaslt the GELU cast-transpose reads %h back (and writes the e4m3 copy from it),
-// and the plan says why.
+// With gelu_saved=input it saves %h itself (GELU_AUX). With current scaling (tensorwise) the
+// generated GEMM writes the bf16 GELU and its amax beside %h, and one launch casts and
+// transposes the GELU with the scale of that amax (not the cooperative launch that read %h
+// twice); with the e4m3 copy too (gelu_saved=e4m3), or --backend=cublaslt, the GELU
+// cast-transpose reads %h back (and writes the e4m3 copy from it), and the plan says why.
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=IN
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=tensorwise --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=TW
+// RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=tensorwise --recipe-options='gelu_saved=e4m3' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=TW8
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --tokens=16 --backend=cublaslt --print-fusion-plan | FileCheck %s --check-prefix=LT
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=16 --backend=cublaslt --print-fusion-plan | FileCheck %s --check-prefix=LTIN
 
@@ -24,8 +27,16 @@
 // IN-NEXT: main: fp8.scaled_matmul %h
 // IN-NEXT: epilogue: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose %g_fp8_t{{$}}
 // IN-NOT: fp8.gelu %g not in
-// TW: fp8.gelu %g not in the epilogue of kernel #3: its FP8 cast needs a scale computed after the kernel (current scaling), so the GELU cast-transpose reads %h back
+// TW: kernel #3 gemm -> generated (the generated GEMM writes the bf16 GELU, its amax and its input (cuBLASLt takes the amax of an FP8 D only))
+// TW-NEXT: main: fp8.scaled_matmul %h
+// TW-NEXT: epilogue: fp8.gelu %g, fp8.amax %g_amax{{$}}
+// TW-NEXT: kernel #4 pointwise -> generated
+// TW-NEXT: prologue: fp8.scale %g_scale
+// TW-NEXT: body: fp8.cast %g_fp8, fp8.transpose %g_fp8_t{{$}}
+// TW: fp8.cast %g_fp8 not in the epilogue of kernel #3: its scale needs the whole-tensor amax of %g, known only after the kernel finishes
 // TW-NOT: %h_e4m3
+// TW8: body: fp8.gelu %g, fp8.amax %g_amax, fp8.scale %g_scale, fp8.cast %g_fp8, fp8.transpose %g_fp8_t, fp8.convert %h_e4m3
+// TW8: fp8.gelu %g not in the epilogue of kernel #3: its FP8 cast needs a scale computed after the kernel (current scaling), and the generated GEMM writes the e4m3 copy %h_e4m3 beside an FP8 GELU only: the GELU cast-transpose reads %h back
 // LT: body: fp8.gelu %g, fp8.amax %g_amax, fp8.history_scale %g_scale, fp8.cast %g_fp8, fp8.transpose %g_fp8_t, fp8.convert %h_e4m3
 // LT-NOT: body: fp8.convert %h_e4m3
 // LT: fp8.gelu %g not in the epilogue of kernel #3: only the generated GEMM writes the e4m3 copy %h_e4m3 of the GELU's input as an aux matrix (cuBLASLt forced, or not sm_90a): %h is written out, and the GELU cast-transpose reads it back and writes the copy
