@@ -14,9 +14,6 @@
 // unwritten element fails; a mismatch names its first elements and their inputs.
 #include "GpuTestSupport.h"
 
-#include "ir/Parser.h"
-#include "ir/Verifier.h"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -132,34 +129,30 @@ class GpuCastTransposeTest : public ::testing::TestWithParam<CtCase> {};
 TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
   FP8C_REQUIRE_GPU();
   const CtCase c = GetParam();
-  DiagnosticEngine diag;
-  std::unique_ptr<Module> mod = parseModule(graphText(c), "<test>", diag);
-  ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
-  CompileOptions o;
-  o.passes = "shape-infer,fuse,dce";
-  Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
-  ASSERT_TRUE(exe.hasValue()) << exe.error();
+  FusedGraph fused;
+  ASSERT_TRUE(compileFused(graphText(c), fused));
+  Executable *exe = fused.exe.get();
   // One launch does it all: the cast-transpose, not a cast followed by a transpose.
-  EXPECT_EQ(launchesWith(**exe, {"fp8c::transposeKernel<"}), 1)
+  EXPECT_EQ(launchesWith(*exe, {"fp8c::transposeKernel<"}), 1)
       << "the plan should fuse the cast into the transpose";
   if (c.form != Form::TransposeOnly) // (there the amax is a launch of its own)
-    EXPECT_EQ(launchesWith(**exe, {"fp8c::rowsKernel<"}), 0) << "no separate cast launch";
-  std::map<std::string, HostTensor> in = inputsFor(**exe, 17, c.m);
+    EXPECT_EQ(launchesWith(*exe, {"fp8c::rowsKernel<"}), 0) << "no separate cast launch";
+  std::map<std::string, HostTensor> in = inputsFor(*exe, 17, c.m);
   if (in.count("am")) // s = 57344 / 2: values beyond 2 in magnitude saturate
     in["am"] = HostTensor::fromValues({}, DType::F32, {2.0f});
-  std::map<std::string, HostTensor> gpu = runOnDevice(**exe, in, nullptr);
-  std::map<std::string, HostTensor> cpu = runOnCpu((*exe)->graph(), in);
+  std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
+  std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), in);
   if (c.form == Form::GeluGradE4m3) {
     // The derivative of the e4m3 input comes from the FP8 table; with the tables off, from
     // its per-element evaluation: the two launches must agree on every bit of every output.
     int tables = 0;
-    for (const Step &st : (*exe)->plan().steps)
+    for (const Step &st : exe->plan().steps)
       if (const auto *l = std::get_if<GeneratedLaunch>(&st))
         tables += l->source.find("kTabIn") != std::string::npos && l->sharedBytes == 32768;
     EXPECT_EQ(tables, 1) << "the gelu_grad launch reads its e4m3 input through a table";
-    expectTablesOffBitForBit(*mod->graphs()[0], o, in, gpu);
+    expectTablesOffBitForBit(fused.graph(), fused.options, in, gpu);
   }
-  for (const std::string &name : (*exe)->outputNames()) {
+  for (const std::string &name : exe->outputNames()) {
     ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
     if (name != "b") {
       const int64_t bad = countBitMismatches(gpu[name], cpu[name]);

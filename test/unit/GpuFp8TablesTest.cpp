@@ -5,9 +5,6 @@
 // last f32 bit, ops.cuh). The transposes' tables: GpuCastTransposeTest's gelu_grad_e4m3 cases.
 #include "GpuTestSupport.h"
 
-#include "ir/Parser.h"
-#include "ir/Verifier.h"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -40,20 +37,15 @@ class GpuFp8TablesTest : public ::testing::TestWithParam<TableCase> {};
 TEST_P(GpuFp8TablesTest, RowLaunchMatchesTheTablesOffBitForBit) {
   FP8C_REQUIRE_GPU();
   const TableCase c = GetParam();
-  DiagnosticEngine diag;
-  std::unique_ptr<Module> mod = parseModule(graphText(c), "<test>", diag);
-  ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
-  CompileOptions o;
-  o.passes = "shape-infer,fuse,dce";
-  Expected<std::unique_ptr<Executable>> tabled = compile(*mod->graphs()[0], o);
-  ASSERT_TRUE(tabled.hasValue()) << tabled.error();
-  EXPECT_EQ(launchesWith(**tabled, {"fp8c::rowsKernel<", "kTabIn"}), 1)
+  FusedGraph tabled;
+  ASSERT_TRUE(compileFused(graphText(c), tabled));
+  EXPECT_EQ(launchesWith(*tabled.exe, {"fp8c::rowsKernel<", "kTabIn"}), 1)
       << "the gelu_grad row launch reads %h8 through a table";
-  std::map<std::string, HostTensor> in = inputsFor(**tabled, 29, c.m);
-  std::map<std::string, HostTensor> gpu = runOnDevice(**tabled, in, nullptr);
-  std::map<std::string, HostTensor> cpu = runOnCpu((*tabled)->graph(), in);
+  std::map<std::string, HostTensor> in = inputsFor(*tabled.exe, 29, c.m);
+  std::map<std::string, HostTensor> gpu = runOnDevice(*tabled.exe, in, nullptr);
+  std::map<std::string, HostTensor> cpu = runOnCpu(tabled.exe->graph(), in);
   ASSERT_TRUE(gpu.count("r") && cpu.count("r"));
-  expectTablesOffBitForBit(*mod->graphs()[0], o, in, gpu);
+  expectTablesOffBitForBit(tabled.graph(), tabled.options, in, gpu);
   int64_t beyond = 0;
   for (size_t i = 0; i < cpu["r"].data.size(); ++i) {
     const double want = cpu["r"].data[i], got = gpu["r"].data[i];

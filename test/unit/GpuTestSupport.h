@@ -2,6 +2,8 @@
 // with poisoned outputs, compare against the interpreter, and replay work in a CUDA graph.
 #pragma once
 
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 #include "runtime/DeviceTensorIO.h"
 #include "runtime/Executable.h"
 #include "runtime/Interpreter.h"
@@ -16,6 +18,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace fp8c::gputest {
@@ -134,6 +137,30 @@ inline int launchesWith(const Executable &exe, std::initializer_list<std::string
       n += all;
     }
   return n;
+}
+
+/// A graph parsed from text and compiled with the fusion alone (`shape-infer,fuse,dce`): the
+/// GPU tests of one launch form (the cast-transposes, the FP8 tables).
+struct FusedGraph {
+  std::unique_ptr<Module> module;
+  CompileOptions options;
+  std::unique_ptr<Executable> exe;
+  const Graph &graph() const { return *module->graphs()[0]; }
+};
+
+/// Parses, verifies and compiles `text` (its first graph) into `out`; a failure carries the
+/// diagnostics or the compile error.
+inline ::testing::AssertionResult compileFused(const std::string &text, FusedGraph &out) {
+  DiagnosticEngine diag;
+  out.module = parseModule(text, "<test>", diag);
+  if (!out.module || !verifyModule(*out.module, diag))
+    return ::testing::AssertionFailure() << diag.str();
+  out.options.passes = "shape-infer,fuse,dce";
+  Expected<std::unique_ptr<Executable>> exe = compile(out.graph(), out.options);
+  if (!exe)
+    return ::testing::AssertionFailure() << exe.error();
+  out.exe = exe.take();
+  return ::testing::AssertionSuccess();
 }
 
 /// Compiles `g` again with `o` and the FP8 tables off (ElementwiseTuning::fp8Tables = 0),
