@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The training step at three builds in one call: build-gpu/bin/base0/fp8c-train-bench (the
-# column sums before 4fe8ff8), base1 (4fe8ff8: the new column sums, the tensorwise MLP's
-# cooperative GELU launch) and the new one (the tensorwise GELU's amax in the first GEMM), each
-# fp8c-train-bench (ROUNDS interleaved rounds, --profile, 8192 tokens) on the MLP and the
-# Linear with RECIPES; the GPU tests named by TESTS first, PyTorch's bf16 step after them (same
-# call; TORCH=0 skips it), with LOSS=1 the loss curves at the real size last, nvidia-smi logging
-# clocks. Needs build-gpu (bin, lib). Logs in $OUT (eight files at most).
+# The training step at several builds in one call (BUILDS; default base0 base1 new):
+# build-gpu/bin/<build>/fp8c-train-bench, or build-gpu/bin/fp8c-train-bench for "new" (base0 =
+# the column sums before 4fe8ff8, base1 = 4fe8ff8, new = the build carried), each
+# fp8c-train-bench (ROUNDS interleaved rounds, --profile, 8192 tokens) on the MLP and the Linear
+# (GRAPHS) with RECIPES. The GPU tests named by TESTS run first, PyTorch's bf16 step after the
+# builds (same call; TORCH=0 skips it), with LOSS=1 the loss curves at the real size last;
+# nvidia-smi logs clocks. Needs build-gpu (bin, lib). Logs in $OUT (eight files at most).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64
 B=build-gpu/bin
@@ -22,7 +22,7 @@ for build in ${BUILDS:-base0 base1 new}; do
   bin=$B/fp8c-train-bench; [ $build != new ] && bin=$B/$build/fp8c-train-bench
   FP8C_CACHE_DIR=/tmp/c-$build-$$ timeout ${TRAIN_TIMEOUT:-200} $bin --tokens=8192 --reps=${ROUNDS:-30} \
     --interleave --recipes=${RECIPES:-none,delayed,tensorwise} --profile --json=/dev/null \
-    examples/mlp.mlir examples/linear.mlir > $OUT/train-$build.txt 2>&1
+    ${GRAPHS:-examples/mlp.mlir examples/linear.mlir} > $OUT/train-$build.txt 2>&1
   echo "train-bench $build exit status: $?"
   grep -E "median|col_sum|fwd_k[34]|bound" $OUT/train-$build.txt | cut -c1-170 | head -40
 done
