@@ -7,7 +7,7 @@
 //   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true, and the FP8
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
 //   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off)
-//                    [--json=FILE] [--profile] [--interleave] GRAPH.mlir...
+//                    [--json=FILE] [--profile] [--interleave] [--cuda-graph] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
 // recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
@@ -15,6 +15,8 @@
 // compiles every recipe of a graph first and then times them round-robin, --reps rounds of one
 // sample each (the median of 3 steps after 3 warm-up steps): clock and power drift over the run
 // then falls on every recipe alike, and the speed-up is the median of the per-round ratios.
+// --cuda-graph times the steps replayed from a CUDA graph (bench/Timing.h; each sample captures
+// one step after two eager ones), so the host's enqueueing stays out of the times.
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
 // (Executable::setProfiling: an event after every launch), forward and backward, with their
 // sum beside the unprofiled median.
@@ -145,7 +147,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> recipes = {"none", "tensorwise", "delayed", "rowwise", "blockwise"};
   std::vector<std::string> files;
   std::string json;
-  bool profile = false, interleave = false;
+  bool profile = false, interleave = false, cudaGraph = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--tokens=", 0) == 0)
@@ -158,6 +160,8 @@ int main(int argc, char **argv) {
       profile = true;
     else if (a == "--interleave")
       interleave = true;
+    else if (a == "--cuda-graph")
+      cudaGraph = true;
     else if (a.rfind("--json=", 0) == 0)
       json = a.substr(7);
     else if (a.rfind("--", 0) == 0)
@@ -173,12 +177,14 @@ int main(int argc, char **argv) {
   CudaDriver *drv = bd->drv;
   const Device *dev = &bd->dev;
   CUstream stream = bd->stream;
-  std::printf("fp8c-train-bench on %s, %lld tokens, %s\n", dev->str().c_str(),
+  std::printf("fp8c-train-bench on %s, %lld tokens, %s%s\n", dev->str().c_str(),
               static_cast<long long>(tokens),
               (interleave ? "recipes round-robin, " + std::to_string(reps) + " rounds"
                           : "median of >= " + std::to_string(reps) + " steps")
-                  .c_str());
+                  .c_str(),
+              cudaGraph ? ", steps replayed from CUDA graphs" : "");
   TimingOptions topt;
+  topt.runsPerGraph = 1;
   topt.minReps = reps;
   topt.targetMs = 0; // minReps steps exactly
   std::vector<Row> rows;
@@ -255,9 +261,10 @@ int main(int argc, char **argv) {
       one.warmupMs = 0;
       one.minReps = 3;
       one.targetMs = 0;
+      one.runsPerGraph = 1;
       for (int r = 0; r < reps; ++r)
         for (size_t i = 0; i < entries.size(); ++i) {
-          Expected<Stats> st = timeRuns(drv, stream, runOf(entries[i]), 1, false, one);
+          Expected<Stats> st = timeRuns(drv, stream, runOf(entries[i]), 1, cudaGraph, one);
           if (!st)
             return fail(g.name() + " " + entries[i].recipe + ": " + st.error());
           samples[i].push_back(st->medianUs);
@@ -269,7 +276,7 @@ int main(int argc, char **argv) {
       }
     } else {
       for (Entry &e : entries)
-        stats.push_back(timeRuns(drv, stream, runOf(e), 1, false, topt));
+        stats.push_back(timeRuns(drv, stream, runOf(e), 1, cudaGraph, topt));
     }
     const auto base = std::find_if(entries.begin(), entries.end(),
                                    [](const Entry &e) { return e.recipe == "none"; });
@@ -335,8 +342,9 @@ int main(int argc, char **argv) {
           << "\", \"median_us\": " << r.stats.medianUs << ", \"p10_us\": " << r.stats.p10Us
           << ", \"p90_us\": " << r.stats.p90Us << ", \"reps\": " << r.stats.reps
           << ", \"saved_bytes\": " << r.savedBytes << ", \"speedup_vs_none\": " << r.speedup
-          << ", \"interleaved\": " << (interleave ? "true" : "false") << "}" << (i + 1 < rows.size() ? "," : "")
-          << "\n";
+          << ", \"interleaved\": " << (interleave ? "true" : "false")
+          << ", \"cuda_graph\": " << (cudaGraph ? "true" : "false") << "}"
+          << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     out << "]}\n";
   }
