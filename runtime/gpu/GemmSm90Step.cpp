@@ -24,8 +24,8 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
     return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
   if (g.aux >= 0 || g.transD >= 0) {
-    const bool d16 = k.dType == DType::BF16;
-    if (!isFloat8(k.dType) && !(d16 && g.transD < 0))
+    const bool bf16D = k.dType == DType::BF16;
+    if (!isFloat8(k.dType) && !(bf16D && g.transD < 0))
       return fail("it writes the GELU input or D transposed beside a " +
                   std::string(dtypeName(k.dType)) +
                   " D; the generated GEMM does so for an FP8 D (beside a bf16 D, the GELU input "
@@ -36,7 +36,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     if (auxType != DType::BF16 && auxType != DType::F8E4M3FN)
       return fail("its GELU input is " + std::string(dtypeName(auxType)) +
                   "; the generated GEMM writes it in bf16 or as its e4m3 copy");
-    if (d16 && auxType != DType::BF16)
+    if (bf16D && auxType != DType::BF16)
       return fail("it writes the GELU input's e4m3 copy beside a " +
                   std::string(dtypeName(k.dType)) +
                   " D; the generated GEMM writes that copy beside an FP8 D only");
