@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   const int64_t maxM = 8192, maxN = 14336, maxK = 14336;
-  DeviceBuffer a = zeroed(drv, maxM * maxK), b = zeroed(drv, maxN * maxK);
+  // Two bytes per operand element: --backward probes bf16 operands too.
+  DeviceBuffer a = zeroed(drv, maxM * maxK * 2), b = zeroed(drv, maxN * maxK * 2);
   DeviceBuffer d = zeroed(drv, maxM * maxN * 4), bias = zeroed(drv, maxN * 4);
   DeviceBuffer sa = zeroed(drv, 4 * maxM * (maxK / 128 + 4)), sb = zeroed(drv, 4 * maxN * (maxK / 128 + 4));
   DeviceBuffer amax = zeroed(drv, 256), scaleD = zeroed(drv, 256);

@@ -351,6 +351,10 @@ Status LaunchBuilder::run() {
     for (const std::string &l : lines)
       d.smallLines.push_back("  " + l);
     d.smallLines.push_back("}");
+    if (role_ == "prologue") { // a GEMM's scales alone: Lowerer::foldScalarLaunch may move them
+      d.leaderLines = lines;
+      d.leaderSlots = static_cast<int>(scalars_.size());
+    }
     launches.push_back(std::move(d));
   } else if (!scalars_.empty()) {
     std::vector<std::string> readOnly = scalarLines(scalars_, /*write*/ false);

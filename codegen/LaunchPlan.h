@@ -123,8 +123,22 @@ const char *gemmBackendName(GemmBackend b);
 std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 /// DGelu / DGeluBgrad are cuBLASLt's backward GELU epilogues (D = result * gelu'(aux), aux the
 /// GELU's input, read; DGeluBgrad also writes the bias gradient, the column sums of D, to the
-/// bias pointer). Only fp8c-cublaslt-support runs them so far: no plan chooses them.
-enum class GemmEpilogue { Default, Bias, Gelu, GeluBias, Relu, ReluBias, DGelu, DGeluBgrad };
+/// bias pointer). BGradA / BGradB write the bias gradient alone to the bias pointer: the sums of
+/// our A over K ([m], cuBLASLt's BGRADB: its operands are ours swapped) / of our B over K ([n]),
+/// e.g. a weight-gradient GEMM's dY^T summed over the tokens. Only fp8c-cublaslt-support runs
+/// these four so far: no plan chooses them.
+enum class GemmEpilogue {
+  Default,
+  Bias,
+  Gelu,
+  GeluBias,
+  Relu,
+  ReluBias,
+  DGelu,
+  DGeluBgrad,
+  BGradA,
+  BGradB
+};
 /// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
 enum class EpiInOp { GeluGrad, Residual };
 /// An activation only the generated GEMM's epilogue applies (CublasLtGemm::blockAct).

@@ -102,6 +102,11 @@ struct LaunchDesc {
   int outLdAlignM = 0;                 ///< transpose: output pitch roundup(M, this), or
   int64_t outLd = 0;                   ///< a static output pitch
   std::vector<std::string> smallLines; ///< Small: body of run(buf, m)
+  // A Small launch of a GEMM prologue's scalar jobs alone (the history scale of its FP8 D): the
+  // jobs' lines for a leader thread with `float slot[leaderSlots]` (Lowerer::foldScalarLaunch
+  // moves them into the launch before it).
+  std::vector<std::string> leaderLines;
+  int leaderSlots = 0;
   // ColSum: store[c] = sum over rows of value (colsum.cuh), through partial sums; a
   // Transpose may compute one too (into colSumBuf).
   int colSumChunks = 0, partialBuf = -1, counterBuf = -1;
@@ -209,6 +214,7 @@ private:
   void lowerKernel(const Op &kernel, int index);
   void lowerStateKernel(const Op &kernel, int index);
   bool foldHistoryPushes(const Op &kernel);
+  bool foldScalarLaunch(const LaunchDesc &d);
 
   const Graph &g_;
   CodegenOptions opts_;

@@ -33,6 +33,8 @@ void Lowerer::fail(const Op &op, const std::string &why) {
 }
 
 void Lowerer::addLaunch(const LaunchDesc &d, int kernelIndex) {
+  if (foldScalarLaunch(d))
+    return;
   GeneratedLaunch gl = renderNamed(d, kernelIndex);
   if (!loadTime_)
     rendered_[gl.kernelName] = d;
@@ -69,6 +71,35 @@ std::vector<GeneratedLaunch> Lowerer::takeLaunchesSince(size_t mark) {
 void Lowerer::addGemm(CublasLtGemm g) {
   g.name = "fp8c_" + sanitize(g_.name()) + "_" + g.name;
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));
+}
+
+// A launch of scalar jobs alone (a generated GEMM's history scale for its FP8 D: the training
+// forward's GELU cast) joins the rows or (cast-)transpose launch right before it, whose block 0
+// computes and stores them at its start (rows.cuh, runScalars): a launch and its gap fewer, and
+// the GEMM then follows a generated launch (programmatic dependent launch). Only when the two
+// touch no buffer in common, so the jobs read what they would have read after that launch.
+bool Lowerer::foldScalarLaunch(const LaunchDesc &d) {
+  if (loadTime_ || d.kind != LaunchKind::Small || d.leaderLines.empty() || plan_.steps.empty())
+    return false;
+  auto *host = std::get_if<GeneratedLaunch>(&plan_.steps.back());
+  auto rd = host ? rendered_.find(host->kernelName) : rendered_.end();
+  if (rd == rendered_.end() ||
+      (rd->second.kind != LaunchKind::Rows && rd->second.kind != LaunchKind::Transpose))
+    return false;
+  const GeneratedLaunch alone = render(d, "fp8c_scalar_jobs");
+  for (int b : alone.buffers)
+    if (std::find(host->buffers.begin(), host->buffers.end(), b) != host->buffers.end())
+      return false;
+  LaunchDesc &h = rd->second;
+  // In a scope of their own: their slots and names shadow the launch's own.
+  h.scalarLines.push_back("if (leader) {");
+  h.scalarLines.push_back("  float slot[" + std::to_string(d.leaderSlots) + "];");
+  for (const std::string &l : d.leaderLines)
+    h.scalarLines.push_back("  " + l);
+  h.scalarLines.push_back("}");
+  h.description += ", " + d.description;
+  *host = render(h, host->kernelName);
+  return true;
 }
 
 // Delayed scaling's history pushes join the launches that reduced their amaxes where those are

@@ -36,6 +36,10 @@ const char *epilogueStr(GemmEpilogue e) {
     return "DGELU";
   case GemmEpilogue::DGeluBgrad:
     return "DGELU_BGRAD";
+  case GemmEpilogue::BGradA:
+    return "BGRAD_A";
+  case GemmEpilogue::BGradB:
+    return "BGRAD_B";
   }
   return "?";
 }

@@ -40,14 +40,18 @@ const char *epilogueName(GemmEpilogue e) {
     return "dgelu";
   case GemmEpilogue::DGeluBgrad:
     return "dgelu_bgrad";
+  case GemmEpilogue::BGradA:
+    return "bgrad_a";
+  case GemmEpilogue::BGradB:
+    return "bgrad_b";
   }
   return "?";
 }
 
-/// Epilogues with a bias pointer (DGeluBgrad: the bias gradient it writes).
+/// Epilogues with a bias pointer (DGeluBgrad, BGradA, BGradB: the bias gradient they write).
 bool hasBias(GemmEpilogue e) {
   return e == GemmEpilogue::Bias || e == GemmEpilogue::GeluBias || e == GemmEpilogue::ReluBias ||
-         e == GemmEpilogue::DGeluBgrad;
+         e == GemmEpilogue::DGeluBgrad || e == GemmEpilogue::BGradA || e == GemmEpilogue::BGradB;
 }
 
 bool isDGelu(GemmEpilogue e) { return e == GemmEpilogue::DGelu || e == GemmEpilogue::DGeluBgrad; }
@@ -182,6 +186,12 @@ CublasLtLayout cublasLtLayout(const CublasLtGemmConfig &c) {
     break;
   case GemmEpilogue::DGeluBgrad:
     l.epilogue = CUBLASLT_EPILOGUE_DGELU_BGRAD;
+    break;
+  case GemmEpilogue::BGradA: // cuBLASLt's B is our A
+    l.epilogue = CUBLASLT_EPILOGUE_BGRADB;
+    break;
+  case GemmEpilogue::BGradB:
+    l.epilogue = CUBLASLT_EPILOGUE_BGRADA;
     break;
   }
   return l;

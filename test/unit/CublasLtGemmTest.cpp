@@ -119,6 +119,25 @@ TEST(CublasLtLayout, BackwardGeluReadsTheAuxMatrix) {
   EXPECT_NE(c.str().find("epilogue=dgelu_bgrad"), std::string::npos) << c.str();
 }
 
+// The bias gradient alone (a weight-gradient GEMM's column sums of dY): our A is cuBLASLt's B,
+// so BGradA (sums of our A over K, [m]) is its BGRADB; the gradient goes to the bias pointer.
+TEST(CublasLtLayout, BiasGradientOfEitherOperand) {
+  CublasLtGemmConfig c;
+  c.m = 4096, c.n = 14336, c.k = 8192;
+  c.aKMajor = c.bKMajor = false; // dY^T and G read in place
+  c.lda = 4096, c.ldb = 14336, c.ldd = 14336;
+  c.aType = c.bType = c.dType = DType::BF16;
+  c.epilogue = GemmEpilogue::BGradA;
+  EXPECT_NE(checkCublasLtConfig(c, 9, 0).message().find("a bias epilogue without a bias"),
+            std::string::npos);
+  c.biasType = DType::BF16;
+  EXPECT_TRUE(checkCublasLtConfig(c, 9, 0).isOk()) << checkCublasLtConfig(c, 9, 0).message();
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_BGRADB);
+  EXPECT_NE(c.str().find("epilogue=bgrad_a"), std::string::npos) << c.str();
+  c.epilogue = GemmEpilogue::BGradB;
+  EXPECT_EQ(cublasLtLayout(c).epilogue, CUBLASLT_EPILOGUE_BGRADA);
+}
+
 // The message of checkCublasLtConfig for `c` on compute capability 9.0 (or "ok").
 std::string check(const CublasLtGemmConfig &c, int major = 9, int minor = 0) {
   Status s = checkCublasLtConfig(c, major, minor);

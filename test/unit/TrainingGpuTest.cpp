@@ -363,6 +363,37 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(mb.pushing, 2) << "dY and dh";
 }
 
+// The delayed MLP's first GEMM casts its GELU with a scale from the GELU's history. That scale
+// is computed by block 0 of the cast-transpose right before the GEMM (Lowerer::foldScalarLaunch),
+// not by a launch of its own, at every token count.
+TEST(TrainingGpuPlan, GemmOutputScaleJoinsTheCastTransposeBeforeIt) {
+  for (int64_t tokens : {8192, 1000, 16}) {
+    std::optional<LoweredTraining> l = lowerTraining("mlp.mlir", "delayed", tokens);
+    ASSERT_TRUE(l);
+    const std::vector<Step> &steps = l->forward.plan.steps;
+    int hosts = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const auto *gl = std::get_if<GeneratedLaunch>(&steps[i]);
+      if (!gl)
+        continue;
+      EXPECT_EQ(gl->entry.find("_scales"), std::string::npos) << gl->entry;
+      if (gl->description.find("fp8.history_scale %g_scale") == std::string::npos)
+        continue;
+      ++hosts;
+      EXPECT_NE(gl->source.find("fp8c::transposeKernel<"), std::string::npos) << gl->entry;
+      EXPECT_NE(gl->description.find("fp8.cast %w2_fp8"), std::string::npos) << gl->entry;
+      // Its block 0 writes the scale, in a scope of its own after the launch's own scale.
+      EXPECT_NE(gl->source.find("if (leader) {\n      float slot[1];"), std::string::npos)
+          << gl->source;
+      ASSERT_LT(i + 1, steps.size());
+      const auto *gemm = std::get_if<CublasLtGemm>(&steps[i + 1]);
+      ASSERT_NE(gemm, nullptr) << "the GEMM follows the launch that computes its scale";
+      EXPECT_NE(gemm->description.find("fp8.cast %g_fp8"), std::string::npos);
+    }
+    EXPECT_EQ(hosts, 1) << tokens << " tokens";
+  }
+}
+
 // The cast-transposes of the MLP's step, every recipe: one with a tensor scale takes its Args as
 // a __grid_constant__ parameter, while the per-output-row ones (the unskewed tile) take them
 // plainly (EmitLaunch). A launch with fused column sums splits its tile rows into chunks

@@ -124,12 +124,23 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 
 // The scales from the amax histories are computed by the cast-transposes that use them (which
 // also write the scales the backward reads, and their inverses for cuBLASLt): no launch of their
-// own. The backward's first launch inverts the saved scales for its GEMMs.
+// own. The first GEMM's D scale (%g_scale) is computed by block 0 of the cast-transpose right
+// before the GEMM (Lowerer::foldScalarLaunch). The backward's first launch inverts the saved
+// scales for its GEMMs.
 // DELAYED-LABEL: fp8c CUDA for @mlp_fwd
 // DELAYED-NOT: {{aux|_scales|_inverse}}
 // DELAYED: fp8c_mlp_fwd_k0_cast_transpose: fp8.history_scale %x_scale, fp8.amax %x_amax, fp8.cast
-// DELAYED-NOT: {{aux|_inverse}}
-// DELAYED: fp8c_mlp_fwd_k{{[0-9]+}}_scales: fp8.history_scale %g_scale
+// DELAYED-NOT: {{aux|_scales|_inverse}}
+// DELAYED: fp8c_mlp_fwd_k2_cast_transpose: fp8.history_scale %w2_scale, fp8.amax %w2_amax, fp8.cast %w2_fp8,
+// DELAYED-NEXT: fp8.transpose %w2_fp8_t, fp8.history_scale %g_scale
+// DELAYED: __device__ static void scalars(void *const *buf, long long m, float *slot, bool leader) {
+// DELAYED: fp8c::f32p(buf[{{[0-9]+}}])[0] = fp8c::reciprocal(s0);
+// DELAYED-NEXT: }
+// DELAYED-NEXT: if (leader) {
+// DELAYED-NEXT: float slot[1];
+// DELAYED-NEXT: const float s0 = fp8c::historyScale<fp8c::Dt::E4M3, fp8c::HistoryAlgo::Max>
+// DELAYED-NOT: {{_scales|_inverse}}
+// DELAYED: GEMM fp8c_mlp_fwd_k3_gemm =====
 // DELAYED: ops: fp8.scaled_matmul %h, fp8.gelu %g (its input %h written as the aux output), fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose %g_fp8_t
 // DELAYED: epilogue GELU_BIAS, bias #{{[0-9]+}} %b1, AMAX_D #{{[0-9]+}} %g_amax, FP8 D scale #{{[0-9]+}} %g_scale, GELU input to aux #{{[0-9]+}} %h, D transposed to #{{[0-9]+}} %g_fp8_t
 // DELAYED-GEN-NOT: transpose_fallback
