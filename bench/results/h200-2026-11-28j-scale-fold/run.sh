@@ -3,7 +3,8 @@
 # --backward` (PROBE=1: cuBLASLt's DGELU / DGELU_BGRAD on the FP8 and on the bf16 dgrad GEMM),
 # then fp8c-train-bench (ROUNDS interleaved rounds, --profile, TOKENS (8192), RECIPES, GRAPHS) for
 # each build in BUILDS: build-gpu/bin/<build>/fp8c-train-bench, or build-gpu/bin/fp8c-train-bench
-# for "new" (the build carried). nvidia-smi logs clocks. Logs in $OUT (eight files at most).
+# for "new" (the build carried); TORCH=1: PyTorch's bf16 step after them. nvidia-smi logs
+# clocks. Logs in $OUT (eight files at most).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64
 B=build-gpu/bin
@@ -30,5 +31,11 @@ for build in ${BUILDS:-base new}; do
   grep -E "median|fwd_k[2345]|bound" $OUT/train-$build-$tokens.txt | cut -c1-170 | head -40
 done
 done
+if [ "${TORCH:-0}" = 1 ]; then # PyTorch's eager bf16 step, same call
+  timeout ${TORCH_TIMEOUT:-200} python3 bench/peers/torch_train.py --json $OUT/torch.json --tokens 8192 \
+    --reps ${TORCH_REPS:-30} --graphs linear,mlp --recipes "" > $OUT/torch.txt 2>&1
+  echo "torch_train exit status: $?"
+  grep -E "median" $OUT/torch.txt | head
+fi
 kill $SMI
 gzip -f $OUT/clocks.csv
