@@ -60,6 +60,20 @@ CublasLtGemmPointers dgradPointers(const CublasLtGemmConfig &c, const BackwardBu
   return p;
 }
 
+/// Times one cuBLASLt GEMM (bench::timeRuns' defaults) and prints a line: `what`, median, p10,
+/// p90, or the error.
+void timeGemm(CudaDriver *drv, CublasLtRunner &runner, const CublasLtGemmConfig &c,
+              const CublasLtGemmPointers &p, const std::string &what) {
+  Expected<bench::Stats> st = bench::timeRuns(
+      drv, nullptr, [&](int) { return runner.run(c, p, nullptr); }, 1, false,
+      bench::TimingOptions{});
+  if (st)
+    std::printf("  %-40s median %8.1f us  p10 %8.1f  p90 %8.1f\n", what.c_str(), st->medianUs,
+                st->p10Us, st->p90Us);
+  else
+    std::printf("  %-40s %s\n", what.c_str(), st.error().c_str());
+}
+
 /// Support lines and timings for one operand type.
 void probeOperands(CudaDriver *drv, CublasLtRunner &runner, const BackwardBuffers &buf,
                    DType operands) {
@@ -100,16 +114,8 @@ void probeOperands(CudaDriver *drv, CublasLtRunner &runner, const BackwardBuffer
     return;
   }
   // Timing at the MLP's shape: the plain dgrad GEMM (bf16 D) against each epilogue that ran.
-  bench::TimingOptions opts;
   auto time = [&](const CublasLtGemmConfig &c, const std::string &what) {
-    const CublasLtGemmPointers p = dgradPointers(c, buf);
-    Expected<bench::Stats> st = bench::timeRuns(
-        drv, nullptr, [&](int) { return runner.run(c, p, nullptr); }, 1, false, opts);
-    if (st)
-      std::printf("  %-40s median %8.1f us  p10 %8.1f  p90 %8.1f\n", what.c_str(), st->medianUs,
-                  st->p10Us, st->p90Us);
-    else
-      std::printf("  %-40s %s\n", what.c_str(), st.error().c_str());
+    timeGemm(drv, runner, c, dgradPointers(c, buf), what);
   };
   std::printf("timed at M 8192 N 14336 K 4096 (%s%s):\n", kind.c_str(),
               fp8 ? ", fast accumulation off" : "");
@@ -181,16 +187,8 @@ void probeBiasGradients(CudaDriver *drv, CublasLtRunner &runner, const BackwardB
     std::vector<uint16_t> zeros(host.size(), 0);
     drv->cuMemcpyHtoD(CUdeviceptr(dst), zeros.data(), zeros.size() * 2);
   }
-  bench::TimingOptions opts;
   auto time = [&](const CublasLtGemmConfig &c, const std::string &what) {
-    const CublasLtGemmPointers p = pointers(c);
-    Expected<bench::Stats> st = bench::timeRuns(
-        drv, nullptr, [&](int) { return runner.run(c, p, nullptr); }, 1, false, opts);
-    if (st)
-      std::printf("  %-40s median %8.1f us  p10 %8.1f  p90 %8.1f\n", what.c_str(), st->medianUs,
-                  st->p10Us, st->p90Us);
-    else
-      std::printf("  %-40s %s\n", what.c_str(), st.error().c_str());
+    timeGemm(drv, runner, c, pointers(c), what);
   };
   // The MLP's weight gradients: dW2 [4096, 14336] = dY^T G, dW1 [14336, 4096] = dH^T X.
   for (auto [mm, nn] : {std::pair<int64_t, int64_t>{4096, 14336}, {14336, 4096}}) {
@@ -204,21 +202,13 @@ void probeBiasGradients(CudaDriver *drv, CublasLtRunner &runner, const BackwardB
 
 /// The bf16 step's second-layer dgrad as it runs (B = W2 read in place) with DGELU.
 void probeBf16Dgrad(CudaDriver *drv, CublasLtRunner &runner, const BackwardBuffers &buf) {
-  bench::TimingOptions opts;
   std::printf("timed bf16 x bf16 dgrad M 8192 N 14336 K 4096 (B read in place, as the step):\n");
   for (GemmEpilogue e : {GemmEpilogue::Default, GemmEpilogue::DGelu}) {
     CublasLtGemmConfig c = dgradConfig(DType::BF16, e, DType::BF16, 8192, 14336, 4096);
     c.bKMajor = false;
     c.ldb = 14336;
-    const CublasLtGemmPointers p = dgradPointers(c, buf);
-    Expected<bench::Stats> st = bench::timeRuns(
-        drv, nullptr, [&](int) { return runner.run(c, p, nullptr); }, 1, false, opts);
-    const char *what = e == GemmEpilogue::DGelu ? "dgelu, D bf16" : "default, D bf16 (today's)";
-    if (st)
-      std::printf("  %-40s median %8.1f us  p10 %8.1f  p90 %8.1f\n", what, st->medianUs, st->p10Us,
-                  st->p90Us);
-    else
-      std::printf("  %-40s %s\n", what, st.error().c_str());
+    timeGemm(drv, runner, c, dgradPointers(c, buf),
+             e == GemmEpilogue::DGelu ? "dgelu, D bf16" : "default, D bf16 (today's)");
   }
 }
 
