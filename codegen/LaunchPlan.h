@@ -126,7 +126,8 @@ std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 /// bias pointer). BGradA / BGradB write the bias gradient alone to the bias pointer: the sums of
 /// our A over K ([m], cuBLASLt's BGRADB: its operands are ours swapped) / of our B over K ([n]),
 /// e.g. a weight-gradient GEMM's dY^T summed over the tokens. Only fp8c-cublaslt-support runs
-/// these four so far: no plan chooses them.
+/// these four: no plan chooses them (the bf16 step's dgrad with DGELU was slower in the step than
+/// the plain GEMM plus its gelu_grad launch: bench/README.md, thirtieth session).
 enum class GemmEpilogue {
   Default,
   Bias,

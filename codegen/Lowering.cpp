@@ -73,11 +73,12 @@ void Lowerer::addGemm(CublasLtGemm g) {
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));
 }
 
-// A launch of scalar jobs alone (a generated GEMM's history scale for its FP8 D: the training
-// forward's GELU cast) joins the rows or (cast-)transpose launch right before it, whose block 0
-// computes and stores them at its start (rows.cuh, runScalars): a launch and its gap fewer, and
-// the GEMM then follows a generated launch (programmatic dependent launch). Only when the two
-// touch no buffer in common, so the jobs read what they would have read after that launch.
+// A launch of a GEMM prologue's scalar jobs alone (the history scale of the GEMM's FP8 D: the
+// delayed MLP training forward's GELU cast) joins the rows or (cast-)transpose launch right before
+// it, whose block 0 computes and stores them at its start (rows.cuh, runScalars): a launch and its
+// gap fewer, and the GEMM then follows a generated launch (programmatic dependent launch). Only
+// when the two touch no buffer in common, so the jobs read what they would have read after that
+// launch.
 bool Lowerer::foldScalarLaunch(const LaunchDesc &d) {
   if (loadTime_ || d.kind != LaunchKind::Small || d.leaderLines.empty() || plan_.steps.empty())
     return false;
