@@ -6,7 +6,8 @@
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
 //   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true, and the FP8
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
-//   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off)
+//   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off, '%side' runs a
+//   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches)
 //                    [--json=FILE] [--profile] [--interleave] [--cuda-graph] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
@@ -209,12 +210,17 @@ int main(int argc, char **argv) {
       // "delayed@generated": with that FP8 GEMM backend (auto without).
       TrainingOptions o;
       std::string spec = recipe;
-      // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0).
+      // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
+      // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches).
       if (const size_t pct = spec.find('%'); pct != std::string::npos) {
-        if (spec.substr(pct + 1) != "no_fp8_tables")
-          return fail("recipe '" + recipe + "': unknown '%" + spec.substr(pct + 1) +
-                      "' (known: %no_fp8_tables)");
-        o.fp8Tables = 0;
+        const std::string flag = spec.substr(pct + 1);
+        if (flag == "no_fp8_tables")
+          o.fp8Tables = 0;
+        else if (flag == "side")
+          o.sideLaunches = true;
+        else
+          return fail("recipe '" + recipe + "': unknown '%" + flag +
+                      "' (known: %no_fp8_tables, %side)");
         spec = spec.substr(0, pct);
       }
       if (const size_t at = spec.find('@'); at != std::string::npos) {

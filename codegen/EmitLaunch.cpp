@@ -398,6 +398,14 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // W2's 32 instead of 40 (67.7 against 71.3 us); the other launches measured the same. Not the
   // per-output-row ones (rowwise, blockwise): held to 64 registers, they spilled 4-32 bytes.
   const bool gridConstant = d.kind == LaunchKind::Transpose && !outRowScales;
+  // A one-pass cast-transpose whose tensor scale is known before it can run on a generated
+  // GEMM's idle warps (codegen/kernels/gemm_sm90_side.cuh): its Spec, without the entry.
+  const bool sideRunnable = d.kind == LaunchKind::Transpose && d.cast &&
+                            d.cast->src != CastInfo::Src::Local &&
+                            d.cast->gran == Granularity::Tensor && !d.rowCast && d.copyBuf < 0 &&
+                            d.storeBuf < 0 && d.numSlots < 16;
+  if (sideRunnable)
+    gl.sideSpec = os.str();
   os << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << name << "("
      << (gridConstant ? "const __grid_constant__ " : "") << "fp8c::Args<" << n << "> args) {\n  "
      << body << "\n}\n";

@@ -84,11 +84,10 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
     if (const auto *g = std::get_if<GeneratedLaunch>(&s))
       out.push_back(g);
     else
-      for (const auto *fallbacks : {&std::get<CublasLtGemm>(s).biasFallback,
-                                    &std::get<CublasLtGemm>(s).auxFallback,
-                                    &std::get<CublasLtGemm>(s).transFallback,
-                                    &std::get<CublasLtGemm>(s).epiFallback,
-                                    &std::get<CublasLtGemm>(s).dualFallback})
+      for (const auto *fallbacks :
+           {&std::get<CublasLtGemm>(s).biasFallback, &std::get<CublasLtGemm>(s).auxFallback,
+            &std::get<CublasLtGemm>(s).transFallback, &std::get<CublasLtGemm>(s).epiFallback,
+            &std::get<CublasLtGemm>(s).dualFallback, &std::get<CublasLtGemm>(s).side})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);
   }
@@ -105,9 +104,10 @@ std::vector<int> buffersOf(const Step &s) {
                 c.b2, c.invScaleB2, c.gateD, c.upD, c.blockScaleOut, c.blockInvOut})
     if (b >= 0)
       out.push_back(b);
-  // The launches the step may run after the GEMM (or instead of part of its epilogue).
-  for (const auto *fallbacks :
-       {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback, &c.dualFallback})
+  // The launches the step may run after the GEMM (or instead of part of its epilogue), and the
+  // side launch that runs beside it.
+  for (const auto *fallbacks : {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback,
+                                &c.dualFallback, &c.side})
     for (const GeneratedLaunch &l : *fallbacks)
       out.insert(out.end(), l.buffers.begin(), l.buffers.end());
   return out;

@@ -108,6 +108,11 @@ struct GeneratedLaunch {
   /// Options this source needs beyond compileWithNvrtc's defaults: "--fmad=false" (no FMA
   /// contraction: the interpreter rounds every product and sum).
   std::vector<std::string> nvrtcOptions;
+  /// For a one-pass cast-transpose with a tensor scale known before it (and optionally its
+  /// untransposed copy, amax, column sums and history push): `source` without its entry point
+  /// (the #include and the Spec), which a generated GEMM compiles in to run the launch on its
+  /// idle warps (CublasLtGemm::side, codegen/kernels/gemm_sm90_side.cuh). Empty otherwise.
+  std::string sideSpec;
 };
 
 enum class GemmScaleMode { Tensor, OuterVector, Block128 };
@@ -265,6 +270,11 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> transFallback; ///< transD >= 0: D^T from D, after cuBLASLt
   std::vector<GeneratedLaunch> epiFallback;  ///< epiD >= 0: the epilogue from epiD, after cuBLASLt
   std::vector<GeneratedLaunch> dualFallback;  ///< b2 >= 0: the swiglu epilogue from gateD, upD
+  /// A launch of the plan that runs beside this GEMM (codegen/LowerSide.cpp): on the generated
+  /// GEMM by the producer warpgroup's idle warps during the main loops (GemmSm90Kernel::sideSpec),
+  /// on cuBLASLt as its own launch after the GEMM. It shares no buffer with the GEMM, so either
+  /// order computes the same. Empty, or one launch with a sideSpec.
+  std::vector<GeneratedLaunch> side;
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

@@ -343,6 +343,11 @@ const Op *inPlaceTranspose(const Op *main, int i);
 /// Lowers one gemm kernel.
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 
+/// Moves each cast-transpose launch that can run on a generated GEMM's idle warps
+/// (GeneratedLaunch::sideSpec) and shares no buffer with the FP8 GEMM step right before it into
+/// that step (CublasLtGemm::side; LowerSide.cpp).
+void attachSideLaunches(std::vector<Step> &steps, const std::vector<BufferDesc> &buffers);
+
 /// Renders a launch to a GeneratedLaunch (EmitLaunch.cpp); `buffers` are the plan's.
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &kernelName,
                              const std::vector<BufferDesc> &buffers, const ElementwiseTuning &t);

@@ -290,6 +290,8 @@ Expected<LaunchPlan> Lowerer::run() {
           if (b == sb)
             return Error("codegen: the state %" + desc(sb).name +
                          " is read after its update in place");
+  if (opts_.sideLaunches && opts_.arch == "sm_90a")
+    attachSideLaunches(plan_.steps, plan_.buffers);
   return std::move(plan_);
 }
 

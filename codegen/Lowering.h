@@ -30,6 +30,10 @@ struct CodegenOptions {
   std::string arch = "sm_90a"; ///< sm_90a (Hopper) or sm_89 (Ada)
   ElementwiseTuning tuning;
   GemmBackend gemmBackend = GemmBackend::Auto; ///< for FP8 GEMM steps (CublasLtGemm::backend)
+  /// Run a cast-transpose beside the GEMM step before it where they share no buffer
+  /// (CublasLtGemm::side: on the generated GEMM's idle warps; codegen/LowerSide.cpp). Off by
+  /// default: measured slower so far (CompileOptions::sideLaunches).
+  bool sideLaunches = false;
 };
 
 /// Lowers `g`, which must have been through `fuse` (and verify). Errors name the op.

@@ -167,6 +167,13 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   after(c.epiFallback,
         " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.epiD) + ")");
   after(c.transFallback, " after cuBLASLt (D transposed)");
+  // The side launch: on the generated GEMM inside it, on cuBLASLt after it.
+  for (const GeneratedLaunch &f : c.side) {
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)),
+              label + " beside it (the generated GEMM's idle warps run it during its main "
+                      "loops; after cuBLASLt, a launch)");
+  }
 }
 
 } // namespace

@@ -38,6 +38,7 @@ Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts
   co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
   co.tuning = opts.tuning;
   co.gemmBackend = *backend;
+  co.sideLaunches = opts.sideLaunches;
   Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
   if (!plan)
     return Error(plan.error());

@@ -163,8 +163,13 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
           return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);
-      if (c.m.eval(m) <= 0)
+      if (c.m.eval(m) <= 0) {
+        // No GEMM at this M; its side launch (which has its own work) still runs.
+        for (const GeneratedLaunch &l : c.side)
+          if (Status st = launch(l, ptrs, m, stream); !st)
+            return st;
         continue;
+      }
       const Status st = runGemm(c, ptrs, m, stream);
       afterLaunch = false;
       if (!st)
@@ -382,6 +387,9 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
     for (const GeneratedLaunch &l : g.transFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
         return st;
+  for (const GeneratedLaunch &l : g.side) // the side launch, which the generated GEMM runs inside
+    if (Status st = launch(l, ptrs, m, stream); !st)
+      return st;
   return Status::ok();
 }
 
@@ -423,7 +431,7 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
   // finishes (programmatic dependent launch).
   const bool dependent = afterLaunch;
   afterLaunch = false;
-  if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs), stream, 0, 0, dependent); !st)
+  if (Status st = sm90->run(k, prob, gemmSm90PointersOf(g, ptrs, m), stream, 0, 0, dependent); !st)
     return st;
   std::string &log = gemmLog[g.name];
   log = "generated sm90 " + k.name();

@@ -51,6 +51,13 @@ struct CompileOptions {
   /// (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
   /// Off, or without a Hopper GPU: no measurement, the heuristics alone.
   bool autotune = true;
+  /// A cast-transpose that shares no buffer with the FP8 GEMM step before it runs beside it:
+  /// on the generated GEMM, by its producer warpgroup's idle warps during the main loops;
+  /// after cuBLASLt, as its own launch (CodegenOptions::sideLaunches). Off (the default): one
+  /// after the other. Opt-in while its three warps per SM are slower than the launch: H200, the
+  /// delayed MLP's gelu_grad beside the weight-gradient GEMM at 8192 tokens took 1885.2 us
+  /// against 974.5 us for cuBLASLt plus the launch (bench/README.md, thirty-first session).
+  bool sideLaunches = false;
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).

@@ -63,8 +63,8 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.epiD,
                 g.gateD, g.upD, g.blockScaleOut, g.blockInvOut})
     add(i, Fill::Zero);
-  for (const auto *fallbacks :
-       {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.epiFallback, &g.dualFallback})
+  for (const auto *fallbacks : {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.epiFallback,
+                                &g.dualFallback, &g.side})
     for (const GeneratedLaunch &l : *fallbacks)
       for (int i : l.buffers)
         add(i, Fill::Zero);
@@ -131,7 +131,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
   if (!scratch)
     return Error(what + scratch.error() + hint);
   const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), maxM);
-  const GemmSm90Pointers p = gemmSm90PointersOf(g, scratch->ptrs);
+  const GemmSm90Pointers p = gemmSm90PointersOf(g, scratch->ptrs, maxM);
   GemmSm90TuneCache &cache = GemmSm90TuneCache::global();
   const int64_t bucket = gemmSm90TuneBucket(prob.m);
   GemmSm90Kernel winner;
@@ -195,7 +195,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
       u.reset(); // the generated GEMM cannot write that result: two candidates
     } else {
       uProb = gemmSm90ProblemOf(*u, plan(), maxM);
-      uP = gemmSm90PointersOf(*u, scratch->ptrs);
+      uP = gemmSm90PointersOf(*u, scratch->ptrs, maxM);
       if (tuneTiles) {
         Expected<GemmSm90TuneResult> ur = autotuneGemmSm90(*sm90, *uBase, uProb, uP, nullptr, cache);
         if (!ur)

@@ -25,6 +25,8 @@ std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &c) {
                 c.transD, c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2,
                 c.blockScaleOut, c.blockInvOut})
     generated.insert(b);
+  for (const GeneratedLaunch &l : c.side) // both forms run it
+    generated.insert(l.buffers.begin(), l.buffers.end());
   std::set<int> only;
   auto add = [&](int b) {
     if (b >= 0 && !generated.count(b))

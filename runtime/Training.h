@@ -35,6 +35,8 @@ struct TrainingOptions {
   std::string gemmBackend;
   /// ElementwiseTuning::fp8Tables of both halves' launches (-1: the default, on; 0: off).
   int fp8Tables = -1;
+  /// CompileOptions::sideLaunches of both halves (a cast-transpose beside the GEMM before it).
+  bool sideLaunches = false;
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;

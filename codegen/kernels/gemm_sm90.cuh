@@ -75,9 +75,14 @@
 // on warps 1-3 of the producer warpgroup: the consumers hand each tile over in bf16 through two
 // shared-memory tile slots and go on with the next tile's main loop.
 //
+// With a `Side` Spec (gemm_sm90_side.cuh), warps 1-3 of the producer warpgroup run an
+// independent cast-transpose of the plan (that launch's Spec and Args, `side`) beside the main
+// loops, in kSideSharedBytes at the end of the dynamic shared memory.
+//
 // Tails: TMA reads outside [M, K] / [N, K] as zeros (the K tail adds nothing); TMA stores clip
-// at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the host, runtime/gpu/GemmSm90):
-// A, B 16-byte aligned with row pitches a multiple of 16 bytes; D 16-byte aligned.
+// at M and N, register stores are predicated on row < M and col < N. Requirements (checked on the
+// host, runtime/gpu/GemmSm90): A, B 16-byte aligned with row pitches a multiple of 16 bytes; D
+// 16-byte aligned.
 //
 // wgmma fencing: the accumulators are touched by nothing between a stage's wgmma.fence and the
 // wait_group that completes its wgmmas (zeroed before the tile's first fence, read after the last
@@ -89,19 +94,20 @@
 #pragma once
 
 #include "fp8c/common.cuh"
-#include "fp8c/gemm_sm90_defs.cuh"
+#include "fp8c/gemm_sm90_block_cast.cuh"
+#include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
 #include "fp8c/gemm_sm90_cast_ahead.cuh"
+#include "fp8c/gemm_sm90_defs.cuh"
 #include "fp8c/gemm_sm90_dual.cuh"
-#include "fp8c/gemm_sm90_block_scales.cuh"
-#include "fp8c/gemm_sm90_block_cast.cuh"
-#include "fp8c/gemm_sm90_residual.cuh"
 #include "fp8c/gemm_sm90_epilogue.cuh"
-#include "fp8c/gemm_sm90_store.cuh"
-#include "fp8c/gemm_sm90_store_aux.cuh"
 #include "fp8c/gemm_sm90_offload.cuh"
 #include "fp8c/gemm_sm90_promote.cuh"
+#include "fp8c/gemm_sm90_residual.cuh"
 #include "fp8c/gemm_sm90_ring.cuh"
+#include "fp8c/gemm_sm90_side.cuh"
+#include "fp8c/gemm_sm90_store.cuh"
+#include "fp8c/gemm_sm90_store_aux.cuh"
 #include "fp8c/gemm_sm90_wgmma.cuh"
 
 namespace fp8c {
@@ -325,16 +331,19 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 
 // --- the kernel body -----------------------------------------------------------------------------
 
-template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias,
-          Dt TBias, Act A, int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1,
-          int CS = 0, bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false,
-          bool EW = false, bool CA = false>
-__device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB,
-                                         const TmaDesc &mapB2, const TmaDesc &mapD,
-                                         const TmaDesc &mapAux, const TmaDesc &mapDT,
-                                         const TmaDesc &mapSA, const TmaDesc &mapSB,
-                                         const TmaDesc &mapSB2, const GemmParams &p) {
+template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A,
+          int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1, int CS = 0,
+          bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false, bool EW = false,
+          bool CA = false, class Side = NoSide, int SideN = 1>
+__device__ __forceinline__ void
+gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const TmaDesc &mapD,
+         const TmaDesc &mapAux, const TmaDesc &mapDT, const TmaDesc &mapSA, const TmaDesc &mapSB,
+         const TmaDesc &mapSB2, const GemmParams &p, const Args<SideN> *side = nullptr) {
   constexpr bool kPingPong = Sc == Sched::PingPong;
+  constexpr bool kSide = HasSide<Side>::value;
+  // The side launch (gemm_sm90_side.cuh) takes the producer's warps 1-3.
+  static_assert(!kSide || (CS == 0 && !CA && !EW),
+                "a side launch: no bf16-A prologue, cast-ahead A or offloaded epilogue");
   static_assert(BM == 128 || BM == 64, "BM");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN");
   static_assert(S != Scale::Block || Promote, "blockwise scales are promoted per K block");
@@ -396,11 +405,12 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
   static_assert(WN == 64 || WN == 96 || WN == 128 || WN == 192 || WN == 256, "WN");
   using R = Ring<BM, BN, Stages>;
   // Registers: __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer gives
-  // back all but 40 (56 when it casts A), the consumers take the rest (multiples of 8). With the
+  // back all but 40 (56 when it casts A or runs a side launch), the consumers take the rest
+  // (multiples of 8). With the
   // offloaded epilogue both keep 168: its warps spilled at 136 (the 128 x 128 consumers need
   // less than 168 even when promoting). (Two blocks per SM, 80 at entry, was tried: ptxas
   // refuses the wgmma with 80 registers, C7602.)
-  constexpr int kProducerRegs = EW ? 168 : CS > 0 || CA ? 56 : 40;
+  constexpr int kProducerRegs = EW ? 168 : kSide ? 72 : CS > 0 || CA ? 56 : 40;
   constexpr int kConsumerRegs = ((168 * 384 - 128 * kProducerRegs) / 256) / 8 * 8;
 
   extern __shared__ u8 smemRaw[];
@@ -462,6 +472,10 @@ __device__ __forceinline__ void gemmSm90(const TmaDesc &mapA, const TmaDesc &map
       if constexpr (EW)
         offloadedEpilogue<BM, BN, Stages, TD, A, Amax, XO>(p, ring, mapD, mapAux, mapDT,
                                                            int(threadIdx.x) / 32 - 1);
+    } else if (kSide && threadIdx.x >= 32) {
+      if constexpr (kSide)
+        sideCastTranspose<Side, SideN>(*side, smemRaw + dynamicSharedBytes() - kSideSharedBytes,
+                                       int(threadIdx.x) / 32 - 1);
     } else if (threadIdx.x == 0) {
       tmaPrefetchMap(&mapA);
       tmaPrefetchMap(&mapB);

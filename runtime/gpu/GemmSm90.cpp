@@ -8,8 +8,10 @@
 #include "runtime/gpu/GemmSm90Maps.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace fp8c {
 namespace {
@@ -70,6 +72,14 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     return fail("tile width bn must be 64, 128, 192 or 256");
   if (k.bm != 128 && k.bm != 64)
     return fail("tile rows bm must be 128 or 64");
+  if (!k.sideSpec.empty()) {
+    if (k.castA || k.castAhead || k.epilogueWarps)
+      return fail("a side launch runs on the producer warpgroup's warps 1-3, which the bf16-A "
+                  "prologue, cast-ahead A and the offloaded epilogue use");
+    if (k.sideBuffers < 1 || k.sideBuffers > kGemmSm90MaxSideBuffers)
+      return fail("a side launch takes 1 to " + std::to_string(kGemmSm90MaxSideBuffers) +
+                  " buffers, not " + std::to_string(k.sideBuffers));
+  }
   const bool pingPong = k.schedule == GemmSchedule::PingPong;
   if (pingPong) {
     if (k.promotes())
@@ -460,7 +470,15 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   if (maxBlocks > 0)
     clusters = std::min<int64_t>(clusters, std::max(1, maxBlocks / cm));
   const int blocks = int(clusters * cm);
-  void *args[] = {&mapA, &mapB, &mapB2, &mapD, &mapAux, &mapDT, &mapSA, &mapSB, &mapSB2, &dp};
+  // The side launch's Args<sideBuffers>: its buffers, then its M (codegen/kernels/common.cuh).
+  std::array<unsigned char, (kGemmSm90MaxSideBuffers + 1) * 8> side{};
+  if (!k.sideSpec.empty()) {
+    std::memcpy(side.data(), p.side.data(), size_t(k.sideBuffers) * sizeof(void *));
+    const long long sm = p.sideM;
+    std::memcpy(side.data() + size_t(k.sideBuffers) * sizeof(void *), &sm, sizeof sm);
+  }
+  void *args[] = {&mapA,  &mapB,  &mapB2,  &mapD, &mapAux,    &mapDT,
+                  &mapSA, &mapSB, &mapSB2, &dp,   side.data()};
   // (A cluster kernel's launch carries its cluster shape in the binary; the programmatic
   // attribute is for single blocks, the decode tiles it helps.) Cast-ahead A's producers wait
   // for rows that other blocks cast: a cooperative launch, so that every block is resident at

@@ -38,6 +38,7 @@
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/jit/KernelCache.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -170,6 +171,13 @@ struct GemmSm90Kernel {
   /// and go on with the next tile's main loop, so the epilogue's math overlaps the wgmmas.
   /// Cooperative 128 x 128 tiles, clusterM = 1, no bf16-A prologue, tensor amax only.
   bool epilogueWarps = false;
+  /// A side launch (codegen/kernels/gemm_sm90_side.cuh): an independent one-pass cast-transpose
+  /// of the plan (CublasLtGemm::side) run by the producer warpgroup's warps 1-3 beside the main
+  /// loops. sideSpec is that launch's Spec (GeneratedLaunch::sideSpec: the source without its
+  /// entry point), sideBuffers the count of its Args' buffers (GemmSm90Pointers::side). Empty:
+  /// none. Not with castA, castAhead or epilogueWarps (they use those warps).
+  std::string sideSpec;
+  int sideBuffers = 0;
   /// Output columns of one tile: bn, or bn / 2 for the dual GEMM.
   int outCols() const { return swiglu ? bn / 2 : bn; }
   bool extraOutputs() const { return auxOut || transD || geluGradIn || colSumType.has_value(); }
@@ -200,13 +208,16 @@ struct GemmSm90Kernel {
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when
   /// set, and "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA),
   /// "_tms<buffers>" (TMA-store epilogue), "_aux" (auxOut; "_aux8" with auxFp8), "_dt"
-  /// (transD), "_dgelu" (geluGradIn), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast) and "_ew"
-  /// (epilogueWarps).
-  /// With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
+  /// (transD), "_dgelu" (geluGradIn), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu"
+  /// (the dual GEMM), "_bcast" (blockCast) and "_ew" (epilogueWarps), "_side<hash of sideSpec>" (a
+  /// side launch). With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
 };
+
+/// The most buffers a side launch (GemmSm90Kernel::sideSpec) may take.
+constexpr int kGemmSm90MaxSideBuffers = 32;
 
 /// Sizes and row pitches (in elements) of one call.
 struct GemmSm90Problem {
@@ -251,6 +262,10 @@ struct GemmSm90Pointers {
   float *colPartials = nullptr;       ///< colSumType: workspace, [ceil(M/64)][N] f32
   float *blockScale = nullptr;        ///< blockCast: the blocks' scales, or null
   float *blockInv = nullptr;          ///< blockCast: their inverses, or null
+  /// sideSpec: the side launch's buffers in its Args order (sideBuffers of them), and its M
+  /// (the run's dynamic size, which the launch's Spec takes, not the GEMM's M).
+  std::array<void *, kGemmSm90MaxSideBuffers> side{};
+  int64_t sideM = 0;
 };
 
 /// u32 counters of the aReady workspace a castAhead problem of m rows needs (any tile).

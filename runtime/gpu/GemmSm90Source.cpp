@@ -3,6 +3,8 @@
 #include "runtime/gpu/GemmSm90.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 
 namespace fp8c {
 namespace {
@@ -95,45 +97,65 @@ std::string GemmSm90Kernel::name() const {
     s += "_bcast";
   if (epilogueWarps)
     s += "_ew";
+  if (!sideSpec.empty()) {
+    // FNV-1a of the Spec: kernels with different side launches differ in name (the cache
+    // keys on the source as well).
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : sideSpec)
+      h = (h ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    s += "_side" + std::string(hex, 8);
+  }
   return s;
 }
 
 std::string gemmSm90Source(const GemmSm90Kernel &k) {
   const std::string entry = k.name();
-  std::string s = "// fp8c generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh)\n"
-                  "#include \"fp8c/gemm_sm90.cuh\"\n\n"
-                  "extern \"C\" __global__ void __launch_bounds__(384, 1)" +
-                  (k.clusterM > 1 ? " __cluster_dims__(" + std::to_string(k.clusterM) + ", 1, 1)"
-                                  : std::string()) +
-                  "\n" + entry +
-                  "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapB2,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapAux,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapSA,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB,\n"
-                  "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB2,\n"
-                  "    const fp8c::sm90::GemmParams p) {\n"
-                  "  using fp8c::Dt;\n"
-                  "  fp8c::sm90::gemmSm90<" + std::to_string(k.bm) + ", " +
-                  std::to_string(k.bn) + ", " + std::to_string(k.stages) + ", Dt::" +
-                  dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
-                  ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " +
-                  (k.biasType ? "true" : "false") + ", Dt::" +
-                  dtName(k.biasType ? *k.biasType : DType::F32) + ", fp8c::sm90::Act::" +
-                  actName(k.activation) + ", " +
-                  (k.blockCast ? "3" : k.amaxD ? (k.amaxRows ? "2" : "1") : "0") + ", " +
-                  (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
-                  ", fp8c::sm90::Sched::" +
-                  (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
-                  std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) +
-                  ", " + (k.amaxA ? "true" : "false") + ", " +
-                  std::to_string(k.epilogueBuffers()) + ", " +
-                  std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") +
-                  ", " + (k.epilogueWarps ? "true" : "false") + ", " +
-                  (k.castAhead ? "true" : "false") + ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p);\n}\n";
+  const bool side = !k.sideSpec.empty();
+  const std::string sideN = std::to_string(std::max(1, k.sideBuffers));
+  std::string s =
+      "// fp8c generated Hopper FP8 GEMM (codegen/kernels/gemm_sm90.cuh)\n"
+      "#include \"fp8c/gemm_sm90.cuh\"\n\n" +
+      (side
+           ? "// The side launch's Spec (codegen/kernels/gemm_sm90_side.cuh):\n" + k.sideSpec + "\n"
+           : std::string()) +
+      "extern \"C\" __global__ void __launch_bounds__(384, 1)" +
+      (k.clusterM > 1 ? " __cluster_dims__(" + std::to_string(k.clusterM) + ", 1, 1)"
+                      : std::string()) +
+      "\n" + entry +
+      "(const __grid_constant__ fp8c::sm90::TmaDesc mapA,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapB,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapB2,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapD,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapAux,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapDT,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapSA,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB,\n"
+      "    const __grid_constant__ fp8c::sm90::TmaDesc mapSB2,\n"
+      "    const fp8c::sm90::GemmParams p" +
+      (side ? ",\n    const __grid_constant__ fp8c::Args<" + sideN + "> side" : std::string()) +
+      ") {\n"
+      "  using fp8c::Dt;\n"
+      "  fp8c::sm90::gemmSm90<" +
+      std::to_string(k.bm) + ", " + std::to_string(k.bn) + ", " + std::to_string(k.stages) +
+      ", Dt::" + dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
+      ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " + (k.biasType ? "true" : "false") +
+      ", Dt::" + dtName(k.biasType ? *k.biasType : DType::F32) +
+      ", fp8c::sm90::Act::" + actName(k.activation) + ", " +
+      (k.blockCast ? "3"
+       : k.amaxD   ? (k.amaxRows ? "2" : "1")
+                   : "0") +
+      ", " + (k.overlap ? "true" : "false") + ", " + (k.promotes() ? "true" : "false") +
+      ", fp8c::sm90::Sched::" +
+      (k.schedule == GemmSchedule::PingPong ? "PingPong" : "Cooperative") + ", " +
+      std::to_string(k.clusterM) + ", " + std::to_string(k.castA ? k.castSlots : 0) + ", " +
+      (k.amaxA ? "true" : "false") + ", " + std::to_string(k.epilogueBuffers()) + ", " +
+      std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") + ", " +
+      (k.epilogueWarps ? "true" : "false") + ", " + (k.castAhead ? "true" : "false") +
+      (side ? ", Spec, " + sideN : std::string()) +
+      ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p" +
+      (side ? ", &side" : "") + ");\n}\n";
   if (k.colSumType)
     s += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "_colsum(const float *part, int slices, int n, void *out) {\n"

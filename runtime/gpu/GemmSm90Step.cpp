@@ -122,6 +122,13 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   } else if (isFloat8(k.dType) && g.scaleD < 0) {
     return fail("an FP8 D needs a scaleD buffer");
   }
+  if (!g.side.empty()) {
+    const GeneratedLaunch &l = g.side.front();
+    if (g.side.size() != 1 || l.sideSpec.empty())
+      return fail("internal error: a GEMM step's side launch is one launch with a side Spec");
+    k.sideSpec = l.sideSpec;
+    k.sideBuffers = static_cast<int>(l.buffers.size());
+  }
   // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without
   // overlap is one that every scale mode and accumulation takes).
   GemmSm90Kernel probe = k;
@@ -184,7 +191,8 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
   return p;
 }
 
-GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers) {
+GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers,
+                                    int64_t m) {
   auto addr = [&](int i) -> void * {
     return i < 0 ? nullptr : reinterpret_cast<void *>(buffers[static_cast<size_t>(i)]);
   };
@@ -206,6 +214,12 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.colPartials = static_cast<float *>(addr(g.colPartials));
   p.blockScale = static_cast<float *>(addr(g.blockScaleOut));
   p.blockInv = static_cast<float *>(addr(g.blockInvOut));
+  if (!g.side.empty()) { // (gemmSm90KernelOf bounds its buffer count)
+    const std::vector<int> &sb = g.side.front().buffers;
+    for (size_t i = 0; i < sb.size() && i < p.side.size(); ++i)
+      p.side[i] = addr(sb[i]);
+    p.sideM = m;
+  }
   return p;
 }
 

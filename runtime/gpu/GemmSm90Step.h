@@ -37,8 +37,9 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
                                                          const Device &dev);
 
 /// The problem (sizes, pitches at run-time size `m`) and pointers of step `g`, with
-/// `buffers[i]` the device address of plan.buffers[i].
+/// `buffers[i]` the device address of plan.buffers[i] (and `m` the side launch's M).
 GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m);
-GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers);
+GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers,
+                                    int64_t m);
 
 } // namespace fp8c

@@ -16,6 +16,9 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
+// The side launch's warps (gemm_sm90_side.cuh, kSideSharedBytes): 3 x (a 64 x 68-byte staging
+// tile, a 256-entry f32 table, 16 scalar slots), at the end of the dynamic shared memory.
+constexpr int64_t kGemmSm90SideSharedBytes = 3 * (64 * 68 + 256 * 4 + 16 * 4);
 
 } // namespace
 
@@ -26,7 +29,8 @@ constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-s
 // consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
 // warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
 // The offloaded epilogue (epilogueWarps) has two bf16 tile slots and epiBufs unit buffers per
-// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot.
+// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot. A side launch's
+// shared memory comes last.
 int64_t gemmSm90SharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
@@ -34,12 +38,12 @@ int64_t gemmSm90SharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
                                ? 2 * int64_t(k.bm) * k.bn * 2 + 3 * epiBufs * kEpiChunkBytes
                                : 2 * epiBufs * kEpiChunkBytes;
   return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) + epilogue +
-         slots * k.bm * kBK * 2 +
-         (k.colSumType ? 2 * kColSumBytes : 0) +
+         slots * k.bm * kBK * 2 + (k.colSumType ? 2 * kColSumBytes : 0) +
          (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + (k.swiglu ? 256 : 128))
                                                  : 0) +
          (2 * k.stages + 2 + 2 * slots + (k.epilogueWarps ? 4 : 0)) * 8 +
-         (colInputs ? 16 * int64_t(k.bn) : 0) + 1024;
+         (colInputs ? 16 * int64_t(k.bn) : 0) + 1024 +
+         (k.sideSpec.empty() ? 0 : kGemmSm90SideSharedBytes);
 }
 
 int GemmSm90Kernel::epilogueBuffers() const {
