@@ -163,8 +163,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
           return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);
-      if (c.m.eval(m) <= 0) {
-        // No GEMM at this M; its side launch (which has its own work) still runs.
+      if (c.m.eval(m) <= 0) { // no GEMM at this M; its side launch (its own work) still runs
         for (const GeneratedLaunch &l : c.side)
           if (Status st = launch(l, ptrs, m, stream); !st)
             return st;
