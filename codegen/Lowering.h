@@ -32,7 +32,7 @@ struct CodegenOptions {
   GemmBackend gemmBackend = GemmBackend::Auto; ///< for FP8 GEMM steps (CublasLtGemm::backend)
   /// Run a cast-transpose beside the GEMM step before it where they share no buffer
   /// (CublasLtGemm::side: on the generated GEMM's idle warps; codegen/LowerSide.cpp). Off by
-  /// default: measured slower so far (CompileOptions::sideLaunches).
+  /// default: measured a tie at best (CompileOptions::sideLaunches).
   bool sideLaunches = false;
 };
 

@@ -54,9 +54,9 @@ struct CompileOptions {
   /// A cast-transpose that shares no buffer with the FP8 GEMM step before it runs beside it:
   /// on the generated GEMM, by its producer warpgroup's idle warps during the main loops;
   /// after cuBLASLt, as its own launch (CodegenOptions::sideLaunches). Off (the default): one
-  /// after the other. Opt-in while its three warps per SM are slower than the launch: H200, the
-  /// delayed MLP's gelu_grad beside the weight-gradient GEMM at 8192 tokens took 1885.2 us
-  /// against 974.5 us for cuBLASLt plus the launch (bench/README.md, thirty-first session).
+  /// after the other. Opt-in: on the H200 under its power cap the delayed MLP's gelu_grad beside
+  /// the weight-gradient GEMM at 8192 tokens tied with cuBLASLt plus the launch (958.8 against
+  /// 965.9 us; bench/README.md, thirty-first session), so auto keeps the launch anyway.
   bool sideLaunches = false;
 };
 

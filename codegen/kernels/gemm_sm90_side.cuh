@@ -9,12 +9,19 @@
 // Each side warp walks the launch's units (transpose.cuh: tiles of 64 x 64, or with column sums
 // strips of tile rows of one tile column) grid-stride over all gridDim.x * 3 side warps. A tile:
 // 16 passes of 4 rows, lane (rs = lane / 8, cg = lane % 8) evaluating the value at row
-// 4 * pass + rs, columns 8 cg .. 8 cg + 7 (16-byte bf16 loads, evict-first), taking its amax,
-// column sums and FP8 cast, storing the untransposed copy (kRowCastBuf) and staging the FP8
+// 4 * pass + rs, columns 8 cg .. 8 cg + 7, taking its amax, column sums and FP8 cast, storing the untransposed copy (kRowCastBuf) and staging the FP8
 // bytes in the warp's 64 x 68-byte tile. The transposed copy is then read back as words of
 // 4 rows x 4 columns, transposed with byte permutes and stored 16 bytes per output row: each
 // lane takes 2 of the tile's 64 (4 output rows, 16 input rows) blocks. The staging rows are 17
 // words apart, so those word reads hit 32 different banks.
+//
+// The inputs of a unit's passes are copied asynchronously (cp.async) into the warp's ring,
+// kDepth - 1 passes ahead of the one computed: with one pass of loads in flight per warp the
+// side warps moved the launch's bytes at about 0.3 TB/s (H200, the delayed MLP's gelu_grad
+// beside its dW2 GEMM: 1885.2 us against 974.5 us for cuBLASLt plus the launch); with the ring
+// 958.8 us against 965.9 us. Under the board's power cap that is a tie: the launch's bytes cost
+// their energy inside the GEMM as well (bench/README.md, thirty-first session). Chunks that are
+// not whole or lie past the input's rows are read when used (evict-first loads).
 //
 // Semantics are the launch's (transposeKernel, Phase::All): the same value per element (the
 // FP8 table's input, kTabIn, from a 256-entry table per warp holding Spec::tabulate of each
@@ -36,8 +43,11 @@ template <> struct HasSide<NoSide> { static constexpr bool value = false; };
 constexpr int kSideWarps = 3;
 constexpr int kSideRowBytes = 68; ///< a staged row: 64 FP8 bytes, 17 words apart
 constexpr int kSideTileBytes = 64 * kSideRowBytes;
-/// One side warp's shared memory: its staging tile, its table (256 f32), its scalar slots.
-constexpr int kSideWarpBytes = kSideTileBytes + 256 * 4 + 16 * 4;
+/// A side warp's ring of asynchronous input copies: several passes in flight without registers.
+constexpr int kSideRingBytes = 6144;
+/// One side warp's shared memory: its staging tile, its table (256 f32), its scalar slots, its
+/// ring.
+constexpr int kSideWarpBytes = kSideTileBytes + 256 * 4 + 16 * 4 + kSideRingBytes;
 /// The side warps' shared memory, at the end of the GEMM's dynamic shared memory (the host's
 /// GemmSm90Kernel::sharedBytes counts it).
 constexpr int kSideSharedBytes = kSideWarps * kSideWarpBytes;
@@ -91,6 +101,86 @@ __device__ __forceinline__ void sideLoadFull(void *const *buf, i64 r, i64 c0, co
       }
     }
     sideLoadFull<Spec, E, I + 1>(buf, r, c0, table, x);
+  }
+}
+
+/// Bytes of one lane's 8-element chunk of Full inputs I.. (the ring's layout: per input, the 32
+/// lanes' chunks one after another).
+template <class Spec, int I = 0> FP8C_HD constexpr int sideChunkBytes() {
+  if constexpr (I >= Spec::kNumIn)
+    return 0;
+  else
+    return (Spec::kIn[I].bc == Bcast::Full ? 8 * dtBytes(Spec::kIn[I].dt) : 0) +
+           sideChunkBytes<Spec, I + 1>();
+}
+/// Whether every Full input's 8-element chunks can be copied whole (16-byte-multiple pitches).
+template <class Spec, int I = 0> FP8C_HD constexpr bool sideAsyncable() {
+  if constexpr (I >= Spec::kNumIn)
+    return true;
+  else
+    return (Spec::kIn[I].bc != Bcast::Full ||
+            (Spec::kIn[I].ld * dtBytes(Spec::kIn[I].dt)) % 16 == 0) &&
+           sideAsyncable<Spec, I + 1>();
+}
+
+template <int Bytes> __device__ __forceinline__ void cpAsync(u32 dst, const void *src) {
+  if constexpr (Bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(Bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/// Issues the asynchronous copies of this lane's chunk (r, c0) of Full inputs I.. into ring slot
+/// `slot` (shared address).
+template <class Spec, int I = 0, int Off = 0>
+__device__ __forceinline__ void sideIssue(void *const *buf, i64 r, i64 c0, u32 slot, int lane) {
+  if constexpr (I < Spec::kNumIn) {
+    constexpr InDesc d = Spec::kIn[I];
+    constexpr int kB = d.bc == Bcast::Full ? 8 * dtBytes(d.dt) : 0;
+    if constexpr (kB > 0) {
+      const char *src = static_cast<const char *>(buf[d.buf]) + (r * d.ld + c0) * dtBytes(d.dt);
+      const u32 dst = slot + u32(32 * Off + lane * kB);
+#pragma unroll
+      for (int o = 0; o < kB; o += 16)
+        cpAsync<(kB < 16 ? kB : 16)>(dst + u32(o), src + o);
+    }
+    sideIssue<Spec, I + 1, Off + kB>(buf, r, c0, slot, lane);
+  }
+}
+
+/// Chunk (r, c0) of Full inputs I.. into x from this lane's copies in ring slot `slot` (generic
+/// pointer), widened (or looked up: kTabIn) as sideLoadFull does.
+template <class Spec, int E, int I = 0, int Off = 0>
+__device__ __forceinline__ void sideFromRing(const u8 *slot, int lane, const float *table,
+                                             float (&x)[E][Spec::kNumIn]) {
+  if constexpr (I < Spec::kNumIn) {
+    constexpr InDesc d = Spec::kIn[I];
+    constexpr int kB = d.bc == Bcast::Full ? E * dtBytes(d.dt) : 0;
+    if constexpr (kB > 0) {
+      using C = ChunkWords<d.dt, E>;
+      C c;
+      const typename C::W *src = reinterpret_cast<const typename C::W *>(slot + 32 * Off + lane * kB);
+#pragma unroll
+      for (int i = 0; i < C::kWords; ++i)
+        c.u.w[i] = src[i];
+      if constexpr (I == Spec::kTabIn) {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          x[e][I] = table[(c.u.pair[e / 4] >> (8 * (e % 4))) & 0xFFu];
+      } else {
+        float v[E];
+        widenWords<d.dt, E>(c, v);
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+          x[e][I] = v[e];
+      }
+    }
+    sideFromRing<Spec, E, I + 1, Off + kB>(slot, lane, table, x);
   }
 }
 
@@ -223,6 +313,11 @@ __device__ __forceinline__ void sideCastTranspose(const Args<N> &args, u8 *smem,
   u8 *tile = smem + sw * kSideWarpBytes;
   float *table = reinterpret_cast<float *>(tile + kSideTileBytes);
   float *slots = table + 256;
+  u8 *ring = reinterpret_cast<u8 *>(slots + 16);
+  const u32 ringAddr = u32(__cvta_generic_to_shared(ring));
+  constexpr int kSlotBytes = 32 * sideChunkBytes<Spec>();
+  constexpr int kDepth = kSideRingBytes / kSlotBytes < 12 ? kSideRingBytes / kSlotBytes : 12;
+  constexpr bool kAsync = sideAsyncable<Spec>() && kDepth >= 2;
   const int w = int(blockIdx.x) * kSideWarps + sw, nw = int(gridDim.x) * kSideWarps;
   if (lane == 0)
     Spec::scalars(buf, args.m, slots, w == 0);
@@ -257,32 +352,62 @@ __device__ __forceinline__ void sideCastTranspose(const Args<N> &args, u8 *smem,
 #pragma unroll
     for (int e = 0; e < 8; ++e)
       csum[e] = 0.0f;
-    for (int trow = trow0; trow < trowEnd; ++trow) {
-      const int r0 = trow * 64;
-#pragma unroll 1
-      for (int tr = rs; tr < 64; tr += 4) {
-        const int r = r0 + tr;
-        float v[8];
-        sideEval<Spec, 8>(buf, slots, table, r, c0 + cg * 8, r < rowsN, v);
-        if constexpr (kAmax)
-          amax = maxMag(amax, rows::chunkMaxOf<8>(v));
-        if constexpr (kSums) {
-#pragma unroll
-          for (int e = 0; e < 8; ++e)
-            csum[e] = __fadd_rn(csum[e], v[e]);
-        }
-        // Past kCols and at rows >= rowsN v is 0, so the pad bytes stage as zeros.
-        const u32 lo = u32(packFp8x2<C.dt>(op::quantize(v[0], s), op::quantize(v[1], s))) |
-                       u32(packFp8x2<C.dt>(op::quantize(v[2], s), op::quantize(v[3], s))) << 16;
-        const u32 hi = u32(packFp8x2<C.dt>(op::quantize(v[4], s), op::quantize(v[5], s))) |
-                       u32(packFp8x2<C.dt>(op::quantize(v[6], s), op::quantize(v[7], s))) << 16;
-        if constexpr (Spec::kRowCastBuf >= 0)
-          if (r < rowsN)
-            sideStore8(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + cg * 8, lo, hi);
-        u32 *st = reinterpret_cast<u32 *>(tile + tr * kSideRowBytes + cg * 8);
-        st[0] = lo;
-        st[1] = hi;
+    // The unit's passes in order, kDepth - 1 of them copied ahead into the ring (chunks that
+    // are whole and inside the input; the others are read when used).
+    const int passes = (trowEnd - trow0) * 16;
+    auto chunkOf = [&](int k, int &r, int &tr) {
+      tr = (k % 16) * 4 + rs;
+      r = (trow0 + k / 16) * 64 + tr;
+    };
+    auto whole = [&](int r) { return kAsync && r < rowsN && c0 + cg * 8 + 8 <= Spec::kCols; };
+    auto issue = [&](int k) {
+      if constexpr (kAsync) {
+        int r, tr;
+        chunkOf(k, r, tr);
+        if (k < passes && whole(r))
+          sideIssue<Spec>(buf, r, c0 + cg * 8, ringAddr + u32((k % kDepth) * kSlotBytes), lane);
+        cpAsyncCommit();
       }
+    };
+    for (int k = 0; k < kDepth - 1; ++k)
+      issue(k);
+#pragma unroll 1
+    for (int k = 0; k < passes; ++k) {
+      issue(k + kDepth - 1);
+      if constexpr (kAsync)
+        cpAsyncWait<kDepth - 1>(); // pass k's copies have landed
+      int r, tr;
+      chunkOf(k, r, tr);
+      const int r0 = r - tr;
+      float v[8];
+      if (whole(r)) {
+        float x[8][Spec::kNumIn];
+        sideFromRing<Spec, 8>(ring + (k % kDepth) * kSlotBytes, lane, table, x);
+        rows::loadBroadcast<Spec, 8>(buf, r, c0 + cg * 8, x);
+        rows::evalChunk<Spec, 8>(x, slots, c0 + cg * 8, v);
+      } else {
+        sideEval<Spec, 8>(buf, slots, table, r, c0 + cg * 8, r < rowsN, v);
+      }
+      if constexpr (kAmax)
+        amax = maxMag(amax, rows::chunkMaxOf<8>(v));
+      if constexpr (kSums) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          csum[e] = __fadd_rn(csum[e], v[e]);
+      }
+      // Past kCols and at rows >= rowsN v is 0, so the pad bytes stage as zeros.
+      const u32 lo = u32(packFp8x2<C.dt>(op::quantize(v[0], s), op::quantize(v[1], s))) |
+                     u32(packFp8x2<C.dt>(op::quantize(v[2], s), op::quantize(v[3], s))) << 16;
+      const u32 hi = u32(packFp8x2<C.dt>(op::quantize(v[4], s), op::quantize(v[5], s))) |
+                     u32(packFp8x2<C.dt>(op::quantize(v[6], s), op::quantize(v[7], s))) << 16;
+      if constexpr (Spec::kRowCastBuf >= 0)
+        if (r < rowsN)
+          sideStore8(buf[Spec::kRowCastBuf], Spec::kRowCastLd, r, c0 + cg * 8, lo, hi);
+      u32 *st = reinterpret_cast<u32 *>(tile + tr * kSideRowBytes + cg * 8);
+      st[0] = lo;
+      st[1] = hi;
+      if (k % 16 != 15)
+        continue;
       __syncwarp();
       // Output rows c0 + 4 j4 .. + 3 (input columns), columns r0 + 16 q .. + 15 (input rows):
       // four rows of 4 words, each word 4 input rows of one output row.
@@ -292,8 +417,7 @@ __device__ __forceinline__ void sideCastTranspose(const Args<N> &args, u8 *smem,
         u32 out[4][4]; // [output row][4 input rows]
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          const u32 *wd =
-              reinterpret_cast<const u32 *>(tile + (q * 16 + kk * 4) * kSideRowBytes) + j4;
+          const u32 *wd = reinterpret_cast<const u32 *>(tile + (q * 16 + kk * 4) * kSideRowBytes) + j4;
           u32 col[4];
           transpose4x4(wd[0], wd[kSideRowBytes / 4], wd[2 * kSideRowBytes / 4],
                        wd[3 * kSideRowBytes / 4], col);
@@ -310,6 +434,8 @@ __device__ __forceinline__ void sideCastTranspose(const Args<N> &args, u8 *smem,
       }
       __syncwarp(); // the tile's reads are done before the next tile's writes
     }
+    if constexpr (kAsync)
+      cpAsyncWait<0>();
     if constexpr (kSums)
       sideFinishColumnUnit<Spec>(buf, chunk, tcol, csum, lane);
   }

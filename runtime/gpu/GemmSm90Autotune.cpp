@@ -4,6 +4,7 @@
 
 #include "codegen/EmbeddedHeaders.h"
 #include "runtime/jit/KernelCache.h"
+#include "runtime/gpu/GemmSm90Layout.h"
 #include "runtime/jit/Sha256.h"
 
 #include <fmt/format.h>
@@ -123,7 +124,10 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
       all.push_back(withTile(heuristic, 64, 256, 4, pp));
   }
   std::vector<GemmSm90Kernel> out;
-  for (const GemmSm90Kernel &k : all) {
+  for (GemmSm90Kernel k : all) {
+    // A side launch's shared memory comes out of the ring (as chooseGemmSm90Tiles does).
+    while (!k.sideSpec.empty() && k.stages > 3 && k.sharedBytes() > kGemmSm90MaxSharedBytes)
+      --k.stages;
     if (!checkGemmSm90(k, prob))
       continue;
     const std::string name = k.name();

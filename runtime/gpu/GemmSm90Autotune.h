@@ -42,7 +42,8 @@ int64_t gemmSm90TuneBucket(int64_t m);
 /// carries through): for M > 64 cooperative 128x256x4, ping-pong 128x128x6, cooperative
 /// 128x128x6, ping-pong 128x128x7; for M <= 256 also cooperative 64x128x8, cooperative
 /// 64x256x5 and ping-pong 64x128x8; with the 1x128-block cast for M > 64 also cooperative
-/// 128x128x5 and 64x256x5. Only configs that checkGemmSm90 accepts for `prob`
+/// 128x128x5 and 64x256x5 (with a side launch, each with as many stages as fit beside its
+/// shared memory, at least 3). Only configs that checkGemmSm90 accepts for `prob`
 /// (promotion: cooperative, bn up to 192, also 128x192x4), distinct by name.
 std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
                                                const GemmSm90Problem &prob, const Device &dev);

@@ -134,7 +134,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   GemmSm90Kernel probe = k;
   probe.bm = 128;
   probe.bn = 128;
-  probe.stages = k.extraOutputs() ? 4 : 6;
+  probe.stages = k.extraOutputs() || !k.sideSpec.empty() ? 4 : 6;
   probe.overlap = false;
   if (Status st = checkGemmSm90Kernel(probe); !st)
     return fail(st.message());

@@ -17,8 +17,9 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
 // The side launch's warps (gemm_sm90_side.cuh, kSideSharedBytes): 3 x (a 64 x 68-byte staging
-// tile, a 256-entry f32 table, 16 scalar slots), at the end of the dynamic shared memory.
-constexpr int64_t kGemmSm90SideSharedBytes = 3 * (64 * 68 + 256 * 4 + 16 * 4);
+// tile, a 256-entry f32 table, 16 scalar slots, a 6 KB ring of input copies), at the end of
+// the dynamic shared memory.
+constexpr int64_t kGemmSm90SideSharedBytes = 3 * (64 * 68 + 256 * 4 + 16 * 4 + 6144);
 
 } // namespace
 
@@ -157,6 +158,11 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   if (k.extraOutputs()) {
     // At least one unit per consumer warpgroup beside the ring.
     while (k.stages > 2 && gemmSm90SharedBytesWith(k, k.extraUnitChunks()) > kGemmSm90MaxSharedBytes)
+      --k.stages;
+  }
+  if (!k.sideSpec.empty()) {
+    // The side launch's shared memory comes out of the ring too.
+    while (k.stages > 2 && k.sharedBytes() > kGemmSm90MaxSharedBytes)
       --k.stages;
   }
   if (k.castA) {

@@ -466,6 +466,9 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
         EXPECT_NE(r->ptx.find("st.global.cs.v4"), std::string::npos);
         EXPECT_NE(r->ptx.find("prmt.b32"), std::string::npos);
         EXPECT_NE(r->ptx.find("%dynamic_smem_size"), std::string::npos);
+        // Its inputs copied ahead into the warp's ring, waited for per pass.
+        EXPECT_NE(r->ptx.find("cp.async.cg.shared.global"), std::string::npos);
+        EXPECT_NE(r->ptx.find("cp.async.wait_group 7"), std::string::npos);
       }
       EXPECT_GE(done.size(), 2u);
     }
