@@ -1,0 +1,139 @@
+// Helpers of the GPU training tests (TrainingGpuTest.cpp, TrainingSideLaunchTest.cpp): the small
+// example graphs, device tensors for bindings (uploaded, or poisoned with NaN), and a training
+// example's two halves lowered for sm_90a as compileTraining lowers them.
+#pragma once
+
+#include "GpuTestSupport.h"
+
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "runtime/TrainingGpu.h"
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace fp8c::trainingtest {
+
+using namespace fp8c::gputest;
+
+// A SwiGLU MLP with examples/swiglu_mlp.mlir's structure at a size the interpreter checks in
+// seconds (the real size is timed by fp8c-train-bench); 200 and 300 are not multiples of any
+// tile, so the backward's transposes and GEMMs see tails.
+inline const char *const kSmallSwiglu = R"(
+func.func @swiglu_small(%x: tensor<?x200xbf16>, %w_gate: tensor<300x200xbf16>, %w_up: tensor<300x200xbf16>, %w_down: tensor<200x300xbf16>) -> tensor<?x200xbf16> {
+  %gate = fp8.linear %x, %w_gate : (tensor<?x200xbf16>, tensor<300x200xbf16>) -> tensor<?x300xbf16>
+  %up = fp8.linear %x, %w_up : (tensor<?x200xbf16>, tensor<300x200xbf16>) -> tensor<?x300xbf16>
+  %h = fp8.swiglu %gate, %up : (tensor<?x300xbf16>, tensor<?x300xbf16>) -> tensor<?x300xbf16>
+  %y = fp8.linear %h, %w_down : (tensor<?x300xbf16>, tensor<200x300xbf16>) -> tensor<?x200xbf16>
+  return %y : tensor<?x200xbf16>
+}
+)";
+
+// examples/mlp.mlir's structure (bias, GELU, bias: the bias gradients are column sums fused
+// into the cast-transposes) at 200 -> 300 -> 200.
+inline const char *const kSmallMlp = R"(
+func.func @mlp_small(%x: tensor<?x200xbf16>, %w1: tensor<300x200xbf16>, %b1: tensor<300xbf16>, %w2: tensor<200x300xbf16>, %b2: tensor<200xbf16>) -> tensor<?x200xbf16> {
+  %h = fp8.linear %x, %w1, %b1 : (tensor<?x200xbf16>, tensor<300x200xbf16>, tensor<300xbf16>) -> tensor<?x300xbf16>
+  %g = fp8.gelu %h {approximate = "tanh"} : (tensor<?x300xbf16>) -> tensor<?x300xbf16>
+  %y = fp8.linear %g, %w2, %b2 : (tensor<?x300xbf16>, tensor<200x300xbf16>, tensor<200xbf16>) -> tensor<?x200xbf16>
+  return %y : tensor<?x200xbf16>
+}
+)";
+
+inline std::string readExample(const std::string &name) {
+  if (name == "swiglu_small")
+    return kSmallSwiglu;
+  if (name == "mlp_small")
+    return kSmallMlp;
+  std::ifstream f(std::string(FP8C_SOURCE_DIR) + "/examples/" + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline HostTensor nonZeroTensor(std::vector<int64_t> shape, DType t, uint64_t seed, double stddev) {
+  HostTensor h = randomTensor(shape, t, seed, stddev);
+  for (float &v : h.data)
+    if (v == 0.0f)
+      v = roundToDType(static_cast<float>(stddev), t);
+  return h;
+}
+
+// Uploads `h`, keeping the buffer in `keep`; returns its binding.
+inline DeviceTensor upload(const std::string &name, const HostTensor &h,
+                           std::map<std::string, DeviceBuffer> &keep) {
+  Expected<DeviceBuffer> b = uploadTensor(h);
+  EXPECT_TRUE(b.hasValue()) << (b ? "" : b.error());
+  DeviceTensor t{b ? b->data() : nullptr, h.shape, h.dtype};
+  if (b)
+    keep.insert_or_assign(name, b.take());
+  return t;
+}
+
+inline DeviceTensor poisoned(const std::string &name, const TensorType &type,
+                             std::map<std::string, DeviceBuffer> &keep) {
+  size_t bytes = static_cast<size_t>(type.numElements()) * dtypeBytes(type.dtype());
+  Expected<DeviceBuffer> b = DeviceBuffer::allocate(std::max<size_t>(bytes, 16));
+  EXPECT_TRUE(b.hasValue());
+  if (!b)
+    return {};
+  EXPECT_TRUE(b->fill(0xFF).isOk());
+  DeviceTensor t{b->data(), type.shape(), type.dtype()};
+  keep.insert_or_assign(name, b.take());
+  return t;
+}
+
+inline HostTensor download(const std::map<std::string, DeviceBuffer> &keep, const std::string &name,
+                           const TensorType &type) {
+  Expected<HostTensor> h = downloadTensor(keep.at(name), type.shape(), type.dtype());
+  EXPECT_TRUE(h.hasValue());
+  return h ? h.take() : HostTensor{};
+}
+
+// A training example's two fused halves lowered for sm_90a as compileTraining lowers them
+// (128 tokens unless told), with the graphs they came from; nullopt (and a failure) when a stage
+// fails.
+struct LoweredTraining {
+  std::unique_ptr<Module> module;
+  TrainingGraphs graphs;
+  CompiledGraph forward, backward;
+};
+inline std::optional<LoweredTraining> lowerTraining(const char *file, const std::string &recipe,
+                                                    int64_t tokens = 128,
+                                                    bool sideLaunches = false) {
+  DiagnosticEngine diag;
+  LoweredTraining l;
+  l.module = parseModule(readExample(file), file, diag);
+  if (!l.module || !verifyModule(*l.module, diag)) {
+    ADD_FAILURE() << file << ": " << diag.str();
+    return std::nullopt;
+  }
+  TrainingOptions o;
+  o.recipe = recipe;
+  o.tokens = tokens;
+  o.fuse = true;
+  Expected<TrainingGraphs> t =
+      buildTrainingGraphs(*l.module->graphs()[0], pipelineOptionsFor(o), diag);
+  if (!t) {
+    ADD_FAILURE() << file << " " << recipe << ": " << t.error();
+    return std::nullopt;
+  }
+  l.graphs = std::move(*t);
+  CompileOptions co = trainingCompileOptions(o.tokens);
+  co.arch = "sm_90a";
+  co.sideLaunches = sideLaunches;
+  Expected<CompiledGraph> f = compileToPlan(*l.graphs.forward, co);
+  Expected<CompiledGraph> b = compileToPlan(*l.graphs.backward, co);
+  if (!f || !b) {
+    ADD_FAILURE() << file << " " << recipe << ": " << (f ? b.error() : f.error());
+    return std::nullopt;
+  }
+  l.forward = std::move(*f);
+  l.backward = std::move(*b);
+  return l;
+}
+
+} // namespace fp8c::trainingtest
