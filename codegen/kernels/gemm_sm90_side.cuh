@@ -59,6 +59,23 @@ __device__ __forceinline__ u32 dynamicSharedBytes() {
   return r;
 }
 
+/// Input I's chunk from its raw words into x: widened, or (kTabIn) its table entry per code.
+template <class Spec, int I, int E>
+__device__ __forceinline__ void sideWiden(const ChunkWords<Spec::kIn[I].dt, E> &c,
+                                          const float *table, float (&x)[E][Spec::kNumIn]) {
+  if constexpr (I == Spec::kTabIn) {
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      x[e][I] = table[(c.u.pair[e / 4] >> (8 * (e % 4))) & 0xFFu];
+  } else {
+    float v[E];
+    widenWords<Spec::kIn[I].dt, E>(c, v);
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      x[e][I] = v[e];
+  }
+}
+
 /// Chunk (r, c0) of every Full input I.. of Spec into x (columns >= kCols read as 0), loaded
 /// evict-first (the GEMM's operands stay in L2); input kTabIn as its table entry per code.
 template <class Spec, int E, int I = 0>
@@ -78,17 +95,7 @@ __device__ __forceinline__ void sideLoadFull(void *const *buf, i64 r, i64 c0, co
 #pragma unroll
         for (int i = 0; i < C::kWords; ++i)
           c.u.w[i] = __ldcs(src + i);
-        if constexpr (I == Spec::kTabIn) {
-#pragma unroll
-          for (int e = 0; e < E; ++e)
-            x[e][I] = table[(c.u.pair[e / 4] >> (8 * (e % 4))) & 0xFFu];
-        } else {
-          float v[E];
-          widenWords<d.dt, E>(c, v);
-#pragma unroll
-          for (int e = 0; e < E; ++e)
-            x[e][I] = v[e];
-        }
+        sideWiden<Spec, I, E>(c, table, x);
       } else {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
@@ -168,17 +175,7 @@ __device__ __forceinline__ void sideFromRing(const u8 *slot, int lane, const flo
 #pragma unroll
       for (int i = 0; i < C::kWords; ++i)
         c.u.w[i] = src[i];
-      if constexpr (I == Spec::kTabIn) {
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          x[e][I] = table[(c.u.pair[e / 4] >> (8 * (e % 4))) & 0xFFu];
-      } else {
-        float v[E];
-        widenWords<d.dt, E>(c, v);
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-          x[e][I] = v[e];
-      }
+      sideWiden<Spec, I, E>(c, table, x);
     }
     sideFromRing<Spec, E, I + 1, Off + kB>(slot, lane, table, x);
   }
