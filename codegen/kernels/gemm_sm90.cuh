@@ -389,6 +389,9 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
                         (Amax == kAmaxNone || Amax == kAmaxTensor)),
                 "offloaded epilogue: cooperative 128 x 128 single blocks, extra outputs, one unit "
                 "buffer, no amax or a tensor amax");
+  // The e4m3 saved input's derivative tables live in the offloaded epilogue's warps only.
+  static_assert((XO & kXoGeluGradFp8) == 0 || (EW && (XO & kXoGeluGrad) != 0),
+                "the e4m3 saved input of gelu_grad (kXoGeluGradFp8): the offloaded epilogue only");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor,
@@ -470,8 +473,9 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
         castAheadRest<BM, TA, S, AmaxA>(p, int(threadIdx.x) / 32 - 1, castMag);
     } else if (EW && threadIdx.x >= 32) {
       if constexpr (EW)
-        offloadedEpilogue<BM, BN, Stages, TD, A, Amax, XO>(p, ring, mapD, mapAux, mapDT,
-                                                           int(threadIdx.x) / 32 - 1);
+        offloadedEpilogue<BM, BN, Stages, TD, A, Amax, XO>(
+            p, ring, mapD, mapAux, mapDT, smemAddr(smemRaw) + dynamicSharedBytes() - kEpilogueTableBytes,
+            int(threadIdx.x) / 32 - 1);
     } else if (kSide && threadIdx.x >= 32) {
       if constexpr (kSide)
         sideCastTranspose<Side, SideN>(*side, smemRaw + dynamicSharedBytes() - kSideSharedBytes,

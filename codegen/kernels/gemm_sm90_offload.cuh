@@ -26,9 +26,16 @@
 // itself that output's TMA-store box: the warp stores it first and releases the slot once the
 // store has read it.
 //
+// With kXoGeluGradFp8 the saved input is the GELU input's e4m3 copy (gelu_saved=e4m3): each
+// epilogue warp first fills a 256-entry f32 table of gelu_tanh' over the e4m3 codes (1 KB per
+// warp at the end of the dynamic shared memory, kEpilogueTableBytes), and an element's
+// derivative is one shared load by its code instead of the derivative's evaluation (bit for bit
+// the same value: the e4m3 -> bf16 convert is exact), as the standalone cast-transpose's FP8
+// tables do (codegen/kernels/rows.cuh).
+//
 // Measured on the H200 (codegen/kernels/README.md): the fastest fused form of the gelu_grad
-// dgrad GEMM, but the three warps (22 instructions per element) take about 1.3x the main loop,
-// so the unfused form stays faster there.
+// dgrad GEMM over a bf16 input, but the three warps (22 instructions per element) take about
+// 1.3x the main loop, so the unfused form stays faster there.
 #pragma once
 
 #include "fp8c/gemm_sm90_ring.cuh"
@@ -48,6 +55,33 @@ constexpr int kEpilogueWarps = 3;
 
 /// Bytes of one tile slot: a 128 x 128 bf16 tile.
 constexpr u32 kTileSlotBytes = 128u * 128u * 2u;
+
+/// With kXoGeluGradFp8: the epilogue warps' derivative tables (256 f32 each) at the end of the
+/// dynamic shared memory (GemmSm90Kernel::sharedBytes counts them).
+constexpr u32 kEpilogueTableBytes = kEpilogueWarps * 256u * 4u;
+
+__device__ __forceinline__ void stsF32(u32 addr, float v) {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(addr), "f"(v) : "memory");
+}
+/// A table entry: volatile (ordered after the table's fill, which is volatile too) but without
+/// a memory clobber, so the surrounding math schedules around it.
+__device__ __forceinline__ float ldsTable(u32 addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr));
+  return v;
+}
+
+/// The gelu_grad pair from a bf16 pair `y` of the result (low half first) and the e4m3 pair `x`
+/// of the saved input (low byte first), the derivative looked up in `table` (byte address of the
+/// warp's 256 f32): bf16(y * gelu_tanh'(x)), castValues' kXoGeluGrad value bit for bit.
+__device__ __forceinline__ void gradFromTable(u32 y, u32 x, u32 table, float &v0, float &v1) {
+  const float d0 = ldsTable(table + ((x & 0xFFu) << 2));
+  const float d1 = ldsTable(table + ((x >> 6) & 0x3FCu));
+  const u32 g = packBf16x2(__fmul_rn(__uint_as_float(y << 16), d0),
+                           __fmul_rn(__uint_as_float(y & 0xFFFF0000u), d1));
+  v0 = __uint_as_float(g << 16);
+  v1 = __uint_as_float(g & 0xFFFF0000u);
+}
 
 __device__ __forceinline__ void ldmatrix4(u32 addr, u32 &r0, u32 &r1, u32 &r2, u32 &r3) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
@@ -90,48 +124,58 @@ __device__ __forceinline__ void stageSliceY(const float (&acc)[WN / 2], u32 slot
     fenceProxyAsyncShared();
 }
 
-/// The saved input's bf16 pairs at the positions a consumer thread of 16-row group `group`
-/// held in a unit at (rowBase, colBase): rows + lane / 4 (+ 8), columns 8 jl + 2 (lane % 4).
-/// Full: the unit lies inside [M, N] (no bounds checks).
-template <bool Full>
+/// The saved input's pairs at the positions a consumer thread of 16-row group `group` held in a
+/// unit at (rowBase, colBase): rows + lane / 4 (+ 8), columns 8 jl + 2 (lane % 4); bf16 pairs
+/// (4 bytes), or e4m3 pairs (2 bytes) with Fp8. Full: the unit lies inside [M, N] (no bounds
+/// checks).
+template <bool Full, bool Fp8>
 __device__ __forceinline__ void loadUnitInput(const GemmParams &p, int rowBase, int colBase,
                                               int group, u32 (&dst)[8][2]) {
   const int lane = threadIdx.x % 32;
-  const u16 *in = static_cast<const u16 *>(p.epiIn);
+  const u8 *in = static_cast<const u8 *>(p.epiIn);
 #pragma unroll
   for (int jl = 0; jl < 8; ++jl)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = rowBase + 16 * group + 8 * h + lane / 4;
       const int col = colBase + 8 * jl + 2 * (lane % 4);
-      dst[jl][h] = Full || (row < p.m && col < p.n)
-                       ? __ldg(reinterpret_cast<const unsigned *>(in + i64(row) * p.ldIn + col))
-                       : 0u;
+      const u8 *at = in + (i64(row) * p.ldIn + col) * (Fp8 ? 1 : 2);
+      u32 v = 0u;
+      if (Full || (row < p.m && col < p.n)) {
+        if constexpr (Fp8)
+          v = __ldg(reinterpret_cast<const unsigned short *>(at));
+        else
+          v = __ldg(reinterpret_cast<const unsigned *>(at));
+      }
+      dst[jl][h] = v;
     }
 }
 
-/// Prefetches the saved input of the 64 x 64 unit at (rowBase, colBase) into L2: one 128-byte
-/// line per row, two rows per lane.
+/// Prefetches the saved input of the 64 x 64 unit at (rowBase, colBase) into L2: a row's 128
+/// bytes (bf16) or 64 bytes (e4m3, Fp8) per lane and row, two rows per lane.
+template <bool Fp8>
 __device__ __forceinline__ void prefetchUnitInput(const GemmParams &p, int rowBase, int colBase) {
   const int lane = threadIdx.x % 32;
-  const u16 *in = static_cast<const u16 *>(p.epiIn);
+  const u8 *in = static_cast<const u8 *>(p.epiIn);
 #pragma unroll
   for (int r = lane; r < 64; r += 32)
     if (rowBase + r < p.m && colBase < p.n)
-      prefetchL2(in + i64(rowBase + r) * p.ldIn + colBase);
+      prefetchL2(in + (i64(rowBase + r) * p.ldIn + colBase) * (Fp8 ? 1 : 2));
 }
 
 /// One epilogue warp's 64 x 64 unit at (rowBase, colBase) of the tile slot chunk `chunk`: the
 /// values, amax (into `mag`: max |v| as bits, NaN above +inf, made canonical at the end), FP8
 /// cast, D and D^T through `unitBuf`, column sums. Releases the chunk on `yEmpty` once it has
-/// read it. Full: the unit lies inside [M, N] (no bounds checks).
+/// read it. Full: the unit lies inside [M, N] (no bounds checks). `table`: the warp's derivative
+/// table (kXoGeluGradFp8).
 template <Dt TD, Act A, int Amax, int XO, bool Full>
 __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc &mapD,
                                               const TmaDesc &mapAux, const TmaDesc &mapDT,
-                                              u32 chunk, u32 unitBuf,
+                                              u32 chunk, u32 unitBuf, u32 table,
                                               u32 yEmpty, int rowBase, int colBase, float scaleD,
                                               float &mag) {
   constexpr bool kTrans = (XO & kXoTrans) != 0, kGrad = (XO & kXoGeluGrad) != 0;
+  constexpr bool kTab = kGrad && (XO & kXoGeluGradFp8) != 0;
   constexpr bool kColSum = (XO & kXoColSum) != 0, kAux = (XO & kXoAux) != 0;
   static_assert((XO & kXoAuxFp8) == 0, "the offloaded epilogue writes the pre-activation in bf16");
   const int lane = threadIdx.x % 32, q = lane % 4, mi = lane / 8;
@@ -170,7 +214,7 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
   // group's math runs. (Groups are not unrolled: four groups' loads hoisted together spilled.)
   u32 xin[8][2], xnext[8][2];
   if constexpr (kGrad)
-    loadUnitInput<Full>(p, rowBase, colBase, 0, xnext);
+    loadUnitInput<Full, kTab>(p, rowBase, colBase, 0, xnext);
 #pragma unroll 1
   for (int g = 0; g < 4; ++g) {
     if constexpr (kGrad) {
@@ -180,7 +224,7 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
         for (int h = 0; h < 2; ++h)
           xin[jl][h] = xnext[jl][h];
       if (g < 3)
-        loadUnitInput<Full>(p, rowBase, colBase, g + 1, xnext);
+        loadUnitInput<Full, kTab>(p, rowBase, colBase, g + 1, xnext);
     }
     u32 packedY[8][2];
 #pragma unroll
@@ -205,7 +249,10 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
       for (int h = 0; h < 2; ++h) {
         const int row = rowBase + 16 * g + 8 * h + lane / 4;
         float v0, v1;
-        castValues<XO, A>(packedY[jl][h], kGrad ? xin[jl][h] : 0u, v0, v1);
+        if constexpr (kTab)
+          gradFromTable(packedY[jl][h], xin[jl][h], table, v0, v1);
+        else
+          castValues<XO, A>(packedY[jl][h], kGrad ? xin[jl][h] : 0u, v0, v1);
         const bool rowOk = Full || row < p.m;
         if constexpr (Amax != kAmaxNone) {
           if (Full || (rowOk && col < p.n))
@@ -246,17 +293,30 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
 }
 
 /// Epilogue warp ew (0..2) of the producer warpgroup: every tile of the block in the order the
-/// consumers finish them, its units of each (see the file comment).
+/// consumers finish them, its units of each (see the file comment). `tables`: the shared address
+/// of the kEpilogueTableBytes at the end of the dynamic shared memory (used with
+/// kXoGeluGradFp8).
 template <int BM, int BN, int Stages, Dt TD, Act A, int Amax, int XO>
 __device__ __forceinline__ void offloadedEpilogue(const GemmParams &p,
                                                   const Ring<BM, BN, Stages> &ring,
                                                   const TmaDesc &mapD, const TmaDesc &mapAux,
-                                                  const TmaDesc &mapDT, int ew) {
+                                                  const TmaDesc &mapDT, u32 tables, int ew) {
   static_assert(BM == 128 && BN == 128, "the offloaded epilogue: 128 x 128 tiles");
   static_assert(Amax == kAmaxNone || Amax == kAmaxTensor,
                 "the offloaded epilogue: no amax or a tensor amax");
+  constexpr bool kTab = (XO & kXoGeluGrad) != 0 && (XO & kXoGeluGradFp8) != 0;
   const float scaleD = p.scaleD[0];
   const u32 unitBuf = ring.unitBuffer(ew);
+  // The warp's derivative table: gelu_tanh' of each e4m3 code, filled once (8 entries a lane).
+  const u32 table = tables + u32(ew) * 1024u;
+  if constexpr (kTab) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      stsF32(table + 4u * u32(lane + 32 * j),
+             op::geluTanhDeriv(fp8ToF32<Dt::E4M3>(u8(lane + 32 * j))));
+    __syncwarp();
+  }
   const TileWalk<1> walk(p);
   float mag = 0.0f;
   int i = 0; // the block's tile sequence
@@ -279,16 +339,16 @@ __device__ __forceinline__ void offloadedEpilogue(const GemmParams &p,
         if (un < walk.units) {
           int tm2, tn2;
           walk.coords(un, p, tm2, tn2);
-          prefetchUnitInput(p, tm2 * BM + 64 * ((next % 4) / 2), tn2 * BN + 64 * (next % 2));
+          prefetchUnitInput<kTab>(p, tm2 * BM + 64 * ((next % 4) / 2), tn2 * BN + 64 * (next % 2));
         }
       }
       const u32 chunk = ring.tileSlot(slot) + u32(h) * (kTileSlotBytes / 2) + u32(c) * kEpiChunkBytes;
       if (rowBase + 64 <= p.m && colBase + 64 <= p.n)
-        offloadedUnit<TD, A, Amax, XO, true>(p, mapD, mapAux, mapDT, chunk, unitBuf, ring.yEmpty(slot),
-                                             rowBase, colBase, scaleD, mag);
+        offloadedUnit<TD, A, Amax, XO, true>(p, mapD, mapAux, mapDT, chunk, unitBuf, table,
+                                             ring.yEmpty(slot), rowBase, colBase, scaleD, mag);
       else
-        offloadedUnit<TD, A, Amax, XO, false>(p, mapD, mapAux, mapDT, chunk, unitBuf, ring.yEmpty(slot),
-                                              rowBase, colBase, scaleD, mag);
+        offloadedUnit<TD, A, Amax, XO, false>(p, mapD, mapAux, mapDT, chunk, unitBuf, table,
+                                              ring.yEmpty(slot), rowBase, colBase, scaleD, mag);
     }
   }
   if constexpr (Amax == kAmaxTensor) {

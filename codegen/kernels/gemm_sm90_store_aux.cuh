@@ -47,6 +47,10 @@ constexpr int kXoColSum = 8;   ///< per-64-row column sums of v into p.colPart
 /// training step's saved copy under gelu_saved=e4m3), 64 rows x 64 bytes at the 64-byte swizzle
 /// in the first 4 KB of the unit's y chunk, instead of bf16.
 constexpr int kXoAuxFp8 = 32;
+/// With kXoGeluGrad: the saved input x is the GELU input's unscaled e4m3 copy (gelu_saved=e4m3,
+/// p.epiIn e4m3 [M, N]), and gelu_tanh'(x) comes from a 256-entry table per epilogue warp, one
+/// f32 per code (gemm_sm90_offload.cuh; the offloaded epilogue only).
+constexpr int kXoGeluGradFp8 = 64;
 /// Not an extra output: the residual add of p.epiIn before the usual epilogue (any D;
 /// gemm_sm90_residual.cuh), alone among these bits.
 constexpr int kXoResidual = 16;

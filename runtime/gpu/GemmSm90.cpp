@@ -113,6 +113,13 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
     if (!isFp8(k.dType))
       return fail("the offloaded epilogue (epilogueWarps) writes an FP8 D: clear epilogueWarps");
   }
+  if (k.geluGradInFp8 && !k.geluGradIn)
+    return fail("geluGradInFp8 is the e4m3 form of the gelu_grad epilogue's saved input: set "
+                "geluGradIn");
+  if (k.geluGradInFp8 && !k.epilogueWarps)
+    return fail("the gelu_grad epilogue reads an e4m3 saved input (geluGradInFp8) on the "
+                "offloaded epilogue's warps only, whose derivative tables it uses: set "
+                "epilogueWarps (cooperative 128 x 128 tiles)");
   if (k.auxFp8 && !k.auxOut)
     return fail("auxFp8 is the e4m3 form of the pre-activation output: set auxOut");
   if (k.sharedBytes() > kGemmSm90MaxSharedBytes)
@@ -221,10 +228,12 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
     return fail("the 1x128-block cast's scale pitches must be at least ceil(N / 128) (scales, "
                 "[M, N/128]) and M (inverses, [N/128, M]); got " +
                 std::to_string(prob.ldBlockScale) + ", " + std::to_string(prob.ldBlockInv));
-  if ((k.geluGradIn || k.residualIn) && (prob.ldIn < prob.n || prob.ldIn % 8 != 0))
+  if ((k.geluGradIn || k.residualIn) &&
+      (prob.ldIn < prob.n || prob.ldIn % (k.geluGradInFp8 ? 16 : 8) != 0))
     return fail(std::string("the ") + (k.geluGradIn ? "gelu_grad" : "residual") +
-                " input's pitch must be at least N and a multiple of 8 elements (got " +
-                std::to_string(prob.ldIn) + ")");
+                " input's pitch must be at least N and a multiple of " +
+                (k.geluGradInFp8 ? "16" : "8") + " elements (got " + std::to_string(prob.ldIn) +
+                ")");
   if (k.scaleMode == GemmScaleMode::Block128) {
     if (prob.ldsa < prob.m)
       return fail("Block128: ldsa must be at least M");

@@ -138,6 +138,11 @@ struct GemmSm90Kernel {
   /// MLP's second layer writes the FP8 gradient of the first layer's pre-activation directly.
   /// Activation None, no auxOut.
   bool geluGradIn = false;
+  /// With geluGradIn: x is the GELU input's unscaled e4m3 copy (the training step's saved tensor
+  /// under gelu_saved=e4m3; epiIn e4m3 [M, N]) and gelu_tanh'(x) comes from a 256-entry table per
+  /// epilogue warp (codegen/kernels/gemm_sm90_offload.cuh): the same values as the bf16 form
+  /// over the exact bf16 convert of x. epilogueWarps only.
+  bool geluGradInFp8 = false;
   /// A residual add (codegen/kernels/gemm_sm90_residual.cuh): the epilogue's value becomes
   /// z = bf16(bf16(act(y)) + r), r a bf16 [M, N] input (GemmSm90Pointers::epiIn, pitch ldIn, a
   /// multiple of 8 elements, 16-byte aligned), before the amax, FP8 cast and store, which are
@@ -194,7 +199,8 @@ struct GemmSm90Kernel {
   /// kXoColSum, and kXoResidual).
   int extraOutputBits() const {
     return (auxOut ? 1 : 0) | (transD ? 2 : 0) | (geluGradIn ? 4 : 0) | (colSumType ? 8 : 0) |
-           (residualIn ? 16 : 0) | (auxOut && auxFp8 ? 32 : 0);
+           (residualIn ? 16 : 0) | (auxOut && auxFp8 ? 32 : 0) |
+           (geluGradIn && geluGradInFp8 ? 64 : 0);
   }
 
   /// Whether the kernel promotes per K block (Block128 scales or !fastAccum).
@@ -208,7 +214,7 @@ struct GemmSm90Kernel {
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when
   /// set, and "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA),
   /// "_tms<buffers>" (TMA-store epilogue), "_aux" (auxOut; "_aux8" with auxFp8), "_dt"
-  /// (transD), "_dgelu" (geluGradIn), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu"
+  /// (transD), "_dgelu" (geluGradIn; "_dgelu8" with geluGradInFp8), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu"
   /// (the dual GEMM), "_bcast" (blockCast) and "_ew" (epilogueWarps), "_side<hash of sideSpec>" (a
   /// side launch). With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
@@ -256,7 +262,8 @@ struct GemmSm90Pointers {
   uint32_t *aReady = nullptr;
   void *aux = nullptr;                ///< auxOut: the pre-activation [M, N] (bf16, or e4m3)
   void *dT = nullptr;                 ///< transD: D transposed [N, M]
-  /// geluGradIn: the GELU's saved input; residualIn: the residual r. bf16 [M, N].
+  /// geluGradIn: the GELU's saved input (bf16, or e4m3 with geluGradInFp8); residualIn: the
+  /// residual r (bf16). [M, N].
   const void *epiIn = nullptr;
   void *colSums = nullptr;            ///< colSumType: the column sums [N]
   float *colPartials = nullptr;       ///< colSumType: workspace, [ceil(M/64)][N] f32

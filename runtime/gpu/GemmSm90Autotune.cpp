@@ -160,6 +160,7 @@ GemmSm90Kernel gemmSm90ApplyTile(const GemmSm90Kernel &base, const GemmSm90Kerne
   k.overlap = tile.overlap;
   k.schedule = tile.schedule;
   k.clusterM = tile.clusterM;
+  k.epilogueWarps = tile.epilogueWarps; // the offloaded epilogue is a tuned choice too
   return k;
 }
 
@@ -167,10 +168,10 @@ std::string gemmSm90TuneEntryText(const GemmSm90TuneEntry &e) {
   std::string s = std::string(kMagicLine) + "\n";
   s += "key " + e.key + "\n";
   s += "winner " + e.winner.name() + "\n";
-  s += fmt::format("tile {} {} {} {} {} {}\n", e.winner.bm, e.winner.bn, e.winner.stages,
+  s += fmt::format("tile {} {} {} {} {} {} {}\n", e.winner.bm, e.winner.bn, e.winner.stages,
                    e.winner.overlap ? 1 : 0,
                    e.winner.schedule == GemmSchedule::PingPong ? "pingpong" : "cooperative",
-                   e.winner.clusterM);
+                   e.winner.clusterM, e.winner.epilogueWarps ? "ew" : "consumers");
   s += fmt::format("winner_us {}\n", e.winnerUs);
   s += fmt::format("heuristic_us {}\n", e.heuristicUs);
   for (const GemmSm90CandidateTime &c : e.candidates)
@@ -216,10 +217,11 @@ Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
     } else if (tag == "winner") {
       winnerName = rest;
     } else if (tag == "tile") {
+      // bm bn stages overlap schedule clusterM, and where the extra-output epilogue runs.
       int64_t bm, bn, st, ov, cm;
-      if (f.size() != 6 || !parseInt(f[0], bm) || !parseInt(f[1], bn) || !parseInt(f[2], st) ||
+      if (f.size() != 7 || !parseInt(f[0], bm) || !parseInt(f[1], bn) || !parseInt(f[2], st) ||
           !parseInt(f[3], ov) || !parseInt(f[5], cm) || (ov != 0 && ov != 1) ||
-          (f[4] != "pingpong" && f[4] != "cooperative"))
+          (f[4] != "pingpong" && f[4] != "cooperative") || (f[6] != "ew" && f[6] != "consumers"))
         return fail("bad tile line '" + line + "'");
       GemmSm90Kernel t;
       t.bm = int(bm);
@@ -228,6 +230,7 @@ Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
       t.overlap = ov == 1;
       t.schedule = f[4] == "pingpong" ? GemmSchedule::PingPong : GemmSchedule::Cooperative;
       t.clusterM = int(cm);
+      t.epilogueWarps = f[6] == "ew";
       e.winner = gemmSm90ApplyTile(base, t);
       haveTile = true;
     } else if (tag == "winner_us") {

@@ -73,8 +73,8 @@ struct GemmSm90BackendTimes {
 /// A cache entry: the winner and what was measured.
 struct GemmSm90TuneEntry {
   std::string key;
-  /// The winner's tile fields (bm, bn, stages, overlap, schedule, clusterM) and name; applied
-  /// to a copy of the base kernel when read back (gemmSm90ApplyTile).
+  /// The winner's tile fields (bm, bn, stages, overlap, schedule, clusterM, epilogueWarps) and
+  /// name; applied to a copy of the base kernel when read back (gemmSm90ApplyTile).
   GemmSm90Kernel winner;
   double winnerUs = 0;
   double heuristicUs = 0; ///< the heuristic's pick (0 where it does not take the problem)
@@ -82,7 +82,8 @@ struct GemmSm90TuneEntry {
   std::optional<GemmSm90BackendTimes> backends;
 };
 
-/// `base` with `tile`'s tile fields (bm, bn, stages, overlap, schedule, clusterM).
+/// `base` with `tile`'s tile fields (bm, bn, stages, overlap, schedule, clusterM, and
+/// epilogueWarps: where the extra-output epilogue runs is tuned too).
 GemmSm90Kernel gemmSm90ApplyTile(const GemmSm90Kernel &base, const GemmSm90Kernel &tile);
 
 /// The text a cache file holds for `e`, and its parse: an error for anything malformed,

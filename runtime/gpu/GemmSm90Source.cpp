@@ -86,7 +86,7 @@ std::string GemmSm90Kernel::name() const {
   if (transD)
     s += "_dt";
   if (geluGradIn)
-    s += "_dgelu";
+    s += geluGradInFp8 ? "_dgelu8" : "_dgelu";
   if (residualIn)
     s += "_res";
   if (colSumType)

@@ -48,12 +48,18 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   if (g.epiIn >= 0) {
     if (!valid(g.epiIn))
       return fail("internal error: the epilogue input's buffer index is out of range");
-    if (plan.buffers[g.epiIn].type.dtype() != DType::BF16)
+    const DType in = plan.buffers[g.epiIn].type.dtype();
+    // gelu_grad also reads the GELU input's e4m3 copy (gelu_saved=e4m3), on the offloaded
+    // epilogue's warps.
+    const bool fp8Saved = !residual && in == DType::F8E4M3FN;
+    if (in != DType::BF16 && !fp8Saved)
       return fail(std::string(residual ? "the residual" : "the GELU's saved input") + " is " +
-                  std::string(dtypeName(plan.buffers[g.epiIn].type.dtype())) +
-                  "; the generated GEMM's epilogue reads it in bf16");
+                  std::string(dtypeName(in)) + "; the generated GEMM's epilogue reads it in " +
+                  (residual ? "bf16" : "bf16 or as the e4m3 copy"));
     k.residualIn = residual;
     k.geluGradIn = !residual;
+    k.geluGradInFp8 = fp8Saved;
+    k.epilogueWarps = fp8Saved;
   }
   if (k.geluGradIn || g.colSum >= 0) {
     if (!isFloat8(k.dType))
@@ -136,6 +142,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   probe.bn = 128;
   probe.stages = k.extraOutputs() || !k.sideSpec.empty() ? 4 : 6;
   probe.overlap = false;
+  probe.epilogueWarps = k.geluGradInFp8; // (every config of it has the offloaded epilogue)
   if (Status st = checkGemmSm90Kernel(probe); !st)
     return fail(st.message());
   return k;

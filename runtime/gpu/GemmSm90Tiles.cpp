@@ -16,6 +16,9 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
 constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
+// The offloaded epilogue's derivative tables with an e4m3 gelu_grad input (gemm_sm90_offload.cuh,
+// kEpilogueTableBytes): 3 x 256 f32, at the end of the dynamic shared memory.
+constexpr int64_t kGemmSm90EpilogueTableBytes = 3 * 256 * 4;
 // The side launch's warps (gemm_sm90_side.cuh, kSideSharedBytes): 3 x (a 64 x 68-byte staging
 // tile, a 256-entry f32 table, 16 scalar slots, a 6 KB ring of input copies), at the end of
 // the dynamic shared memory.
@@ -30,8 +33,8 @@ constexpr int64_t kGemmSm90SideSharedBytes = 3 * (64 * 68 + 256 * 4 + 16 * 4 + 6
 // consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
 // warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
 // The offloaded epilogue (epilogueWarps) has two bf16 tile slots and epiBufs unit buffers per
-// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot. A side launch's
-// shared memory comes last.
+// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot; with an e4m3
+// gelu_grad input its derivative tables come last. A side launch's shared memory comes last.
 int64_t gemmSm90SharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
   const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
   const int64_t slots = k.castA ? k.castSlots : 0;
@@ -44,7 +47,8 @@ int64_t gemmSm90SharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
                                                  : 0) +
          (2 * k.stages + 2 + 2 * slots + (k.epilogueWarps ? 4 : 0)) * 8 +
          (colInputs ? 16 * int64_t(k.bn) : 0) + 1024 +
-         (k.sideSpec.empty() ? 0 : kGemmSm90SideSharedBytes);
+         (k.sideSpec.empty() ? 0 : kGemmSm90SideSharedBytes) +
+         (k.epilogueWarps && k.geluGradInFp8 ? kGemmSm90EpilogueTableBytes : 0);
 }
 
 int GemmSm90Kernel::epilogueBuffers() const {
@@ -153,6 +157,15 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
         k.stages = 6;
       }
     }
+  }
+  if (k.geluGradInFp8) {
+    // The e4m3 saved input of gelu_grad is read on the offloaded epilogue's warps only (their
+    // derivative tables): cooperative 128 x 128 tiles, four ring stages beside the tile slots.
+    k.bm = 128;
+    k.bn = 128;
+    k.schedule = GemmSchedule::Cooperative;
+    k.stages = 4;
+    k.epilogueWarps = true;
   }
   k.overlap = !k.promotes();
   if (k.extraOutputs()) {

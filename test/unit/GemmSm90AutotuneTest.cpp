@@ -264,6 +264,47 @@ TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
       << wrongBase.error();
 }
 
+// A winner with the offloaded epilogue (a tuned choice among the candidates of an extra-output
+// GEMM) comes back with it, from the text and from the cache's memory: the tile line names
+// where the epilogue runs, and the base's own epilogueWarps does not decide it.
+TEST(GemmSm90AutotuneEntry, OffloadedEpilogueWinnerRoundTrips) {
+  GemmSm90Kernel base;
+  base.aType = DType::F8E5M2;
+  base.dType = DType::F8E5M2;
+  base.fastAccum = false;
+  base.amaxD = true;
+  base.transD = true;
+  base.geluGradIn = true;
+  base.colSumType = DType::BF16;
+  GemmSm90TuneEntry e;
+  e.key = "k|ew";
+  e.winner = tile(base, 128, 128, 4, GemmSchedule::Cooperative);
+  e.winner.epilogueWarps = true;
+  ASSERT_TRUE(checkGemmSm90Kernel(e.winner).isOk()) << checkGemmSm90Kernel(e.winner).message();
+  e.winnerUs = e.heuristicUs = 900.0;
+  const std::string text = gemmSm90TuneEntryText(e);
+  EXPECT_NE(text.find("tile 128 128 4 0 cooperative 1 ew\n"), std::string::npos) << text;
+  Expected<GemmSm90TuneEntry> back = parseGemmSm90TuneEntry(text, base);
+  ASSERT_TRUE(back.hasValue()) << back.error();
+  EXPECT_TRUE(back->winner.epilogueWarps);
+  EXPECT_EQ(back->winner.name(), e.winner.name());
+  EXPECT_NE(back->winner.name().find("_ew"), std::string::npos);
+  // A consumer-epilogue winner applied to a base that has the offloaded epilogue set clears it.
+  GemmSm90Kernel ewBase = base;
+  ewBase.epilogueWarps = true;
+  GemmSm90Kernel plainTile = tile(base, 128, 128, 5, GemmSchedule::Cooperative);
+  EXPECT_FALSE(gemmSm90ApplyTile(ewBase, plainTile).epilogueWarps);
+  EXPECT_TRUE(gemmSm90ApplyTile(base, e.winner).epilogueWarps);
+  // The old six-field tile line is malformed now.
+  std::string body = text.substr(0, text.rfind("sha256 "));
+  const size_t t = body.find("tile ");
+  body.replace(t, body.find('\n', t) - t, "tile 128 128 4 0 cooperative 1");
+  Expected<GemmSm90TuneEntry> old =
+      parseGemmSm90TuneEntry(body + "sha256 " + Sha256::hexOf(body) + "\n", base);
+  ASSERT_FALSE(old.hasValue());
+  EXPECT_NE(old.error().find("bad tile line"), std::string::npos) << old.error();
+}
+
 TEST(GemmSm90AutotuneEntry, MalformedTextIsAnError) {
   const GemmSm90Kernel base;
   const std::string good = gemmSm90TuneEntryText(sampleEntry(base, "k"));
@@ -279,7 +320,7 @@ TEST(GemmSm90AutotuneEntry, MalformedTextIsAnError) {
   // A consistent checksum over a tile the kernel checks refuse (ping-pong 128 x 256).
   std::string body = good.substr(0, good.rfind("sha256 "));
   const size_t t = body.find("tile ");
-  body.replace(t, body.find('\n', t) - t, "tile 128 256 4 1 pingpong 1");
+  body.replace(t, body.find('\n', t) - t, "tile 128 256 4 1 pingpong 1 consumers");
   const size_t w = body.find("winner ");
   GemmSm90Kernel bad = tile(base, 128, 256, 4, GemmSchedule::PingPong);
   body.replace(w, body.find('\n', w) - w, "winner " + bad.name());

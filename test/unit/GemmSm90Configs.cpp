@@ -177,8 +177,9 @@ std::vector<GemmSm90Kernel> castAheadConfigs() {
 /// The backward's gelu_grad epilogue (the saved input read, its column sums): the MLP's second
 /// dgrad GEMM as the heuristic picks it (e5m2 dY, promotion, 128 x 192 x 5), ping-pong 128 x 128
 /// with f32 sums, 64-row tiles for small M; then the offloaded epilogue (on the producer's idle
-/// warps): that dgrad GEMM at 128 x 128 x 4, and the training MLP's first GEMM (the GELU with
-/// bias, the pre-activation, amax and D^T; fast accumulation).
+/// warps): that dgrad GEMM at 128 x 128 x 4, the same reading the GELU input's e4m3 copy (its
+/// derivative from tables), and the training MLP's first GEMM (the GELU with bias, the
+/// pre-activation, amax and D^T; fast accumulation).
 std::vector<GemmSm90Kernel> geluGradConfigs() {
   std::vector<GemmSm90Kernel> out;
   GemmSm90Kernel k = kernel(192, 5, false);
@@ -208,6 +209,8 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   k.bn = 128;
   k.stages = 4;
   k.epilogueWarps = true;
+  out.push_back(k);
+  k.geluGradInFp8 = true;
   out.push_back(k);
   k = withTrainingForwardEpilogue(kernel(128, 4));
   k.epilogueWarps = true;

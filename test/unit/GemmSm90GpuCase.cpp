@@ -193,15 +193,31 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   float scaleD = 0.75f;
   // The epilogue's input x: bf16 [M, N], pitch N + 8, NaN in the padding (the kernel must not
   // read it); D's reference is then y * gelu'(x) (gelu_grad), or bf16(act(y)) + x (the
-  // residual add).
-  prob.ldIn = N + 8;
+  // residual add). With geluGradInFp8, x is e4m3 [M, N] (pitch N + 16, NaN codes in the
+  // padding), and every code but the NaNs occurs (every seventh element a random code: values
+  // up to 448 in magnitude, zeros and subnormals).
+  const bool fp8In = k.geluGradIn && k.geluGradInFp8;
+  prob.ldIn = N + (fp8In ? 16 : 8);
   std::vector<uint16_t> xin;
-  if (k.geluGradIn || k.residualIn) {
+  std::vector<uint8_t> xin8;
+  if (fp8In) {
+    xin8.assign(size_t(M * prob.ldIn), uint8_t(0x7F));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        xin8[size_t(i * prob.ldIn + j)] =
+            (i * N + j) % 7 == 3 ? uint8_t(rng() % 127u | (rng() & 0x80u))
+                                 : floatToFp8(2.0f * val(rng), DType::F8E4M3FN);
+  } else if (k.geluGradIn || k.residualIn) {
     xin.assign(size_t(M * prob.ldIn), uint16_t(0x7FC1));
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j)
         xin[size_t(i * prob.ldIn + j)] = floatToBf16(2.0f * val(rng));
   }
+  auto inputAt = [&](int64_t i, int64_t j) -> double {
+    if (fp8In)
+      return fp8ToFloat(xin8[size_t(i * prob.ldIn + j)], DType::F8E4M3FN);
+    return k.geluGradIn || k.residualIn ? bf16ToFloat(xin[size_t(i * prob.ldIn + j)]) : 0.0;
+  };
 
   // f64 reference (threads over rows); `pre` before the activation.
   std::vector<double> ref(size_t(M * N)), pre(size_t(M * N));
@@ -241,7 +257,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
           acc = g / (1 + std::exp(-g)) * u;
         }
         pre[size_t(i * N + j)] = acc;
-        const double x = k.geluGradIn || k.residualIn ? bf16ToFloat(xin[size_t(i * prob.ldIn + j)]) : 0.0;
+        const double x = inputAt(i, j);
         ref[size_t(i * N + j)] =
             k.geluGradIn   ? acc * geluTanhDeriv(x)
             : k.residualIn ? bf16ToFloat(floatToBf16(float(act(acc, k.activation)))) + x
@@ -328,7 +344,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   ASSERT_TRUE(dAux->fill(0xFF).isOk() && dDT->fill(0xFF).isOk());
   p.aux = k.auxOut ? dAux->data() : nullptr;
   p.dT = k.transD ? dDT->data() : nullptr;
-  DeviceBuffer dIn = upload(xin.data(), xin.size() * 2);
+  DeviceBuffer dIn = fp8In ? upload(xin8.data(), xin8.size()) : upload(xin.data(), xin.size() * 2);
   p.epiIn = k.geluGradIn || k.residualIn ? dIn.data() : nullptr;
   // Column sums: [N] with a spare element, and the partials' workspace with a spare 64-row
   // slice after it, both poisoned.

@@ -141,8 +141,8 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
 // with x the GELU's saved input read by the kernel, its amax, D^T and the column sums (the bias
 // gradient): the heuristic's promoting 128 x 192 tiles (e5m2 dY) at M 1 to 8191 with a tile
 // tail in N, ping-pong 128 x 128 with f32 sums and several tiles per warpgroup, 64-row tiles,
-// and both offloaded-epilogue configs (gelu_grad; the forward's GELU with bias, the
-// pre-activation, amax and D^T).
+// and the offloaded-epilogue configs (gelu_grad over a bf16 saved input and over its e4m3 copy,
+// the derivative from tables; the forward's GELU with bias, the pre-activation, amax and D^T).
 TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(29);
@@ -157,8 +157,11 @@ TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[3], m, 448, 1000}, rng);
   runCase(*runner, {ks[3], 1000, 1024, 700, 3}, rng);
-  runCase(*runner, {ks[4], 1000, 1024, 700, 5}, rng);
-  runCase(*runner, {ks[4], 257, 400, 1000}, rng);
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {ks[4], m, 448, 1000}, rng);
+  runCase(*runner, {ks[4], 1000, 1024, 700, 3}, rng);
+  runCase(*runner, {ks[5], 1000, 1024, 700, 5}, rng);
+  runCase(*runner, {ks[5], 257, 400, 1000}, rng);
 }
 
 // The dual GEMM of a SwiGLU MLP (gate and up weights in one kernel, the swiglu in the epilogue):
