@@ -7,7 +7,8 @@
 //   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true, and the FP8
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
 //   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off, '%side' runs a
-//   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches)
+//   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches, '%no_grad_epilogue'
+//   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue)
 //                    [--json=FILE] [--profile] [--interleave] [--cuda-graph] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
@@ -211,16 +212,19 @@ int main(int argc, char **argv) {
       TrainingOptions o;
       std::string spec = recipe;
       // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
-      // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches).
+      // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
+      // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
       if (const size_t pct = spec.find('%'); pct != std::string::npos) {
         const std::string flag = spec.substr(pct + 1);
         if (flag == "no_fp8_tables")
           o.fp8Tables = 0;
         else if (flag == "side")
           o.sideLaunches = true;
+        else if (flag == "no_grad_epilogue")
+          o.gradEpilogue = false;
         else
           return fail("recipe '" + recipe + "': unknown '%" + flag +
-                      "' (known: %no_fp8_tables, %side)");
+                      "' (known: %no_fp8_tables, %side, %no_grad_epilogue)");
         spec = spec.substr(0, pct);
       }
       if (const size_t at = spec.find('@'); at != std::string::npos) {

@@ -89,10 +89,17 @@ void buildKernel(Graph &g, const PlannedKernel &k, Op *before) {
 
 class FusePass : public Pass {
 public:
-  explicit FusePass(std::string gemmBackend) : gemmBackend_(std::move(gemmBackend)) {}
+  FusePass(std::string gemmBackend, bool gradEpilogue)
+      : gemmBackend_(std::move(gemmBackend)), gradEpilogue_(gradEpilogue) {}
   std::string_view name() const override { return "fuse"; }
+  std::string optionsString() const override {
+    std::string o = gemmBackend_.empty() ? "" : "gemm-backend=" + gemmBackend_;
+    if (!gradEpilogue_)
+      o += std::string(o.empty() ? "" : " ") + "grad-epilogue=off";
+    return o;
+  }
   bool run(Graph &g, PassContext &ctx) override {
-    FusionPlan plan = planFusion(g, gemmBackend_);
+    FusionPlan plan = planFusion(g, gemmBackend_, gradEpilogue_);
     if (!plan.error.empty()) {
       ctx.diag.error(g.loc(), "fuse: " + plan.error);
       return false;
@@ -116,6 +123,7 @@ public:
 
 private:
   std::string gemmBackend_;
+  bool gradEpilogue_;
 };
 
 } // namespace
@@ -165,7 +173,14 @@ Expected<std::unique_ptr<Pass>> createFusePass(const PassOptions &opts) {
   if (!backend.empty() && backend != "auto" && backend != "cublaslt" && backend != "generated")
     return Error("fuse: gemm-backend=" + backend + ": unknown; backends: auto, cublaslt, "
                  "generated");
-  return std::unique_ptr<Pass>(std::make_unique<FusePass>(backend));
+  // grad-epilogue=off: the backward's gelu_grad stays out of the dgrad GEMM's epilogue.
+  bool gradEpilogue = true;
+  if (auto it = opts.find("grad-epilogue"); it != opts.end()) {
+    if (it->second != "on" && it->second != "off")
+      return Error("fuse: grad-epilogue=" + it->second + ": expected on or off");
+    gradEpilogue = it->second == "on";
+  }
+  return std::unique_ptr<Pass>(std::make_unique<FusePass>(backend, gradEpilogue));
 }
 
 } // namespace fp8c

@@ -33,6 +33,10 @@ void chooseBackend(PlannedKernel &k) {
              (op->kind() == OpKind::GeluGrad || op->kind() == OpKind::ColSum))
       why = "gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after "
             "cuBLASLt, a cast-transpose launch from its bf16 result)";
+    else if (role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
+             isFloat8(op->operand(0)->type().dtype()))
+      why = "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
+            "cuBLASLt, a cast-transpose launch from its bf16 result)";
     else if (role == OpRole::Epilogue && op->kind() == OpKind::Transpose)
       why = "the transposed FP8 output is written by the generated GEMM's epilogue (after "
             "cuBLASLt, by a transpose launch)";

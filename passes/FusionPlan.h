@@ -52,8 +52,11 @@ struct FusionPlan {
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
 /// `gemmBackend` ("auto", "cublaslt", "generated"; "" is auto) is who may run the FP8 GEMMs:
 /// epilogues only the generated GEMM writes (the transposed FP8 D) are planned unless it is
-/// "cublaslt".
-FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "auto");
+/// "cublaslt". `gradEpilogue` false leaves the backward's gelu_grad out of the dgrad GEMM's
+/// epilogue (the fuse pass's grad-epilogue=off: side launches run its cast-transpose beside
+/// another GEMM instead).
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "auto",
+                      bool gradEpilogue = true);
 
 /// Human-readable plan, pinned by the lit tests.
 void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os);

@@ -29,7 +29,8 @@
 namespace fp8c {
 namespace fusion {
 
-Planner::Planner(const Graph &g, bool generatedGemm) : g_(g), generatedGemm_(generatedGemm) {
+Planner::Planner(const Graph &g, bool generatedGemm, bool gradEpilogue)
+    : g_(g), generatedGemm_(generatedGemm), gradEpilogue_(gradEpilogue) {
   for (const auto &op : g.body().ops())
     if (!op->info().has(kTerminator))
       order_[op.get()] = order_.size();
@@ -172,8 +173,8 @@ size_t Planner::anchorGemm(Op *op) {
 
 } // namespace fusion
 
-FusionPlan planFusion(const Graph &g, const std::string &gemmBackend) {
-  return fusion::Planner(g, gemmBackend != "cublaslt").run();
+FusionPlan planFusion(const Graph &g, const std::string &gemmBackend, bool gradEpilogue) {
+  return fusion::Planner(g, gemmBackend != "cublaslt", gradEpilogue).run();
 }
 
 } // namespace fp8c

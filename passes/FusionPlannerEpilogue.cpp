@@ -178,8 +178,11 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op 
 // (gemm_sm90_store_aux.cuh), so neither dy nor dh is written in bf16 and no launch reads them
 // back. Only when nothing else needs dh in bf16 and its cast's scale is known before the kernel
 // (delayed scaling); codegen lowers it so (analyzeGemm), with the GEMM on cuBLASLt plus the
-// cast-transpose launch as auto's other choice, which the runtime measures against it.
-Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused) {
+// cast-transpose launch as auto's other choice, which the runtime measures against it. With
+// gelu_saved=e4m3, h is the convert of the saved e4m3 copy: that convert joins the kernel too
+// (`*savedConvert`), and the epilogue reads the copy (its derivative from tables).
+Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused,
+                          Op **savedConvert) {
   if (others.size() != 1)
     return nullptr;
   Op *gg = others[0];
@@ -203,7 +206,10 @@ Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others
           (u->kind() == OpKind::Cast && tensorGran && u->operand(0) == dh)))
       otherUser = u->info().has(kTerminator) ? "the return" : std::string(u->name());
   }
-  if (!generatedGemm_)
+  if (!gradEpilogue_)
+    why = "the fuse pass's grad-epilogue=off (side launches: its cast-transpose runs beside the "
+          "next GEMM)";
+  else if (!generatedGemm_)
     why = "only the generated GEMM reads the GELU's saved input " + nameOf(h) +
           " in its epilogue (cuBLASLt forced, or not sm_90a): a launch reads " + nameOf(tail) +
           " back";
@@ -219,12 +225,22 @@ Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others
   else if (h->type().dtype() != DType::BF16)
     why = "the epilogue reads the GELU's saved input in bf16; " + nameOf(h) + " is " +
           std::string(dtypeName(h->type().dtype()));
-  else if (const Op *w = h->definingOp();
-           w && w->kind() == OpKind::Convert && isFloat8(w->operand(0)->type().dtype()))
-    why = "the GELU's saved input is the FP8 copy " + nameOf(w->operand(0)) +
-          " (gelu_saved=e4m3), which the epilogue does not read: a launch reads " + nameOf(tail) +
-          " back with it";
-  else if (!otherOperandsIndependent(gg, tail, k))
+  else if (Op *w = h->definingOp();
+           w && w->kind() == OpKind::Convert && isFloat8(w->operand(0)->type().dtype())) {
+    // The saved FP8 copy (gelu_saved=e4m3): its convert joins the kernel, read by the epilogue.
+    const Value *copy = w->operand(0);
+    if (copy->type().dtype() != DType::F8E4M3FN)
+      why = "the epilogue reads the GELU's saved input in bf16 or as an e4m3 copy; " +
+            nameOf(copy) + " is " + std::string(dtypeName(copy->type().dtype()));
+    else if (!topLevel(w) || planned(w) || h->numUses() != 1)
+      why = "the convert " + nameOf(h) + " of the saved copy " + nameOf(copy) +
+            " has other users or is in another kernel";
+    else if (dependsOn(copy, k))
+      why = "the GELU's saved input is computed from this kernel's output";
+    else
+      *savedConvert = w;
+  }
+  if (why.empty() && !otherOperandsIndependent(gg, tail, k))
     why = "the GELU's saved input is computed from this kernel's output";
   if (!why.empty()) {
     reject(gg, k, "epilogue", why);
@@ -260,7 +276,10 @@ void Planner::growEpilogue(size_t k) {
     }
     if (refused)
       return;
-    if (Op *gg = gradEpilogue(k, tail, others, &refused)) {
+    Op *savedConvert = nullptr;
+    if (Op *gg = gradEpilogue(k, tail, others, &refused, &savedConvert)) {
+      if (savedConvert && !addIfAcyclic(k, savedConvert, OpRole::Epilogue))
+        return;
       if (!addIfAcyclic(k, gg, OpRole::Epilogue))
         return;
       tail = gg->result();

@@ -23,8 +23,9 @@ inline std::string nameOf(const Value *v) {
 /// Plans the fusion of one graph's top-level ops; FusionPlanner.cpp's comment gives the steps.
 class Planner {
 public:
-  /// `generatedGemm`: the generated GEMM may run the FP8 GEMMs (backend auto or generated).
-  Planner(const Graph &g, bool generatedGemm);
+  /// `generatedGemm`: the generated GEMM may run the FP8 GEMMs (backend auto or generated);
+  /// `gradEpilogue`: the backward's gelu_grad may join the dgrad GEMM's epilogue.
+  Planner(const Graph &g, bool generatedGemm, bool gradEpilogue = true);
   /// Plans every op; call once.
   FusionPlan run();
 
@@ -62,7 +63,8 @@ private:
   // --- 2. epilogue (FusionPlannerEpilogue.cpp) --------------------------------------------------
   bool tryEpilogueCast(size_t k, Op *cast, Value *tail);
   Op *auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op **auxCopy, bool *refused);
-  Op *gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused);
+  Op *gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused,
+                   Op **savedConvert);
   void epilogueTranspose(size_t k, Op *cast);
   void growEpilogue(size_t k);
 
@@ -86,6 +88,7 @@ private:
 
   const Graph &g_;
   const bool generatedGemm_;
+  const bool gradEpilogue_;
   FusionPlan plan_;
   std::map<Op *, size_t> order_;
   std::map<size_t, Value *> tails_;

@@ -156,8 +156,13 @@ std::string withGemmBackend(std::string_view pipeline, std::string_view backend)
     if (end == std::string_view::npos)
       end = pipeline.size();
     std::string_view pass = pipeline.substr(start, end - start);
-    out += (start ? "," : "") + (pass == "fuse" ? "fuse{gemm-backend=" + std::string(backend) + "}"
-                                                : std::string(pass));
+    const std::string given = "fuse{gemm-backend=" + std::string(backend);
+    std::string with(pass);
+    if (pass == "fuse")
+      with = given + "}";
+    else if (pass.starts_with("fuse{")) // its own options kept beside the backend
+      with = given + " " + std::string(pass.substr(5));
+    out += (start ? "," : "") + with;
     start = end + 1;
   }
   return out;

@@ -51,8 +51,9 @@ private:
 
 /// The default pipeline for a recipe (what `--recipe=NAME` means).
 std::string defaultPipeline(std::string_view recipe);
-/// `pipeline` with each bare `fuse` given the FP8 GEMM backend (fuse{gemm-backend=B}), so the
-/// fusion plan shows it and plans for it; unchanged for "auto" or "".
+/// `pipeline` with each `fuse` given the FP8 GEMM backend (fuse{gemm-backend=B}, beside any
+/// options of its own), so the fusion plan shows it and plans for it; unchanged for "auto" or
+/// "".
 std::string withGemmBackend(std::string_view pipeline, std::string_view backend);
 
 } // namespace fp8c

@@ -52,7 +52,10 @@ std::vector<PassInfo> buildRegistry() {
                "epilogues, pointwise chains, amax + scale + cast",
                {{"gemm-backend", "auto|cublaslt|generated", "auto",
                  "who runs the FP8 GEMMs, shown in the fusion plan (codegen takes it from "
-                 "CodegenOptions::gemmBackend / fp8c --backend)"}},
+                 "CodegenOptions::gemmBackend / fp8c --backend)"},
+                {"grad-epilogue", "on|off", "on",
+                 "the backward's gelu_grad in the dgrad GEMM's epilogue (off: a cast-transpose "
+                 "launch, which side launches can run beside another GEMM)"}},
                createFusePass});
   return r;
 }

@@ -27,7 +27,8 @@ Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts);
 std::unique_ptr<Pass> createAutodiffPass();
 /// Groups ops into fp8.kernel regions per the fusion plan (passes/FusionPlan.h).
 /// Option gemm-backend=auto|cublaslt|generated: who runs the FP8 GEMMs, shown by
-/// --print-fusion-plan (codegen takes it from CodegenOptions::gemmBackend).
+/// --print-fusion-plan (codegen takes it from CodegenOptions::gemmBackend). Option
+/// grad-epilogue=on|off: whether the backward's gelu_grad may join the dgrad GEMM's epilogue.
 Expected<std::unique_ptr<Pass>> createFusePass(const PassOptions &opts);
 
 } // namespace fp8c

@@ -55,8 +55,8 @@ Expected<TrainingGraphs> buildTrainingGraphs(const Graph &g, const TrainingPipel
   for (Graph *half : {split->forward.get(), split->backward.get()}) {
     if (!verifyGraph(*half, diag))
       return Error("internal error: the split @" + half->name() + " does not verify");
-    if (o.fuse && !runPipeline(*half, withGemmBackend("fuse,dce", o.gemmBackend), o, diag,
-                               o.analysisOut))
+    const std::string fuse = o.gradEpilogue ? "fuse,dce" : "fuse{grad-epilogue=off},dce";
+    if (o.fuse && !runPipeline(*half, withGemmBackend(fuse, o.gemmBackend), o, diag, o.analysisOut))
       return Error("fusing @" + half->name() + " failed");
   }
   return split;

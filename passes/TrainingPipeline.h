@@ -23,6 +23,9 @@ struct TrainingPipelineOptions {
   bool fuse = true;
   /// The FP8 GEMM backend the halves are fused for when forced ("cublaslt", "generated").
   std::string gemmBackend;
+  /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's
+  /// grad-epilogue); off with side launches, which run its cast-transpose beside another GEMM.
+  bool gradEpilogue = true;
   bool verifyEach = true;
   std::ostream *analysisOut = nullptr; ///< --print-fusion-plan of each half
   std::ostream *dumpOut = nullptr;     ///< --print-ir-after-all of the passes

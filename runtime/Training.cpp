@@ -32,6 +32,7 @@ TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   p.tokens = o.tokens;
   p.fuse = o.fuse;
   p.gemmBackend = o.gemmBackend == "auto" ? "" : o.gemmBackend;
+  p.gradEpilogue = o.gradEpilogue && !o.sideLaunches; // (the side launch takes that launch)
   return p;
 }
 

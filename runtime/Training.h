@@ -37,6 +37,9 @@ struct TrainingOptions {
   int fp8Tables = -1;
   /// CompileOptions::sideLaunches of both halves (a cast-transpose beside the GEMM before it).
   bool sideLaunches = false;
+  /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's
+  /// grad-epilogue; off also with sideLaunches, whose launch it would take).
+  bool gradEpilogue = true;
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;

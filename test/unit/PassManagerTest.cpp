@@ -64,6 +64,19 @@ TEST(PassPipeline, DefaultPipelineOfEveryRecipeParses) {
   }
 }
 
+// The GEMM backend reaches every fuse pass, beside options of its own; a bad grad-epilogue is
+// the fuse pass's error.
+TEST(PassPipeline, GemmBackendJoinsFuseOptions) {
+  EXPECT_EQ(withGemmBackend("cse,fuse,dce", "generated"), "cse,fuse{gemm-backend=generated},dce");
+  EXPECT_EQ(withGemmBackend("fuse{grad-epilogue=off},dce", "cublaslt"),
+            "fuse{gemm-backend=cublaslt grad-epilogue=off},dce");
+  EXPECT_EQ(withGemmBackend("fuse{grad-epilogue=off},dce", "auto"), "fuse{grad-epilogue=off},dce");
+  EXPECT_EQ(canonical(withGemmBackend("fuse{grad-epilogue=off},dce", "generated")),
+            "fuse{gemm-backend=generated grad-epilogue=off},dce");
+  EXPECT_EQ(parseError("fuse{grad-epilogue=maybe}"),
+            "fuse: grad-epilogue=maybe: expected on or off");
+}
+
 TEST(PassPipeline, ParsingAppends) {
   PassManager pm;
   EXPECT_TRUE(pm.empty());

@@ -115,6 +115,7 @@ inline std::optional<LoweredTraining> lowerTraining(const char *file, const std:
   o.recipe = recipe;
   o.tokens = tokens;
   o.fuse = true;
+  o.sideLaunches = sideLaunches;
   Expected<TrainingGraphs> t =
       buildTrainingGraphs(*l.module->graphs()[0], pipelineOptionsFor(o), diag);
   if (!t) {

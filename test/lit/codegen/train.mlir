@@ -181,14 +181,16 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // E4M3-NEXT: ops: fp8.scaled_matmul %h, fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8, fp8.transpose %g_fp8_t, fp8.convert %h_e4m3 (the e4m3 copy of its pre-activation, written as the aux output)
 // E4M3: GELU input to aux #{{[0-9]+}} %h_e4m3, D transposed to #{{[0-9]+}} %g_fp8_t
 // E4M3-NEXT: backend generated: runtime/gpu/GemmSm90 (gemm_sm90.cuh), any M, no fallbacks
+// The backward's dgrad GEMM reads the e4m3 copy in its epilogue (gemm_sm90_offload.cuh's
+// tables); auto's other choice is cuBLASLt and the launch after it, whose gelu_grad's derivative
+// of the e4m3 copy comes from a table of its 256 codes, in 32 KB of dynamic shared memory.
 // E4M3-LABEL: fp8c CUDA for @mlp_bwd
 // E4M3: %h_e4m3 tensor<64x512xf8E4M3FN> input
-// E4M3: ops: fp8.scaled_matmul %g_grad{{$}}
-// The gelu_grad's derivative of the e4m3 copy comes from a table of its 256 codes, in 32 KB of
-// dynamic shared memory.
-// E4M3: launch fp8c_mlp_bwd_k3_cast_transpose
+// E4M3: ops: fp8.scaled_matmul %g_grad, fp8.convert %h_saved, fp8.gelu_grad %h_grad (its saved input %h_e4m3 read in the epilogue), fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.col_sum %b1_grad, fp8.transpose %h_grad_fp8_t
+// E4M3: D from gelu_grad(result, #{{[0-9]+}} %h_e4m3) (cuBLASLt: the result to #{{[0-9]+}} %g_grad)
+// E4M3: launch fp8c_mlp_bwd_k1_grad_fallback
 // E4M3-NEXT: persistent, 32768 B of dynamic shared memory; buffers:
-// E4M3: fp8c_mlp_bwd_k3_cast_transpose: fp8.history_scale %h_grad_scale, fp8.convert %h_saved,
+// E4M3: fp8c_mlp_bwd_k1_grad_fallback: fp8.convert %h_saved, fp8.gelu_grad %h_grad, fp8.amax
 // E4M3: fp8c::InDesc::full(0, fp8c::Dt::E4M3, 512), // %h_e4m3
 // E4M3: const float t0 = fp8c::roundTo<fp8c::Dt::BF16>(fp8c::op::mul(x[1], x[0])); // fp8.gelu_grad %h_grad, its derivative from the table
 // E4M3-NOT: geluTanhGrad

@@ -43,22 +43,23 @@
 // LT: fp8.convert %h_e4m3 not in the epilogue of kernel #3: only the generated GEMM writes the e4m3 copy
 // LTIN: fp8.gelu %g not in the epilogue of kernel #3: %h is also an output: cuBLASLt writing it as GELU_AUX beside the FP8 GELU, plus the transpose of that, was measured slower than the GELU cast-transpose reading %h back (--backend=cublaslt)
 
-// The backward's gelu_grad reads the saved e4m3 copy in the launch after the dgrad GEMM: that
-// launch widens it, applies the derivative and writes the FP8 cast of %h_grad with its amax,
-// transpose and column sums (db1). With gelu_saved=input, the second layer's dgrad GEMM reads
-// %h in its epilogue instead and writes all of that itself (codegen adds the GEMM on cuBLASLt
-// plus a cast-transpose launch as auto's other choice); with current scaling or
-// --backend=cublaslt the gelu_grad cast-transpose reads %g_grad back, and the plan says why.
+// The backward's gelu_grad joins the second layer's dgrad GEMM: its epilogue reads the saved
+// e4m3 copy (the convert joins the kernel; the derivative from tables) and writes the FP8 cast of
+// %h_grad with its amax, transpose and column sums (db1) itself (codegen adds the GEMM on cuBLASLt
+// plus a cast-transpose launch as auto's other choice). With gelu_saved=input the epilogue reads
+// %h instead; with current scaling or --backend=cublaslt the gelu_grad cast-transpose reads
+// %g_grad back, and the plan says why.
 // Quantize options reach the training pipeline through --recipe-options.
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='bwd_fast_accum=true gelu_saved=input' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=IN
 // RUN: not fp8c %S/../../../examples/mlp.mlir --recipe=delayed --recipe-options='bwd_fast_accum=true' 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=bf16' --tokens=16 2>&1 | FileCheck %s --check-prefix=BADOPT
-// CHECK-LABEL: // fusion plan for @mlp_bwd: 7 kernels
-// CHECK: kernel #1 gemm -> cublaslt
+// CHECK-LABEL: // fusion plan for @mlp_bwd: 6 kernels
+// CHECK: kernel #1 gemm -> generated (gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after cuBLASLt, a cast-transpose launch from its bf16 result))
+// CHECK-NEXT: prologue: fp8.history_scale %h_grad_scale
 // CHECK-NEXT: main: fp8.scaled_matmul %g_grad
-// CHECK: body: fp8.convert %h_saved, fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.history_scale %h_grad_scale, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
+// CHECK-NEXT: epilogue: fp8.convert %h_saved, fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
 // CHECK: body: fp8.history_push %y_grad_amax_history_next, fp8.history_push %h_grad_amax_history_next
-// CHECK: fp8.gelu_grad %h_grad not in the epilogue of kernel #1: the GELU's saved input is the FP8 copy %h_e4m3 (gelu_saved=e4m3), which the epilogue does not read: a launch reads %g_grad back with it
+// CHECK-NOT: fp8.gelu_grad %h_grad not in
 // IN-LABEL: // fusion plan for @mlp_bwd: 6 kernels
 // IN: kernel #1 gemm -> generated (gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after cuBLASLt, a cast-transpose launch from its bf16 result))
 // IN-NEXT: prologue: fp8.history_scale %h_grad_scale
