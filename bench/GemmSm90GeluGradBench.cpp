@@ -5,17 +5,21 @@
 //   - the fused form with the epilogue on the consumer warps (the heuristic's 128 x 192 x 5 and
 //     128 x 128 x 5),
 //   - the fused form with the epilogue on the producer's idle warps (epilogueWarps, 128 x 128
-//     x 4; gemm_sm90_offload.cuh).
+//     x 4; gemm_sm90_offload.cuh), reading the saved input in bf16 and as its e4m3 copy (the
+//     delayed recipe's gelu_saved=e4m3; the derivative from tables).
 // The fused forms write the FP8 gelu_grad, its amax, its transpose and the column sums, reading
-// the GELU's saved input (bf16 [M, N], a constant pattern). A e4m3 (the step's is e5m2; the
-// wgmma rate is the same), tensor scales, no fast accumulation. The fused forms' D, D^T and
-// sums are compared byte for byte with the first fused form's.
+// the GELU's saved input (bf16 [M, N], a constant pattern; the e4m3 copy: codes of N(0, 1)
+// values, so the table lookups meet the bank conflicts of real data). A e4m3 (the step's is
+// e5m2; the wgmma rate is the same), tensor scales, no fast accumulation. The fused forms' D,
+// D^T and sums over the bf16 input are compared byte for byte with the first fused form's.
 #include "bench/GemmSm90BenchCommon.h"
 
+#include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/GemmSm90.h"
 
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,16 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
   const int64_t ldDT = (s.m + 15) / 16 * 16;
   DeviceBuffer x = alloc(size_t(s.m * s.n * 2));
   x.fill(0x3F); // bf16 0x3F3F = 0.748
+  DeviceBuffer x8 = alloc(size_t(s.m * s.n));
+  {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<uint8_t> codes(size_t(s.m * s.n));
+    for (uint8_t &c : codes)
+      c = floatToFp8(nd(rng), DType::F8E4M3FN);
+    if (Status st = x8.upload(codes.data(), codes.size()); !st)
+      die(st.message());
+  }
   DeviceBuffer d8 = alloc(size_t(s.m * s.n)), dT = alloc(size_t(s.n * ldDT));
   DeviceBuffer sums = alloc(size_t(s.n * 2)), part = alloc(size_t(gemmSm90ColPartials(s.m, s.n) * 4));
   DeviceBuffer amax = alloc(16), scaleD = scalars({0.5f});
@@ -46,6 +60,8 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
   fused.dType = DType::F8E4M3FN;
   fused.amaxD = fused.transD = fused.geluGradIn = true;
   fused.colSumType = DType::BF16;
+  GemmSm90Kernel fused8 = fused;
+  fused8.geluGradInFp8 = true;
   struct Form {
     std::string label;
     GemmSm90Kernel k;
@@ -65,6 +81,7 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
       {"fused, consumer warps, 128 x 192 x 5", tile(fused, 192, 5)},
       {"fused, consumer warps, 128 x 128 x 5", tile(fused, 128, 5)},
       {"fused, epilogue warps, 128 x 128 x 4", tile(fused, 128, 4, true)},
+      {"fused, e4m3 input, epilogue warps", tile(fused8, 128, 4, true)},
   };
   std::vector<uint8_t> firstD, firstT, firstSums;
   for (const Form &f : forms) {
@@ -84,7 +101,7 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
         p.amaxD = static_cast<float *>(amax.data());
         p.scaleD = static_cast<const float *>(scaleD.data());
         p.dT = dT.data();
-        p.epiIn = x.data();
+        p.epiIn = f.k.geluGradInFp8 ? x8.data() : x.data();
         p.colSums = sums.data();
         p.colPartials = static_cast<float *>(part.data());
       }
@@ -93,7 +110,7 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
     dumpCubin(g, f.k);
     const double ms = timeMs(reps, [&](int i) { return g.run(f.k, prob, ptrs(i), nullptr); });
     std::string same;
-    if (isFused) {
+    if (isFused && !f.k.geluGradInFp8) {
       if (Status st = g.run(f.k, prob, ptrs(0), nullptr); !st)
         die(st.message());
       drv->cuCtxSynchronize();

@@ -71,14 +71,26 @@ __device__ __forceinline__ float ldsTable(u32 addr) {
   return v;
 }
 
-/// The gelu_grad pair from a bf16 pair `y` of the result (low half first) and the e4m3 pair `x`
-/// of the saved input (low byte first), the derivative looked up in `table` (byte address of the
-/// warp's 256 f32): bf16(y * gelu_tanh'(x)), castValues' kXoGeluGrad value bit for bit.
-__device__ __forceinline__ void gradFromTable(u32 y, u32 x, u32 table, float &v0, float &v1) {
-  const float d0 = ldsTable(table + ((x & 0xFFu) << 2));
-  const float d1 = ldsTable(table + ((x >> 6) & 0x3FCu));
-  const u32 g = packBf16x2(__fmul_rn(__uint_as_float(y << 16), d0),
-                           __fmul_rn(__uint_as_float(y & 0xFFFF0000u), d1));
+/// The derivatives of a 16-row group's e4m3 pairs `x` (low byte first), looked up in `table`
+/// (byte address of the warp's 256 f32) all at once, before the group's math and stores: the
+/// stores are asm with memory clobbers, so lookups interleaved with them would each wait for the
+/// previous pair's chain.
+__device__ __forceinline__ void lookUpDerivatives(const u32 (&x)[8][2], u32 table,
+                                                  float (&d)[8][2][2]) {
+#pragma unroll
+  for (int jl = 0; jl < 8; ++jl)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      d[jl][h][0] = ldsTable(table + ((x[jl][h] & 0xFFu) << 2));
+      d[jl][h][1] = ldsTable(table + ((x[jl][h] >> 6) & 0x3FCu));
+    }
+}
+
+/// The gelu_grad pair from a bf16 pair `y` of the result (low half first) and the derivatives of
+/// the saved input's pair: bf16(y * gelu_tanh'(x)), castValues' kXoGeluGrad value bit for bit.
+__device__ __forceinline__ void gradFromTable(u32 y, const float (&d)[2], float &v0, float &v1) {
+  const u32 g = packBf16x2(__fmul_rn(__uint_as_float(y << 16), d[0]),
+                           __fmul_rn(__uint_as_float(y & 0xFFFF0000u), d[1]));
   v0 = __uint_as_float(g << 16);
   v1 = __uint_as_float(g & 0xFFFF0000u);
 }
@@ -191,6 +203,7 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
   }
   __syncwarp();
   float cs[16];
+  float magLo = 0.0f; // the low halves' amax: two chains of maxima instead of one
 #pragma unroll
   for (int i = 0; i < 16; ++i)
     cs[i] = 0.0f;
@@ -231,6 +244,9 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
     for (int jl = 0; jl < 8; jl += 2)
       ldmatrix4(ldBase[jl / 2] + 2048u * u32(g), packedY[jl][0], packedY[jl][1],
                 packedY[jl + 1][0], packedY[jl + 1][1]);
+    float deriv[8][2][2]; // kTab: the group's derivatives, looked up before its stores
+    if constexpr (kTab)
+      lookUpDerivatives(xin, table, deriv);
     const u32 tG = tLane + 16u * ((u32(g) ^ u32(q)) & 3u);
     if (g == 3) {
       // Every lane's reads of the chunk are done (and with the pre-activation, its store's):
@@ -250,13 +266,13 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
         const int row = rowBase + 16 * g + 8 * h + lane / 4;
         float v0, v1;
         if constexpr (kTab)
-          gradFromTable(packedY[jl][h], xin[jl][h], table, v0, v1);
+          gradFromTable(packedY[jl][h], deriv[jl][h], v0, v1);
         else
           castValues<XO, A>(packedY[jl][h], kGrad ? xin[jl][h] : 0u, v0, v1);
         const bool rowOk = Full || row < p.m;
         if constexpr (Amax != kAmaxNone) {
           if (Full || (rowOk && col < p.n))
-            mag = fmaxBits(mag, fabsf(v0));
+            magLo = fmaxBits(magLo, fabsf(v0));
           if (Full || (rowOk && col + 1 < p.n))
             mag = fmaxBits(mag, fabsf(v1));
         }
@@ -274,6 +290,7 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
       }
     }
   }
+  mag = fmaxBits(mag, magLo);
   fenceProxyAsyncShared();
   __syncwarp();
   if (lane == 0) {

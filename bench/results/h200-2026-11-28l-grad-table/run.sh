@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Thirty-second session, one device call: the GPU tests named by TESTS, `fp8c-cublaslt-support
+# Thirty-second session, one device call: the GPU tests named by TESTS, fp8c-gemm-bench with
+# GEMM_ARGS, `fp8c-cublaslt-support
 # --backward` (PROBE=1: cuBLASLt's DGELU / DGELU_BGRAD on the FP8 and on the bf16 dgrad GEMM),
 # then fp8c-train-bench (ROUNDS interleaved rounds, --profile, TOKENS (8192), RECIPES, GRAPHS) for
 # each build in BUILDS: build-gpu/bin/<build>/fp8c-train-bench, or build-gpu/bin/fp8c-train-bench
@@ -13,6 +14,11 @@ if [ -n "${TESTS:-}" ]; then
   FP8C_CACHE_DIR=/tmp/ct-$$ timeout ${TEST_TIMEOUT:-240} $B/fp8c-unittests --gtest_filter="$TESTS" > $OUT/unittests.log 2>&1
   echo "unittests exit status: $?" | tee -a $OUT/unittests.log
   grep -E '^\[ +(FAILED|PASSED|SKIPPED) |Failure|tests ran' $OUT/unittests.log | head -30
+fi
+if [ -n "${GEMM_ARGS:-}" ]; then # fp8c-gemm-bench, e.g. the gelu_grad forms (--dgelu-shape)
+  FP8C_CACHE_DIR=/tmp/cg-$$ timeout ${GEMM_TIMEOUT:-200} $B/fp8c-gemm-bench $GEMM_ARGS > $OUT/gemm.txt 2>&1
+  echo "gemm-bench exit status: $?"
+  grep -E "gelu_grad|plain|fused" $OUT/gemm.txt | cut -c1-200 | head -20
 fi
 if [ "${PROBE:-0}" = 1 ]; then
   timeout ${PROBE_TIMEOUT:-150} $B/fp8c-cublaslt-support --backward > $OUT/probe.txt 2>&1
