@@ -1,7 +1,7 @@
 // fp8c-gemm-bench's gelu_grad section (--dgelu-shape M K N): the MLP backward's second dgrad GEMM in its three forms on the same operands, so the
 // extra-output epilogue's cost is read against the plain GEMM's:
 //   - the plain promoting GEMM into bf16 (the unfused form's GEMM; the cast-transpose launch
-//     after it is not timed here),
+//     after it is not timed here), also at 128 x 128 with the offloaded epilogue's 4-stage ring,
 //   - the fused form with the epilogue on the consumer warps (the heuristic's 128 x 192 x 5 and
 //     128 x 128 x 5),
 //   - the fused form with the epilogue on the producer's idle warps (epilogueWarps, 128 x 128
@@ -78,6 +78,7 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
   const std::vector<Form> forms{
       {"plain, bf16 D, 128 x 192 x 5", tile(plain, 192, 5)},
       {"plain, bf16 D, 128 x 128 x 6", tile(plain, 128, 6)},
+      {"plain, bf16 D, 128 x 128 x 4 (EW's ring)", tile(plain, 128, 4)},
       {"fused, consumer warps, 128 x 192 x 5", tile(fused, 192, 5)},
       {"fused, consumer warps, 128 x 128 x 5", tile(fused, 128, 5)},
       {"fused, epilogue warps, 128 x 128 x 4", tile(fused, 128, 4, true)},
