@@ -33,10 +33,9 @@
 // the same value: the e4m3 -> bf16 convert is exact), as the standalone cast-transpose's FP8
 // tables do (codegen/kernels/rows.cuh).
 //
-// Measured on the H200 (codegen/kernels/README.md): the fastest fused forms of the gelu_grad
-// dgrad GEMM, but the three warps still take longer than the main loop (the e4m3 form 897.4 us,
-// the bf16 form 940.5 us, the plain 128 x 128 GEMM 715.6 us, thirty-second session), so the
-// unfused form (the plain GEMM, then the cast-transpose launch) stays faster.
+// Measured on the H200 (codegen/kernels/README.md): the fastest fused form of the gelu_grad
+// dgrad GEMM over a bf16 input, but the three warps (22 instructions per element) take about
+// 1.3x the main loop, so the unfused form stays faster there.
 #pragma once
 
 #include "fp8c/gemm_sm90_ring.cuh"
@@ -137,23 +136,30 @@ __device__ __forceinline__ void stageSliceY(const float (&acc)[WN / 2], u32 slot
     fenceProxyAsyncShared();
 }
 
-/// The saved input's bf16 pairs at the positions a consumer thread of 16-row group `group`
-/// held in a unit at (rowBase, colBase): rows + lane / 4 (+ 8), columns 8 jl + 2 (lane % 4).
-/// Full: the unit lies inside [M, N] (no bounds checks).
-template <bool Full>
+/// The saved input's pairs at the positions a consumer thread of 16-row group `group` held in a
+/// unit at (rowBase, colBase): rows + lane / 4 (+ 8), columns 8 jl + 2 (lane % 4); bf16 pairs
+/// (4 bytes), or e4m3 pairs (2 bytes) with Fp8. Full: the unit lies inside [M, N] (no bounds
+/// checks).
+template <bool Full, bool Fp8>
 __device__ __forceinline__ void loadUnitInput(const GemmParams &p, int rowBase, int colBase,
                                               int group, u32 (&dst)[8][2]) {
   const int lane = threadIdx.x % 32;
-  const u16 *in = static_cast<const u16 *>(p.epiIn);
+  const u8 *in = static_cast<const u8 *>(p.epiIn);
 #pragma unroll
   for (int jl = 0; jl < 8; ++jl)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = rowBase + 16 * group + 8 * h + lane / 4;
       const int col = colBase + 8 * jl + 2 * (lane % 4);
-      dst[jl][h] = Full || (row < p.m && col < p.n)
-                       ? __ldg(reinterpret_cast<const unsigned *>(in + i64(row) * p.ldIn + col))
-                       : 0u;
+      const u8 *at = in + (i64(row) * p.ldIn + col) * (Fp8 ? 1 : 2);
+      u32 v = 0u;
+      if (Full || (row < p.m && col < p.n)) {
+        if constexpr (Fp8)
+          v = __ldg(reinterpret_cast<const unsigned short *>(at));
+        else
+          v = __ldg(reinterpret_cast<const unsigned *>(at));
+      }
+      dst[jl][h] = v;
     }
 }
 
@@ -169,64 +175,15 @@ __device__ __forceinline__ void prefetchUnitInput(const GemmParams &p, int rowBa
       prefetchL2(in + (i64(rowBase + r) * p.ldIn + colBase) * (Fp8 ? 1 : 2));
 }
 
-/// kXoGeluGradFp8: a unit's e4m3 codes at the positions a consumer thread held, for its four
-/// 16-row groups: w[g][4 h + k] holds the pairs of columns 16 k + 2 (lane % 4) (low half) and
-/// 16 k + 8 + 2 (lane % 4) (high half) of row 16 g + 8 h + lane / 4. Loaded a whole unit ahead
-/// of their use (the next unit's while this one's math runs), so their latency is hidden; groups
-/// take them from w[0] and shift the rest down.
-struct UnitCodes {
-  u32 w[4][8];
-};
-
-/// The unit at (rowBase, colBase)'s codes into `x` (zeros outside [M, N]; N is whole 16-byte
-/// units, so a pair is in or out).
-__device__ __forceinline__ void loadUnitCodes(const GemmParams &p, int rowBase, int colBase,
-                                              UnitCodes &x) {
-  const int lane = threadIdx.x % 32;
-  const u8 *in = static_cast<const u8 *>(p.epiIn);
-#pragma unroll
-  for (int g = 0; g < 4; ++g)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = rowBase + 16 * g + 8 * h + lane / 4;
-      const u8 *line = in + i64(row) * p.ldIn;
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        u32 v = 0u;
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = colBase + 16 * k + 8 * e + 2 * (lane % 4);
-          if (row < p.m && col < p.n)
-            v |= u32(__ldg(reinterpret_cast<const unsigned short *>(line + col))) << (16 * e);
-        }
-        x.w[g][4 * h + k] = v;
-      }
-    }
-}
-
-/// The first group's codes of `x` as the pairs [jl][h], and the rest shifted down a group.
-__device__ __forceinline__ void takeGroupCodes(UnitCodes &x, u32 (&pairs)[8][2]) {
-#pragma unroll
-  for (int jl = 0; jl < 8; ++jl)
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      pairs[jl][h] = (x.w[0][4 * h + jl / 2] >> (16 * (jl % 2))) & 0xFFFFu;
-#pragma unroll
-  for (int g = 0; g < 3; ++g)
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-      x.w[g][j] = x.w[g + 1][j];
-}
-
 /// One epilogue warp's 64 x 64 unit at (rowBase, colBase) of the tile slot chunk `chunk`: the
 /// values, amax (into `mag`: max |v| as bits, NaN above +inf, made canonical at the end), FP8
 /// cast, D and D^T through `unitBuf`, column sums. Releases the chunk on `yEmpty` once it has
 /// read it. Full: the unit lies inside [M, N] (no bounds checks). `table`: the warp's derivative
-/// table, and `codes` the unit's codes, consumed (kXoGeluGradFp8).
+/// table (kXoGeluGradFp8).
 template <Dt TD, Act A, int Amax, int XO, bool Full>
 __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc &mapD,
                                               const TmaDesc &mapAux, const TmaDesc &mapDT,
-                                              u32 chunk, u32 unitBuf, u32 table, UnitCodes &codes,
+                                              u32 chunk, u32 unitBuf, u32 table,
                                               u32 yEmpty, int rowBase, int colBase, float scaleD,
                                               float &mag) {
   constexpr bool kTrans = (XO & kXoTrans) != 0, kGrad = (XO & kXoGeluGrad) != 0;
@@ -269,20 +226,18 @@ __device__ __forceinline__ void offloadedUnit(const GemmParams &p, const TmaDesc
   // The saved input of the group in work (xin) and of the next one (xnext), loaded while this
   // group's math runs. (Groups are not unrolled: four groups' loads hoisted together spilled.)
   u32 xin[8][2], xnext[8][2];
-  if constexpr (kGrad && !kTab)
-    loadUnitInput<Full>(p, rowBase, colBase, 0, xnext);
+  if constexpr (kGrad)
+    loadUnitInput<Full, kTab>(p, rowBase, colBase, 0, xnext);
 #pragma unroll 1
   for (int g = 0; g < 4; ++g) {
-    if constexpr (kTab) {
-      takeGroupCodes(codes, xin);
-    } else if constexpr (kGrad) {
+    if constexpr (kGrad) {
 #pragma unroll
       for (int jl = 0; jl < 8; ++jl)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
           xin[jl][h] = xnext[jl][h];
       if (g < 3)
-        loadUnitInput<Full>(p, rowBase, colBase, g + 1, xnext);
+        loadUnitInput<Full, kTab>(p, rowBase, colBase, g + 1, xnext);
     }
     u32 packedY[8][2];
 #pragma unroll
@@ -380,14 +335,6 @@ __device__ __forceinline__ void offloadedEpilogue(const GemmParams &p,
     __syncwarp();
   }
   const TileWalk<1> walk(p);
-  // kTab: this unit's codes and the next one's (this warp's next unit, 3 on), loaded a unit ahead.
-  UnitCodes codes, nextCodes;
-  if constexpr (kTab)
-    if (walk.first < walk.units) { // this warp's first unit: unit ew of the block's first tile
-      int tm, tn;
-      walk.coords(walk.first, p, tm, tn);
-      loadUnitCodes(p, tm * BM + 64 * (ew / 2), tn * BN + 64 * (ew % 2), codes);
-    }
   float mag = 0.0f;
   int i = 0; // the block's tile sequence
   for (int u = walk.first; u < walk.units; u += walk.stride, ++i) {
@@ -403,33 +350,22 @@ __device__ __forceinline__ void offloadedEpilogue(const GemmParams &p,
       const int rowBase = tm * BM + 64 * h, colBase = tn * BN + 64 * c;
       if constexpr ((XO & kXoGeluGrad) != 0) {
         // This warp's next unit, 3 units on (in this tile or the next of the block): its saved
-        // input into L2 now, about a unit's work ahead of its loads. With the e4m3 codes, those
-        // loads (into nextCodes) go now and the L2 prefetch a unit further, 6 units on.
-#pragma unroll
-        for (int ahead = 1; ahead <= (kTab ? 2 : 1); ++ahead) {
-          const int next = 4 * i + unit + kEpilogueWarps * ahead;
-          const int un = u + (next / 4 - i) * walk.stride;
-          if (un < walk.units) {
-            int tm2, tn2;
-            walk.coords(un, p, tm2, tn2);
-            const int r2 = tm2 * BM + 64 * ((next % 4) / 2), c2 = tn2 * BN + 64 * (next % 2);
-            if (kTab && ahead == 1)
-              loadUnitCodes(p, r2, c2, nextCodes);
-            else
-              prefetchUnitInput<kTab>(p, r2, c2);
-          }
+        // input into L2 now, about a unit's work ahead of its loads.
+        const int next = 4 * i + unit + kEpilogueWarps;
+        const int un = u + (next / 4 - i) * walk.stride;
+        if (un < walk.units) {
+          int tm2, tn2;
+          walk.coords(un, p, tm2, tn2);
+          prefetchUnitInput<kTab>(p, tm2 * BM + 64 * ((next % 4) / 2), tn2 * BN + 64 * (next % 2));
         }
       }
       const u32 chunk = ring.tileSlot(slot) + u32(h) * (kTileSlotBytes / 2) + u32(c) * kEpiChunkBytes;
       if (rowBase + 64 <= p.m && colBase + 64 <= p.n)
-        offloadedUnit<TD, A, Amax, XO, true>(p, mapD, mapAux, mapDT, chunk, unitBuf, table, codes,
+        offloadedUnit<TD, A, Amax, XO, true>(p, mapD, mapAux, mapDT, chunk, unitBuf, table,
                                              ring.yEmpty(slot), rowBase, colBase, scaleD, mag);
       else
         offloadedUnit<TD, A, Amax, XO, false>(p, mapD, mapAux, mapDT, chunk, unitBuf, table,
-                                              codes, ring.yEmpty(slot), rowBase, colBase, scaleD,
-                                              mag);
-      if constexpr (kTab)
-        codes = nextCodes;
+                                              ring.yEmpty(slot), rowBase, colBase, scaleD, mag);
     }
   }
   if constexpr (Amax == kAmaxTensor) {
