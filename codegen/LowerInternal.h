@@ -330,6 +330,15 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
 /// (a.blockAct .. a.blockCast; epiResult the result, epiFirst the first fused op) and the cast's
 /// FP8 output becomes the value written.
 void analyzeBlockCast(const Op &kernel, GemmAnalysis &a);
+/// The gelu_grad epilogue analysis of a one-GEMM kernel (LowerGemmGeluGrad.cpp): where the
+/// result `tail` (FP8 tensor scales, the generated GEMM allowed, N whole 16-byte units) feeds
+/// only a tanh gelu_grad whose saved input is a bf16 kernel input or the kernel's convert of an
+/// e4m3 one, and that feeds a known-scale tensor cast (with its amax, column sums and the cast's
+/// transpose), those ops join `a.fused` (a.geluGrad, epiIn, epiResult, epiFirst, castD, amaxD,
+/// colSum, transD) and the cast's output is returned as the value written; otherwise `tail`.
+const Value *analyzeGeluGradEpilogue(const Op &kernel, const std::set<const Op *> &mains,
+                                     const Value *tail, GemmAnalysis &a,
+                                     std::set<const Op *> &fused);
 /// Fills the block cast of step `g` from `a` (CublasLtGemm::blockCast): the scale and inverse
 /// outputs, and, unless the step is the generated GEMM's alone, cuBLASLt's result buffer and the
 /// launches that compute the epilogue from it.

@@ -156,13 +156,20 @@ std::string withGemmBackend(std::string_view pipeline, std::string_view backend)
     if (end == std::string_view::npos)
       end = pipeline.size();
     std::string_view pass = pipeline.substr(start, end - start);
-    const std::string given = "fuse{gemm-backend=" + std::string(backend);
-    std::string with(pass);
-    if (pass == "fuse")
-      with = given + "}";
-    else if (pass.starts_with("fuse{")) // its own options kept beside the backend
-      with = given + " " + std::string(pass.substr(5));
-    out += (start ? "," : "") + with;
+    if (start)
+      out += ',';
+    if (pass == "fuse" || pass.starts_with("fuse{")) {
+      out += "fuse{gemm-backend=";
+      out += backend;
+      if (pass == "fuse") {
+        out += '}';
+      } else { // its own options kept beside the backend
+        out += ' ';
+        out += pass.substr(5);
+      }
+    } else {
+      out += pass;
+    }
     start = end + 1;
   }
   return out;
