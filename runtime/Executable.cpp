@@ -138,13 +138,19 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
   // step accumulates into them (atomic amax, grid barriers) and later steps read the result.
   // Constant buffers were zeroed and written by the load steps: the per-run steps only read
   // them (a weight's copy with zero pad rows, CublasLtGemm::nPadded).
+  // The small ones (MemoryPlan's zero region, at the arena's start) are zeroed together by one
+  // memset before the first step.
   const bool loadSteps = &steps == &plan().loadSteps;
   std::vector<bool> zeroed(plan().buffers.size(), false);
   afterLaunch = false;
+  if (!loadSteps && memory.zeroRegionBytes > 0)
+    FP8C_CU_TRY(drv, cuMemsetD8Async, arena.ptr(), 0, static_cast<size_t>(memory.zeroRegionBytes),
+                stream);
   for (const Step &s : steps) {
     for (int b : buffersOf(s)) {
       const BufferDesc &d = plan().buffers[b];
-      if (!d.zeroInit || zeroed[b] || (!loadSteps && d.role == BufferRole::Constant))
+      if (!d.zeroInit || zeroed[b] || (!loadSteps && d.role == BufferRole::Constant) ||
+          (!loadSteps && memory.slots[b].zeroRegion))
         continue;
       zeroed[b] = true;
       // A buffer sized below this M (cublasOnlyRowsCap) is not touched at it.

@@ -59,7 +59,11 @@ MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM, const std::vector<in
       slot.lastStep = std::max(slot.lastStep, static_cast<int>(s));
     }
   int lastStep = static_cast<int>(plan.steps.size());
-  std::vector<size_t> arenaBuffers;
+  std::vector<bool> atLoad(plan.buffers.size(), false);
+  for (const Step &s : plan.loadSteps)
+    for (int b : buffersOf(s))
+      atLoad[b] = true;
+  std::vector<size_t> arenaBuffers, zeroRegion;
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     BufferRole role = plan.buffers[i].role;
     BufferSlot &slot = mp.slots[i];
@@ -72,16 +76,32 @@ MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM, const std::vector<in
       slot.lastStep = lastStep;
     } else if (slot.firstStep < 0) {
       slot.firstStep = slot.lastStep = -1; // unused temp
+    } else if (plan.buffers[i].zeroInit && !atLoad[i] && slot.bytes <= kZeroRegionMaxBytes &&
+               !(i < rowsCap.size() && rowsCap[i] >= 0)) {
+      // Small, touched by per-run steps only and not row-capped: zeroed with the region, so
+      // live for the whole run (never sharing bytes).
+      slot.zeroRegion = true;
+      slot.firstStep = -1;
+      slot.lastStep = lastStep;
+      zeroRegion.push_back(i);
     }
     mp.naiveBytes += alignUp(slot.bytes);
-    arenaBuffers.push_back(i);
+    if (!slot.zeroRegion)
+      arenaBuffers.push_back(i);
   }
+  // The zero region first, packed in buffer order; every other buffer is placed around it.
+  std::vector<size_t> placed;
+  for (size_t i : zeroRegion) {
+    mp.slots[i].offset = mp.zeroRegionBytes;
+    mp.zeroRegionBytes += alignUp(std::max<int64_t>(mp.slots[i].bytes, 1));
+    placed.push_back(i);
+  }
+  mp.arenaBytes = mp.zeroRegionBytes;
   std::sort(arenaBuffers.begin(), arenaBuffers.end(), [&](size_t a, size_t b) {
     if (mp.slots[a].bytes != mp.slots[b].bytes)
       return mp.slots[a].bytes > mp.slots[b].bytes;
     return a < b;
   });
-  std::vector<size_t> placed;
   for (size_t i : arenaBuffers) {
     BufferSlot &slot = mp.slots[i];
     int64_t need = alignUp(std::max<int64_t>(slot.bytes, 1));

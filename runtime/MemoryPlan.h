@@ -2,7 +2,9 @@
 // Executable::run allocates nothing. Temporaries whose live ranges (first to last step that
 // touches them) do not overlap share bytes; everything is sized for the largest M the
 // executable accepts (CompileOptions::maxTokens). Parameters, state and constants get their
-// own persistent slots; inputs and outputs are the caller's.
+// own persistent slots; inputs and outputs are the caller's. The small temps a run needs zeroed
+// (zeroInit: atomic amaxes, column-sum counters) sit together at the arena's start, so that a
+// run zeroes them with one memset instead of one per buffer.
 #pragma once
 
 #include "codegen/LaunchPlan.h"
@@ -18,6 +20,7 @@ struct BufferSlot {
   int64_t bytes = 0;    ///< at maxM
   int firstStep = -1;   ///< live range over LaunchPlan::steps (load steps count as -1)
   int lastStep = -1;
+  bool zeroRegion = false; ///< in [0, MemoryPlan::zeroRegionBytes): zeroed once at a run's start
 };
 
 struct MemoryPlan {
@@ -25,7 +28,14 @@ struct MemoryPlan {
   int64_t arenaBytes = 0;
   int64_t naiveBytes = 0;        ///< what one allocation per temp would take
   int64_t maxM = 0;
+  /// Bytes at the arena's start holding the zeroRegion slots (one memset per run zeroes them).
+  int64_t zeroRegionBytes = 0;
 };
+
+/// The largest zeroInit temp (bytes at maxM) that goes into the zero region; a larger one (a
+/// padded FP8 operand with zero pad columns) keeps its own memset before its first step and
+/// shares bytes by its live range.
+constexpr int64_t kZeroRegionMaxBytes = int64_t(1) << 20;
 
 /// The buffers only a GEMM step's cuBLASLt form touches: its results for the launches that
 /// finish the epilogue (epiD, gateD, upD), its padded copies and its fallback launches' buffers,

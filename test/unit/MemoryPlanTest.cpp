@@ -138,3 +138,49 @@ TEST(MemoryPlanTest, RowCapsSizeTempsForFewerRows) {
   EXPECT_EQ(capped.arenaBytes, full.arenaBytes - 12 * 2048);
   EXPECT_FALSE(overlaps(capped.slots[0], capped.slots[1]));
 }
+
+// The small temps a run zeroes (zeroInit: atomic amaxes, counters) sit packed at the arena's
+// start, live for the whole run, so one memset zeroes them all; a large zeroInit temp, a
+// row-capped one and one the load steps touch keep their own memset and live range.
+TEST(MemoryPlanTest, SmallZeroedTempsShareOneRegionAtTheStart) {
+  LaunchPlan p;
+  auto zeroed = [](BufferDesc b) {
+    b.zeroInit = true;
+    return b;
+  };
+  p.buffers = {buffer("in", {kDynamic, 1024}, DType::BF16, BufferRole::Input),           // 0
+               zeroed(buffer("amax1", {}, DType::F32, BufferRole::Temp)),                // 1
+               buffer("t", {kDynamic, 1024}, DType::BF16, BufferRole::Temp),             // 2
+               zeroed(buffer("counter", {224}, DType::I32, BufferRole::Temp)),           // 3
+               zeroed(buffer("padded", {kDynamic, 1024}, DType::F32, BufferRole::Temp)), // 4
+               zeroed(buffer("amax2", {}, DType::F32, BufferRole::Temp)),                // 5
+               zeroed(buffer("capped", {kDynamic}, DType::F32, BufferRole::Temp)),       // 6
+               zeroed(buffer("atload", {16}, DType::F32, BufferRole::Temp)),             // 7
+               buffer("w", {64, 64}, DType::BF16, BufferRole::Constant),                 // 8
+               zeroed(buffer("unused", {}, DType::F32, BufferRole::Temp))};              // 9
+  p.loadSteps = {launch({7, 8})};
+  // amax2 is first touched by the last step, after t's and padded's bytes could be reused.
+  p.steps = {launch({0, 1, 2}), launch({2, 3, 6, 7}), launch({4}), launch({4, 5})};
+  MemoryPlan mp = planMemory(p, 512, {-1, -1, -1, -1, -1, -1, 256});
+  EXPECT_EQ(mp.zeroRegionBytes, 256 + 1024 + 256) << "amax1, counter (896 bytes), amax2";
+  EXPECT_EQ(mp.slots[1].offset, 0);
+  EXPECT_EQ(mp.slots[3].offset, 256);
+  EXPECT_EQ(mp.slots[5].offset, 256 + 1024);
+  for (int b : {1, 3, 5}) {
+    EXPECT_TRUE(mp.slots[b].zeroRegion) << b;
+    EXPECT_EQ(mp.slots[b].firstStep, -1) << b;
+    EXPECT_EQ(mp.slots[b].lastStep, 4) << b;
+  }
+  // 2 MiB at M 512: too large for the region; capped and load-time temps stay out too.
+  for (int b : {2, 4, 6, 7, 8, 9})
+    EXPECT_FALSE(mp.slots[b].zeroRegion) << b;
+  EXPECT_EQ(mp.slots[4].firstStep, 2);
+  // Everything else in the arena lies past the region.
+  for (size_t i = 1; i < mp.slots.size(); ++i) {
+    if (mp.slots[i].zeroRegion || !mp.slots[i].arena)
+      continue;
+    EXPECT_GE(mp.slots[i].offset, mp.zeroRegionBytes) << p.buffers[i].name << " inside the region";
+    for (int b : {1, 3, 5})
+      EXPECT_FALSE(overlaps(mp.slots[i], mp.slots[b])) << p.buffers[i].name;
+  }
+}
