@@ -408,7 +408,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     gl.sideSpec = os.str();
   os << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << name << "("
      << (gridConstant ? "const __grid_constant__ " : "") << "fp8c::Args<" << n << "> args) {\n  "
-     << body << "\n}\n";
+     << "fp8c::enterLaunch(); " << body << "\n}\n";
   gl.source = os.str();
   gl.buffers = slot.order();
   gl.blockThreads = 256;

@@ -160,7 +160,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       afterLaunch = false;
     }
     if (const auto *g = std::get_if<GeneratedLaunch>(&s)) {
-      if (Status st = launch(*g, ptrs, m, stream); !st)
+      if (Status st = launch(*g, ptrs, m, stream, afterLaunch); !st)
         return st;
       // (The profiler's events between steps would stand between the two kernels.)
       afterLaunch = !profiler;
@@ -189,7 +189,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
 }
 
 Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs,
-                                int64_t m, CUstream stream) {
+                                int64_t m, CUstream stream, bool dependent) {
   const LoadedLaunch &ll = launches.at(g.kernelName);
   int64_t units = std::max<int64_t>(g.grid.work.eval(m), 0);
   int64_t blocks = (units + g.grid.perBlock - 1) / g.grid.perBlock;
@@ -209,7 +209,7 @@ Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUde
   // M = 1) skips the cooperative launch's overhead.
   return drv->launch(ll.fn, static_cast<unsigned>(blocks), static_cast<unsigned>(g.blockThreads),
                      static_cast<unsigned>(g.sharedBytes), stream, params,
-                     g.grid.cooperative && blocks > 1, g.kernelName);
+                     g.grid.cooperative && blocks > 1, g.kernelName, dependent);
 }
 
 // Step `g` as cuBLASLt would run it at M, with the plan's fallbacks where cuBLASLt refuses it

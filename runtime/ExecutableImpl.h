@@ -72,8 +72,10 @@ struct Executable::Impl {
   double jitSeconds = 0;
   int coldCompiles = 0;
   std::unique_ptr<StepProfiler> profiler; ///< set while profiling (setProfiling)
-  /// While runSteps runs: the last operation it put on the stream is a generated launch, so a
-  /// generated GEMM may be launched as its programmatic dependent (GemmSm90Runner::run).
+  /// While runSteps runs: the last operation it put on the stream is a generated launch, so the
+  /// next generated launch or generated GEMM may be launched as its programmatic dependent
+  /// (their first global access waits for it: enterLaunch() in the launches' entry points, the
+  /// GEMM's prologue).
   bool afterLaunch = false;
 
   const LaunchPlan &plan() const { return compiled.plan; }
@@ -82,7 +84,7 @@ struct Executable::Impl {
                   int64_t m, CUstream stream);
   Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
   Status launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
-                CUstream stream);
+                CUstream stream, bool dependent = false);
   Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream);
   Expected<CublasCall> cublasCall(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,

@@ -372,6 +372,15 @@ __device__ __forceinline__ void waitForPrerequisiteGrids() {
 #endif
 }
 
+/// The first statement of every generated launch's entry point: its own dependents (the next
+/// launch of the stream, when launched programmatically dependent) may start their blocks now,
+/// and this grid's first global read or write waits until the grid before it has finished.
+/// Without programmatic dependent launch both return at once.
+__device__ __forceinline__ void enterLaunch() {
+  allowDependentLaunch();
+  waitForPrerequisiteGrids();
+}
+
 /// The dequantization factor cuBLASLt multiplies by: 1 / s, correctly rounded.
 __device__ __forceinline__ float reciprocal(float s) { return __fdiv_rn(1.0f, s); }
 

@@ -375,9 +375,7 @@ template <class Spec, int N> __device__ __forceinline__ void rowsKernel(const Ar
   using S = rows::Shape<Spec>;
   __shared__ float slots[Spec::kNumSlots > 0 ? Spec::kNumSlots + 1 : 1];
   __shared__ float scratch[kWarps];
-  // A generated GEMM launched after this one may start setting up (its first global read
-  // waits for this grid to finish): decode's activation cast before the GEMM.
-  allowDependentLaunch();
+  // (The entry point's enterLaunch() lets the next launch or GEMM start setting up.)
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   if constexpr (S::kRowMode)
     rows::segmentPass<Spec>(args.buffers, args.m, slots, scratch);

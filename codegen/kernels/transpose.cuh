@@ -444,9 +444,7 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   __shared__ float colScratch[Spec::kColSum.buf >= 0 || outRowScales<Spec>() ? kThreads + 1 : 1];
   static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
   static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
-  // A generated GEMM launched after this one may start setting up (its first global read waits
-  // for this grid to finish), as after rows.cuh's launches.
-  allowDependentLaunch();
+  // (The entry point's enterLaunch() lets the next launch or GEMM start setting up.)
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   constexpr CastDesc C = Spec::kCast;
   if constexpr (outRowScales<Spec>()) {

@@ -130,11 +130,18 @@ TEST(CodegenCompile, EveryLaunchOfEveryExampleAndRecipe) {
           req.source = l->source;
           req.arch = arch;
           req.extraOptions = l->nvrtcOptions;
+          req.wantPtx = true;
           Expected<NvrtcResult> r = compileWithNvrtc(req);
           ASSERT_TRUE(r.hasValue()) << l->kernelName << ": " << r.error();
           ++compiled;
           seconds += r->seconds;
           EXPECT_FALSE(r->hasSpills()) << l->kernelName << " spills:\n" << r->log;
+          // Every launch may run as the programmatic dependent of the one before it (and lets
+          // the next start): on sm_90 its entry waits for that grid before touching memory.
+          const bool pdl = arch == "sm_90a";
+          EXPECT_EQ(r->ptx.find("griddepcontrol.wait") != std::string::npos, pdl) << l->kernelName;
+          EXPECT_EQ(r->ptx.find("griddepcontrol.launch_dependents") != std::string::npos, pdl)
+              << l->kernelName;
           bool entryFound = false;
           for (const PtxasEntryInfo &e : r->entries) {
             EXPECT_EQ(e.stackFrameBytes, 0) << l->kernelName << ":\n" << r->log;

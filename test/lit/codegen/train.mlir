@@ -37,7 +37,7 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<51
 // CHECK: fp8c_mlp_fwd_k{{[0-9]+}}_cast_transpose: fp8.amax %x_amax, fp8.scale %x_scale, fp8.cast %x_fp8,
 // CHECK-NEXT: fp8.transpose %x_fp8_t
 // CHECK: static constexpr int kRowCastBuf =
-// CHECK: fp8c::transposeKernel<Spec>(args);
+// CHECK: fp8c::enterLaunch(); fp8c::transposeKernel<Spec>(args);
 // CHECK-LABEL: fp8c CUDA for @mlp_bwd
 // CHECK-NOT: colSumKernel
 // CHECK: fp8c_mlp_bwd_k{{[0-9]+}}_cast_transpose: fp8.amax %y_grad_amax, fp8.scale %y_grad_scale, fp8.cast
