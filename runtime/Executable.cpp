@@ -147,8 +147,8 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
   for (const Step &s : steps) {
     for (int b : buffersOf(s)) {
       const BufferDesc &d = plan().buffers[b];
-      if (!d.zeroInit || zeroed[b] || (!loadSteps && d.role == BufferRole::Constant) ||
-          (!loadSteps && memory.slots[b].zeroRegion))
+      if (!d.zeroInit || zeroed[b] ||
+          (!loadSteps && (d.role == BufferRole::Constant || memory.slots[b].zeroRegion)))
         continue;
       zeroed[b] = true;
       // A buffer sized below this M (cublasOnlyRowsCap) is not touched at it.
