@@ -8,7 +8,10 @@
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
 //   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off, '%side' runs a
 //   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches, '%no_grad_epilogue'
-//   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue)
+//   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue,
+//   '%reuse_weights' adds weights=static and times the later micro-batches of a gradient
+//   accumulation: every forward after the first reuses the FP8 weight copies, WeightCasts::Reuse;
+//   'delayed+weights=static' alone casts the weights in every forward, as the first micro-batch)
 //                    [--json=FILE] [--profile] [--interleave] [--cuda-graph] GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
@@ -87,8 +90,10 @@ Status bindAll(const std::map<std::string, TensorType> &names, const std::string
 }
 
 // Per-step medians over 7 profiled steps of `T`, forward then backward; `gemmUs` receives the
-// sum of the GEMM steps' medians (the step's floor with every other launch free).
-Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, double *gemmUs) {
+// sum of the GEMM steps' medians (the step's floor with every other launch free). `casts`:
+// the forwards' (Reuse after a Cast forward for '%reuse_weights').
+Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCasts casts,
+                    double *gemmUs) {
   constexpr int kSteps = 7;
   Executable *halves[2] = {&T.forwardExecutable(), &T.backwardExecutable()};
   std::vector<std::vector<StepTime>> runs[2];
@@ -100,7 +105,7 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, double *ge
     // A step's time still includes any gap before it, and a round's first forward step starts
     // from an idle GPU: per-step times are not launch times (the Linear's dY cast read
     // 195-215 us here and 149-151 us under Nsight Compute inside the step, bench/README.md).
-    if (Status a = T.forward(sb.in, sb.out, stream); !a)
+    if (Status a = T.forward(sb.in, sb.out, stream, casts); !a)
       return a;
     if (Status a = T.backward(sb.dy, sb.grads, stream); !a)
       return a;
@@ -204,6 +209,11 @@ int main(int argc, char **argv) {
       std::string recipe;
       std::unique_ptr<GpuTraining> T;
       StepBuffers sb;
+      bool reuseWeights = false; ///< '%reuse_weights': forwards after the first reuse the casts
+      bool cast = false;         ///< a forward has cast the weights
+      WeightCasts nextCasts() const {
+        return reuseWeights && cast ? WeightCasts::Reuse : WeightCasts::Cast;
+      }
     };
     std::vector<Entry> entries;
     for (const std::string &recipe : recipes) {
@@ -211,6 +221,7 @@ int main(int argc, char **argv) {
       // "delayed@generated": with that FP8 GEMM backend (auto without).
       TrainingOptions o;
       std::string spec = recipe;
+      bool reuseWeights = false;
       // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
       // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
       // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
@@ -222,9 +233,11 @@ int main(int argc, char **argv) {
           o.sideLaunches = true;
         else if (flag == "no_grad_epilogue")
           o.gradEpilogue = false;
+        else if (flag == "reuse_weights")
+          reuseWeights = true;
         else
           return fail("recipe '" + recipe + "': unknown '%" + flag +
-                      "' (known: %no_fp8_tables, %side, %no_grad_epilogue)");
+                      "' (known: %no_fp8_tables, %side, %no_grad_epilogue, %reuse_weights)");
         spec = spec.substr(0, pct);
       }
       if (const size_t at = spec.find('@'); at != std::string::npos) {
@@ -236,6 +249,11 @@ int main(int argc, char **argv) {
         o.recipeOptions = spec.substr(plus + 1);
         std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
       }
+      if (reuseWeights) {
+        if (!o.recipeOptions.empty())
+          o.recipeOptions += ' ';
+        o.recipeOptions += "weights=static";
+      }
       o.tokens = tokens;
       Expected<std::unique_ptr<GpuTraining>> step = compileTraining(g, o);
       if (!step) {
@@ -244,7 +262,7 @@ int main(int argc, char **argv) {
         std::fflush(stdout);
         continue;
       }
-      Entry e{recipe, step.take(), {}};
+      Entry e{recipe, step.take(), {}, reuseWeights};
       GpuTraining &T = *e.T;
       Status s = bindAll(T.forwardInputs(), "in:", true, 1, e.sb, e.sb.in);
       if (s)
@@ -259,8 +277,9 @@ int main(int argc, char **argv) {
     }
     auto runOf = [&](Entry &e) {
       return [&e, stream](int) -> Status {
-        if (Status a = e.T->forward(e.sb.in, e.sb.out, stream); !a)
+        if (Status a = e.T->forward(e.sb.in, e.sb.out, stream, e.nextCasts()); !a)
           return a;
+        e.cast = true;
         return e.T->backward(e.sb.dy, e.sb.grads, stream);
       };
     };
@@ -329,7 +348,7 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < entries.size(); ++i) {
         Entry &e = entries[i];
         std::printf("%-12s %-10s per-launch profile\n", g.name().c_str(), e.recipe.c_str());
-        if (Status ps = printProfile(*e.T, e.sb, stream, &gemmUs[i]); !ps)
+        if (Status ps = printProfile(*e.T, e.sb, stream, e.nextCasts(), &gemmUs[i]); !ps)
           return fail(ps.message());
       }
       // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every

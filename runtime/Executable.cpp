@@ -267,14 +267,19 @@ Status Executable::run(const Bindings &bindings, CUstream stream) {
     for (size_t i = 0; i < I.plan().buffers.size(); ++i)
       if (I.plan().buffers[i].role == BufferRole::Param)
         params.push_back((*ptrs)[i]);
-    if (params != I.loadedParams) {
+    if (!I.paramsLoaded || params != I.loadedParams) {
+      I.paramsLoaded = false; // until the load steps have been enqueued without an error
       if (Status st = I.runSteps(I.plan().loadSteps, *ptrs, m, stream); !st)
         return st;
       I.loadedParams = params;
+      I.paramsLoaded = true;
     }
   }
   return I.runSteps(I.plan().steps, *ptrs, m, stream);
 }
+
+void Executable::invalidateParameters() { impl_->paramsLoaded = false; }
+bool Executable::hasLoadSteps() const { return !impl_->plan().loadSteps.empty(); }
 
 void Executable::setProfiling(bool on) {
   if (!on)

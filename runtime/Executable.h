@@ -9,7 +9,8 @@
 // Bindings name graph inputs, parameters and outputs (an output is named after the value the
 // graph returns). Scaling state (amax histories) lives on the device inside the executable
 // and persists across runs. With weights=static, parameters are quantized once: on the first
-// run that binds them, or when their pointers change. No exception crosses this API.
+// run that binds them, when their pointers change, or after invalidateParameters() (their
+// contents changed in place). No exception crosses this API.
 #pragma once
 
 #include "codegen/LaunchPlan.h"
@@ -111,6 +112,13 @@ public:
 
   /// Runs the graph on `stream`. Checks every binding's shape and dtype against the graph.
   Status run(const Bindings &bindings, CUstream stream);
+  /// With weights=static: the parameters' contents changed in place (an optimizer step), so
+  /// the next run() quantizes them again (runs the plan's load steps) even though their
+  /// pointers are the same. Without load steps it does nothing.
+  void invalidateParameters();
+  /// Whether the plan quantizes its parameters in load steps (weights=static): those run on
+  /// the first run(), when the parameters' pointers change, or after invalidateParameters().
+  bool hasLoadSteps() const;
   /// Zeroes every state buffer (fresh amax histories) and every Scratch buffer, on `stream`.
   Status resetState(CUstream stream);
   /// With profiling on, run() records a CUDA event after each step it enqueues (a few

@@ -68,6 +68,7 @@ struct Executable::Impl {
   std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
   std::map<std::string, LoadedLaunch> launches; ///< by kernelName
   std::vector<CUdeviceptr> loadedParams;        ///< parameter pointers the constants match
+  bool paramsLoaded = false;                    ///< the constants hold loadedParams' quantization
   std::string arch; ///< the NVRTC target the kernels were compiled for
   double jitSeconds = 0;
   int coldCompiles = 0;

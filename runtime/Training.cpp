@@ -92,13 +92,37 @@ void InterpretedTraining::keepStates(const Graph &g, std::vector<HostTensor> &ou
   }
 }
 
-Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs) {
+Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs, WeightCasts casts) {
   const Graph &g = *graphs_.forward;
-  inputs_ = inputs;
-  Expected<std::vector<HostTensor>> outs = runHalf(g, inputs);
+  std::vector<std::string> params;
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (const Attribute *a = g.inputAttrs(i).get("fp8.param");
+        a && a->kind() == AttrKind::Bool && a->asBool())
+      params.push_back(g.input(i)->name());
+  NamedTensors in = inputs;
+  if (casts == WeightCasts::Reuse) {
+    if (params.empty())
+      return Error("@" + g.name() +
+                   ": WeightCasts::Reuse needs a step built with the recipe "
+                   "option weights=static (this one quantizes its weights in every forward)");
+    if (!castRan_)
+      return Error("@" + g.name() +
+                   ": WeightCasts::Reuse before any forward cast the weights: "
+                   "run the first forward with WeightCasts::Cast");
+    for (const std::string &p : params)
+      in.insert_or_assign(p, castWeights_.at(p));
+  }
+  inputs_ = in;
+  Expected<std::vector<HostTensor>> outs = runHalf(g, in);
   if (!outs)
     return Error(outs.error());
   keepStates(g, *outs);
+  if (casts == WeightCasts::Cast && !params.empty()) {
+    castWeights_.clear();
+    for (const std::string &p : params)
+      castWeights_[p] = in.at(p); // runHalf found every input
+    castRan_ = true;
+  }
   NamedTensors result;
   saved_.clear();
   for (unsigned i = 0; i < outs->size(); ++i) {

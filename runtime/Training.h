@@ -27,7 +27,10 @@ namespace fp8c {
 
 struct TrainingOptions {
   std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
-  std::string recipeOptions;         ///< more quantize options (`history_len=4`)
+  /// More quantize options (`history_len=4`). `weights=static` quantizes the weights (fp8.param
+  /// inputs) with their own amax in steps of their own, whose FP8 copies a forward may reuse
+  /// while the weights are unchanged (WeightCasts::Reuse: gradient accumulation).
+  std::string recipeOptions;
   int64_t tokens = 0;                ///< the dynamic leading dim, when the graph has one
   bool fuse = false; ///< run `fuse` on each half (the interpreter's results are the same)
   /// The FP8 GEMM backend: "" or "auto", "cublaslt", "generated" (fused for, and for
@@ -44,6 +47,16 @@ struct TrainingOptions {
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 
+/// What a forward does with the FP8 copies of the weights of a step built with weights=static
+/// (TrainingOptions::recipeOptions). Cast: quantize the bound weights (what every forward does
+/// by default, so an in-place weight update is always seen). Reuse: keep the copies of the last
+/// forward that cast, for the micro-batches of a gradient accumulation whose weights have not
+/// changed since (TransformerEngine's is_first_microbatch=False). A Reuse forward computes what
+/// a forward would with the weights of that last Cast forward; it is an error without
+/// weights=static, before any Cast forward, or (on the GPU) with a weight bound to another
+/// buffer than at that cast.
+enum class WeightCasts { Cast, Reuse };
+
 /// The pipeline options TrainingOptions mean.
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o);
 
@@ -56,8 +69,9 @@ public:
   const TrainingGraphs &graphs() const { return graphs_; }
 
   /// Runs the forward on the named inputs (every non-state input of the forward graph);
-  /// returns its outputs by name (state updates and saved tensors are kept inside).
-  Expected<NamedTensors> forward(const NamedTensors &inputs);
+  /// returns its outputs by name (state updates and saved tensors are kept inside). With
+  /// WeightCasts::Reuse the weights (fp8.param inputs) read as at the last Cast forward.
+  Expected<NamedTensors> forward(const NamedTensors &inputs, WeightCasts casts = WeightCasts::Cast);
   /// Runs the backward of the last forward with the gradients of the outputs (by output
   /// name); returns the gradients of the inputs by input name.
   Expected<NamedTensors> backward(const NamedTensors &outputGrads);
@@ -78,6 +92,8 @@ private:
   NamedTensors state_;   ///< by fp8.state key
   NamedTensors saved_;   ///< by fp8.saved key
   NamedTensors inputs_;  ///< the last forward's inputs (the backward may read some)
+  NamedTensors castWeights_; ///< the fp8.param inputs of the last Cast forward
+  bool castRan_ = false;
 };
 
 /// The name of a graph's result i: its fp8.grad / fp8.saved / fp8.state key, else the

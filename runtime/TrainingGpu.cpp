@@ -79,6 +79,8 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
       s.key = fg.input(static_cast<unsigned>(d.graphIndex))->name();
       s.from = GpuTraining::From::Input;
       out->fwdIn_[s.key] = d.type;
+      if (d.role == BufferRole::Param)
+        out->params_.push_back(s.key);
     } else if (d.role == BufferRole::Output) {
       const unsigned i = static_cast<unsigned>(d.outputIndex);
       s.key = resultName(fg, i);
@@ -91,6 +93,11 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
     }
     out->fwdSlots_.push_back(s);
   }
+  const LaunchPlan &fp = out->fwd_->plan();
+  for (const Step &step : fp.steps)
+    for (int b : buffersOf(step))
+      if (fp.buffers[size_t(b)].role == BufferRole::Param && out->paramReadPerRun_.empty())
+        out->paramReadPerRun_ = fg.input(unsigned(fp.buffers[size_t(b)].graphIndex))->name();
   // Backward: saved tensors, output gradients by fp8.grad key, forward inputs by name;
   // input gradients by fp8.grad key.
   for (const BufferDesc &d : out->bwd_->plan().buffers) {
@@ -159,12 +166,42 @@ Status GpuTraining::bindSlots(const std::vector<Slot> &slots, const Bindings *in
   return Status::ok();
 }
 
-Status GpuTraining::forward(const Bindings &inputs, const Bindings &outputs, CUstream stream) {
+Status GpuTraining::forward(const Bindings &inputs, const Bindings &outputs, CUstream stream,
+                            WeightCasts casts) {
   Bindings b;
   if (Status st = bindSlots(fwdSlots_, &inputs, &outputs, nullptr, nullptr, "forward", b); !st)
     return st;
-  if (Status st = fwd_->run(b, stream); !st)
+  if (casts == WeightCasts::Reuse) {
+    const std::string &fn = graphs_.forward->name();
+    if (!fwd_->hasLoadSteps())
+      return Error("GpuTraining::forward(@" + fn +
+                   "): WeightCasts::Reuse needs a step built with "
+                   "the recipe option weights=static (this one quantizes its weights in every "
+                   "forward)");
+    if (!paramReadPerRun_.empty())
+      return Error("GpuTraining::forward(@" + fn + "): WeightCasts::Reuse: weight '" +
+                   paramReadPerRun_ +
+                   "' is also read outside its cast, which would see the "
+                   "bound weight beside the reused copy");
+    if (castParams_.empty())
+      return Error("GpuTraining::forward(@" + fn +
+                   "): WeightCasts::Reuse before any forward "
+                   "cast the weights: run the first forward with WeightCasts::Cast");
+    for (const std::string &p : params_)
+      if (inputs.at(p).data != castParams_.at(p))
+        return Error("GpuTraining::forward(@" + fn + "): WeightCasts::Reuse: weight '" + p +
+                     "' is bound to another buffer than the one its FP8 copy was cast from");
+  } else {
+    fwd_->invalidateParameters(); // the weights may have changed in place since the last cast
+  }
+  if (Status st = fwd_->run(b, stream); !st) {
+    if (casts == WeightCasts::Cast)
+      castParams_.clear(); // the copies may be partly written
     return st;
+  }
+  if (casts == WeightCasts::Cast && fwd_->hasLoadSteps())
+    for (const std::string &p : params_)
+      castParams_[p] = inputs.at(p).data;
   lastInputs_ = inputs;
   forwardRan_ = true;
   return Status::ok();

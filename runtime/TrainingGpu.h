@@ -40,8 +40,12 @@ public:
   const std::map<std::string, TensorType> &inputGrads() const { return gradOut_; }
 
   /// Enqueues the forward on `stream`: writes the outputs and the saved tensors, advances the
-  /// forward's state. No host synchronization.
-  Status forward(const Bindings &inputs, const Bindings &outputs, CUstream stream);
+  /// forward's state. No host synchronization. With weights=static, Cast (the default)
+  /// quantizes the bound weights first, and Reuse keeps the FP8 copies of the last Cast
+  /// forward (WeightCasts in runtime/Training.h: gradient accumulation's later micro-batches;
+  /// the weights must be bound to the same buffers as at that cast).
+  Status forward(const Bindings &inputs, const Bindings &outputs, CUstream stream,
+                 WeightCasts casts = WeightCasts::Cast);
   /// Enqueues the backward of the last forward: writes the input gradients, advances the
   /// backward's state (the gradients' histories).
   Status backward(const Bindings &outputGrads, const Bindings &inputGrads, CUstream stream);
@@ -73,6 +77,13 @@ private:
   };
   std::vector<Slot> fwdSlots_, bwdSlots_;
   Bindings lastInputs_; ///< the last forward's inputs, by input name
+  /// Weights (Param buffers of the forward) by input name, and the pointers the last Cast
+  /// forward quantized them from.
+  std::vector<std::string> params_;
+  std::map<std::string, void *> castParams_;
+  /// A weight a per-run step of the forward reads besides its load steps ("" if none): Reuse
+  /// would then see the bound weight there and the cast one elsewhere, so it is refused.
+  std::string paramReadPerRun_;
   DeviceTensor savedTensor(const std::string &key) const;
   Status bindSlots(const std::vector<Slot> &slots, const Bindings *inputs,
                    const Bindings *outputs, const Bindings *outputGrads,

@@ -1,0 +1,243 @@
+// WeightCasts (runtime/Training.h): a training step built with weights=static quantizes its
+// weights in steps of their own; a forward casts them (the default, so an in-place weight update
+// is seen) or reuses the copies of the last Cast forward (gradient accumulation).
+//
+// On the CPU interpreter (the reference): a Reuse forward computes exactly what a Cast forward
+// with the last cast weights computes, outputs, histories and the backward's gradients bit for
+// bit, and Reuse is refused without weights=static or before any cast.
+// On the GPU (skipped with a message where no CUDA device answers): weights overwritten in place
+// are cast again by a Cast forward (the executable's load steps rerun although the pointers are
+// the same) and are not by a Reuse forward; both are checked against the interpreter with
+// TrainingGpuTest.cpp's bounds, and the GPU refuses Reuse in the same cases, and for a weight
+// bound to another buffer than the one that was cast.
+#include "TrainingTestSupport.h"
+
+#include "runtime/DeviceTensorIO.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/TensorStats.h"
+#include "runtime/Training.h"
+
+using namespace fp8c;
+using namespace fp8c::gputest;
+using namespace fp8c::trainingtest;
+
+namespace {
+
+constexpr int64_t kTokens = 128;
+
+std::unique_ptr<Module> smallMlp() {
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> mod = parseModule(kSmallMlp, "mlp_small", diag);
+  EXPECT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
+  return mod;
+}
+
+TrainingOptions delayedStaticWeights() {
+  TrainingOptions o;
+  o.recipe = "delayed";
+  o.recipeOptions = "weights=static";
+  o.tokens = kTokens;
+  o.fuse = true;
+  return o;
+}
+
+// The forward's inputs: activations from `xSeed`, weights and biases from `wSeed` (never zero).
+NamedTensors inputsOf(const Graph &fg, uint64_t xSeed, uint64_t wSeed) {
+  std::vector<HostTensor> x = randomInputs(fg, xSeed, kTokens);
+  std::vector<HostTensor> w = randomInputs(fg, wSeed, kTokens);
+  NamedTensors in;
+  for (unsigned i = 0; i < fg.numInputs(); ++i) {
+    const std::string &name = fg.input(i)->name();
+    if (fg.inputAttrs(i).has("fp8.state"))
+      continue;
+    HostTensor h = (name == "x" ? x : w)[i];
+    for (float &v : h.data)
+      if (v == 0.0f)
+        v = roundToDType(0.01f, h.dtype);
+    in[name] = h;
+  }
+  return in;
+}
+
+NamedTensors gradsOf(const InterpretedTraining &t) {
+  NamedTensors dy;
+  uint64_t seed = 500;
+  const Graph &fg = *t.graphs().forward;
+  const std::vector<Value *> outs = fg.outputs();
+  for (unsigned i = 0; i < outs.size(); ++i) {
+    const bool kept = i < fg.resultAttrs().size() && (fg.resultAttrs()[i].has("fp8.state") ||
+                                                      fg.resultAttrs()[i].has("fp8.saved"));
+    if (!kept) // an output the caller receives: its gradient is a backward input
+      dy[resultName(fg, i)] =
+          nonZeroTensor(outs[i]->type().shape(), outs[i]->type().dtype(), seed++, 0.5);
+  }
+  return dy;
+}
+
+void expectSameTensors(const NamedTensors &a, const NamedTensors &b, const std::string &what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (const auto &[name, t] : a) {
+    ASSERT_TRUE(b.count(name)) << what << " " << name;
+    EXPECT_EQ(t.shape, b.at(name).shape) << what << " " << name;
+    EXPECT_TRUE(t.data == b.at(name).data) << what << " " << name << " differs";
+  }
+}
+
+TEST(InterpretedWeightCasts, ReuseComputesWithTheLastCastWeights) {
+  std::unique_ptr<Module> mod = smallMlp();
+  ASSERT_TRUE(mod);
+  const Graph &g = *mod->graphs()[0];
+  auto make = [&] {
+    Expected<std::unique_ptr<InterpretedTraining>> t =
+        InterpretedTraining::create(g, delayedStaticWeights());
+    EXPECT_TRUE(t.hasValue()) << (t ? "" : t.error());
+    return t ? t.take() : nullptr;
+  };
+  std::unique_ptr<InterpretedTraining> reuse = make(), castSame = make(), castNew = make();
+  ASSERT_TRUE(reuse && castSame && castNew);
+  const Graph &fg = *reuse->graphs().forward;
+  const NamedTensors first = inputsOf(fg, 1, 11), second = inputsOf(fg, 2, 11);
+  NamedTensors secondNewW = second; // the weights (fp8.param: w1, w2) of seed 12
+  const NamedTensors seed12 = inputsOf(fg, 2, 12);
+  int params = 0;
+  for (unsigned i = 0; i < fg.numInputs(); ++i)
+    if (fg.inputAttrs(i).has("fp8.param") && ++params)
+      secondNewW[fg.input(i)->name()] = seed12.at(fg.input(i)->name());
+  ASSERT_EQ(params, 2);
+  // The same first micro-batch on all three.
+  for (InterpretedTraining *t : {reuse.get(), castSame.get(), castNew.get()}) {
+    Expected<NamedTensors> out = t->forward(first);
+    ASSERT_TRUE(out.hasValue()) << out.error();
+  }
+  // Second: weights changed (seed 12) but reused, against the first weights cast again, and
+  // against the new weights cast.
+  Expected<NamedTensors> r = reuse->forward(secondNewW, WeightCasts::Reuse);
+  Expected<NamedTensors> s = castSame->forward(second);
+  Expected<NamedTensors> n = castNew->forward(secondNewW);
+  ASSERT_TRUE(r && s && n);
+  expectSameTensors(*r, *s, "outputs");
+  EXPECT_FALSE(r->at("y").data == n->at("y").data) << "Reuse read the new weights";
+  for (const std::string &key : reuse->stateKeys())
+    EXPECT_TRUE(reuse->state(key)->data == castSame->state(key)->data) << key;
+  const NamedTensors dy = gradsOf(*reuse);
+  Expected<NamedTensors> gr = reuse->backward(dy), gs = castSame->backward(dy);
+  ASSERT_TRUE(gr && gs);
+  expectSameTensors(*gr, *gs, "gradients");
+}
+
+TEST(InterpretedWeightCasts, ReuseIsRefusedWithoutStaticWeightsOrBeforeACast) {
+  std::unique_ptr<Module> mod = smallMlp();
+  ASSERT_TRUE(mod);
+  const Graph &g = *mod->graphs()[0];
+  TrainingOptions plain = delayedStaticWeights();
+  plain.recipeOptions = "";
+  for (const TrainingOptions &o : {plain, delayedStaticWeights()}) {
+    Expected<std::unique_ptr<InterpretedTraining>> t = InterpretedTraining::create(g, o);
+    ASSERT_TRUE(t.hasValue()) << t.error();
+    Expected<NamedTensors> out =
+        (*t)->forward(inputsOf(*(*t)->graphs().forward, 1, 11), WeightCasts::Reuse);
+    ASSERT_FALSE(out.hasValue());
+    EXPECT_NE(out.error().find(o.recipeOptions.empty() ? "weights=static"
+                                                       : "before any forward cast the weights"),
+              std::string::npos)
+        << out.error();
+  }
+}
+
+// Writes `h` into the device buffer `keep[name]` in place (same pointer).
+void overwrite(std::map<std::string, DeviceBuffer> &keep, const std::string &name,
+               const HostTensor &h) {
+  std::vector<unsigned char> bytes = encodeTensor(h);
+  ASSERT_LE(bytes.size(), keep.at(name).bytes()) << name;
+  ASSERT_TRUE(keep.at(name).upload(bytes.data(), bytes.size()).isOk()) << name;
+}
+
+TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
+  FP8C_REQUIRE_GPU();
+  std::unique_ptr<Module> mod = smallMlp();
+  ASSERT_TRUE(mod);
+  const Graph &g = *mod->graphs()[0];
+  const TrainingOptions o = delayedStaticWeights();
+  Expected<std::unique_ptr<GpuTraining>> gpu = compileTraining(g, o);
+  ASSERT_TRUE(gpu.hasValue()) << gpu.error();
+  Expected<std::unique_ptr<InterpretedTraining>> cpu = InterpretedTraining::create(g, o);
+  ASSERT_TRUE(cpu.hasValue()) << cpu.error();
+  GpuTraining &G = **gpu;
+  InterpretedTraining &C = **cpu;
+  ASSERT_TRUE(G.forwardExecutable().hasLoadSteps());
+  const Graph &fg = *G.graphs().forward;
+  CUstream stream = nullptr;
+  std::map<std::string, DeviceBuffer> keep;
+  Bindings devIn, devOut, devDy, devGrad;
+  for (const auto &[name, type] : G.forwardOutputs())
+    devOut[name] = poisoned("out:" + name, type, keep);
+  for (const auto &[name, type] : G.inputGrads())
+    devGrad[name] = poisoned("grad:" + name, type, keep);
+  const NamedTensors dy = gradsOf(C);
+  for (const auto &[name, t] : dy)
+    devDy[name] = upload("dy:" + name, t, keep);
+
+  // Step 0 casts the weights of seed 11; step 1 overwrites them in place with seed 12's and
+  // casts; step 2 overwrites them with seed 13's and reuses step 1's copies.
+  const WeightCasts casts[] = {WeightCasts::Cast, WeightCasts::Cast, WeightCasts::Reuse};
+  for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    for (const std::string &key : G.stateKeys()) { // the reference continues from the GPU's
+      Expected<std::vector<float>> h = G.readState(key, stream);
+      ASSERT_TRUE(h.hasValue()) << h.error();
+      HostTensor next = *C.state(key);
+      next.data = *h;
+      ASSERT_TRUE(C.setState(key, next).isOk()) << key;
+    }
+    const NamedTensors in = inputsOf(fg, 100 + uint64_t(step), 11 + uint64_t(step));
+    for (const auto &[name, h] : in) {
+      if (step == 0)
+        devIn[name] = upload("in:" + name, h, keep);
+      else
+        overwrite(keep, "in:" + name, h);
+    }
+    Status st = G.forward(devIn, devOut, stream, casts[step]);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    ASSERT_TRUE((st = G.backward(devDy, devGrad, stream)).isOk()) << st.message();
+    Expected<NamedTensors> ref = C.forward(in, casts[step]);
+    ASSERT_TRUE(ref.hasValue()) << ref.error();
+    Expected<NamedTensors> refGrad = C.backward(dy);
+    ASSERT_TRUE(refGrad.hasValue()) << refGrad.error();
+    ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
+    auto check = [&](const std::string &what, const std::string &name, const TensorType &type,
+                     const HostTensor &want, double bound) {
+      HostTensor got = download(keep, what + ":" + name, type);
+      EXPECT_EQ(nanCount(got), 0) << name;
+      const double rel = relativeFrobeniusError(got, want);
+      EXPECT_LT(rel, bound) << what << " " << name;
+      std::cout << "[ weight casts ] step " << step << " " << what << " " << name
+                << ": relative error vs InterpretedTraining " << rel << "\n";
+    };
+    for (const auto &[name, type] : G.forwardOutputs())
+      check("out", name, type, ref->at(name), 2e-2);
+    for (const auto &[name, type] : G.inputGrads())
+      check("grad", name, type, refGrad->at(name), 3e-2);
+  }
+
+  // Refusals: a weight bound to another buffer; a step without weights=static; no cast yet.
+  Bindings moved = devIn;
+  moved["w1"] = upload("other:w1", inputsOf(fg, 1, 11).at("w1"), keep);
+  Status st = G.forward(moved, devOut, stream, WeightCasts::Reuse);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("'w1' is bound to another buffer"), std::string::npos)
+      << st.message();
+  TrainingOptions plain = o;
+  plain.recipeOptions = "";
+  for (const TrainingOptions &opts : {plain, o}) {
+    Expected<std::unique_ptr<GpuTraining>> fresh = compileTraining(g, opts);
+    ASSERT_TRUE(fresh.hasValue()) << fresh.error();
+    st = (*fresh)->forward(devIn, devOut, stream, WeightCasts::Reuse);
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find(opts.recipeOptions.empty() ? "weights=static"
+                                                           : "before any forward cast"),
+              std::string::npos)
+        << st.message();
+  }
+}
+
+} // namespace
