@@ -14,6 +14,17 @@
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=tensorwise --recipe-options='gelu_saved=e4m3' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=TW8
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --tokens=16 --backend=cublaslt --print-fusion-plan | FileCheck %s --check-prefix=LT
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=input' --tokens=16 --backend=cublaslt --print-fusion-plan | FileCheck %s --check-prefix=LTIN
+// With weights=static the weights are cast with their own amax in kernels that run at load
+// (GpuTraining::forward with WeightCasts::Cast, or once per accumulation with Reuse), and the
+// forward keeps no history for them: its state launch pushes x's and the GELU's only.
+// RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='weights=static' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=STATIC
+// STATIC-LABEL: // fusion plan for @mlp_fwd: 6 kernels
+// STATIC: kernel #1 reduce -> generated [at load: parameters only]
+// STATIC-NEXT: body: fp8.amax %w1_amax, fp8.scale %w1_scale, fp8.cast %w1_fp8, fp8.transpose %w1_fp8_t
+// STATIC-NEXT: kernel #2 reduce -> generated [at load: parameters only]
+// STATIC-NEXT: body: fp8.amax %w2_amax, fp8.scale %w2_scale, fp8.cast %w2_fp8, fp8.transpose %w2_fp8_t
+// STATIC: kernel #5 reduce -> generated
+// STATIC-NEXT: body: fp8.history_push %x_amax_history_next, fp8.history_push %g_amax_history_next{{$}}
 
 // CHECK-LABEL: // fusion plan for @mlp_fwd: 6 kernels
 // CHECK: kernel #3 gemm -> generated (the generated GEMM's epilogue writes the e4m3 copy %h_e4m3 of its pre-activation (gelu_saved=e4m3))
