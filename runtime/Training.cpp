@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 namespace fp8c {
 namespace {
 
@@ -92,6 +95,45 @@ void InterpretedTraining::keepStates(const Graph &g, std::vector<HostTensor> &ou
   }
 }
 
+namespace {
+// A weight (fp8.param input of the forward) that the step reads besides computing its FP8 copy:
+// a forward op that takes it with a value not computed from weights alone, or a backward input
+// of its name. "" when there is none. WeightCasts::Reuse is refused then: the reference would
+// read the cast weight there, and the GPU's per-run steps the bound one.
+std::string weightReadBeyondItsCast(const TrainingGraphs &t,
+                                    const std::vector<std::string> &params) {
+  auto isParam = [&](const std::string &n) {
+    return std::find(params.begin(), params.end(), n) != params.end();
+  };
+  const Graph &fg = *t.forward;
+  std::set<const Value *> fromWeights; // values computed from weights alone
+  for (unsigned i = 0; i < fg.numInputs(); ++i)
+    if (isParam(fg.input(i)->name()))
+      fromWeights.insert(fg.input(i));
+  for (const auto &op : fg.body().ops()) {
+    if (op.get() == fg.returnOp())
+      break;
+    bool all = true;
+    for (const Value *v : op->operands())
+      all = all && fromWeights.count(v);
+    for (const Value *v : op->operands())
+      if (!all && v->isBlockArgument() && fromWeights.count(v))
+        return v->name();
+    if (all)
+      for (const Value *r : op->results())
+        fromWeights.insert(r);
+  }
+  const Graph &bg = *t.backward;
+  for (unsigned i = 0; i < bg.numInputs(); ++i) {
+    const AttrDict &a = bg.inputAttrs(i);
+    if (!a.has("fp8.saved") && !a.has("fp8.grad") && !a.has("fp8.state") &&
+        isParam(bg.input(i)->name()))
+      return bg.input(i)->name();
+  }
+  return "";
+}
+} // namespace
+
 Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs, WeightCasts casts) {
   const Graph &g = *graphs_.forward;
   std::vector<std::string> params;
@@ -105,6 +147,10 @@ Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs, 
       return Error("@" + g.name() +
                    ": WeightCasts::Reuse needs a step built with the recipe "
                    "option weights=static (this one quantizes its weights in every forward)");
+    if (std::string w = weightReadBeyondItsCast(graphs_, params); !w.empty())
+      return Error("@" + g.name() + ": WeightCasts::Reuse: weight '" + w +
+                   "' is also read outside its cast, which would see the bound weight beside the "
+                   "reused copy");
     if (!castRan_)
       return Error("@" + g.name() +
                    ": WeightCasts::Reuse before any forward cast the weights: "

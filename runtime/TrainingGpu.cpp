@@ -2,6 +2,8 @@
 // saved tensors in device buffers that the forward's outputs and the backward's inputs bind.
 #include "runtime/TrainingGpu.h"
 
+#include <algorithm>
+
 namespace fp8c {
 namespace {
 
@@ -119,6 +121,9 @@ Expected<std::unique_ptr<GpuTraining>> compileTraining(const Graph &g, const Tra
         if (!out->fwdIn_.count(s.key))
           return Error("compileTraining: the backward reads '" + s.key +
                        "', which is not a forward input");
+        const auto &ps = out->params_;
+        if (out->paramReadPerRun_.empty() && std::find(ps.begin(), ps.end(), s.key) != ps.end())
+          out->paramReadPerRun_ = s.key; // the backward reads the bound weight, not the copy
       }
     } else if (d.role == BufferRole::Output) {
       s.key = resultName(bg, static_cast<unsigned>(d.outputIndex));

@@ -81,8 +81,9 @@ private:
   /// forward quantized them from.
   std::vector<std::string> params_;
   std::map<std::string, void *> castParams_;
-  /// A weight a per-run step of the forward reads besides its load steps ("" if none): Reuse
-  /// would then see the bound weight there and the cast one elsewhere, so it is refused.
+  /// A weight that a per-run step of the forward, or the backward, reads besides the forward's
+  /// load steps ("" if none): Reuse would then see the bound weight there and the cast one
+  /// elsewhere, so it is refused.
   std::string paramReadPerRun_;
   DeviceTensor savedTensor(const std::string &key) const;
   Status bindSlots(const std::vector<Slot> &slots, const Bindings *inputs,

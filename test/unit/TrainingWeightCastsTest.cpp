@@ -4,7 +4,8 @@
 //
 // On the CPU interpreter (the reference): a Reuse forward computes exactly what a Cast forward
 // with the last cast weights computes, outputs, histories and the backward's gradients bit for
-// bit, and Reuse is refused without weights=static or before any cast.
+// bit, and Reuse is refused without weights=static, before any cast, or where the step reads a
+// weight besides its cast (a weight added to the activation).
 // On the GPU (skipped with a message where no CUDA device answers): weights overwritten in place
 // are cast again by a Cast forward (the executable's load steps rerun although the pointers are
 // the same) and are not by a Reuse forward; both are checked against the interpreter with
@@ -144,6 +145,52 @@ TEST(InterpretedWeightCasts, ReuseIsRefusedWithoutStaticWeightsOrBeforeACast) {
   }
 }
 
+// A weight that the step also adds to the activation: a Reuse forward would read the bound
+// weight there and the cast copy in the GEMM, so both sides refuse it (after a Cast forward).
+const char *const kTiedWeight = R"(
+func.func @tied(%x: tensor<?x32xbf16>, %w: tensor<64x32xbf16>) -> tensor<?x64xbf16> {
+  %xw = fp8.add %x, %w : (tensor<?x32xbf16>, tensor<64x32xbf16>) -> tensor<?x32xbf16>
+  %y = fp8.linear %xw, %w : (tensor<?x32xbf16>, tensor<64x32xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
+)";
+
+std::unique_ptr<Module> tiedWeight() {
+  DiagnosticEngine diag;
+  std::unique_ptr<Module> mod = parseModule(kTiedWeight, "tied", diag);
+  EXPECT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
+  return mod;
+}
+
+TrainingOptions tiedOptions(bool fuse) {
+  TrainingOptions o = delayedStaticWeights();
+  o.tokens = 64;
+  o.fuse = fuse;
+  return o;
+}
+
+TEST(InterpretedWeightCasts, ReuseIsRefusedForAWeightReadBesideItsCast) {
+  std::unique_ptr<Module> mod = tiedWeight();
+  ASSERT_TRUE(mod);
+  for (bool fuse : {false, true}) {
+    SCOPED_TRACE(fuse ? "fused" : "unfused");
+    Expected<std::unique_ptr<InterpretedTraining>> t =
+        InterpretedTraining::create(*mod->graphs()[0], tiedOptions(fuse));
+    ASSERT_TRUE(t.hasValue()) << t.error();
+    const Graph &fg = *(*t)->graphs().forward;
+    NamedTensors in;
+    std::vector<HostTensor> r = randomInputs(fg, 3, 64);
+    for (unsigned i = 0; i < fg.numInputs(); ++i)
+      if (!fg.inputAttrs(i).has("fp8.state"))
+        in[fg.input(i)->name()] = r[i];
+    ASSERT_TRUE((*t)->forward(in).hasValue());
+    Expected<NamedTensors> out = (*t)->forward(in, WeightCasts::Reuse);
+    ASSERT_FALSE(out.hasValue());
+    EXPECT_NE(out.error().find("weight 'w' is also read outside its cast"), std::string::npos)
+        << out.error();
+  }
+}
+
 // Writes `h` into the device buffer `keep[name]` in place (same pointer).
 void overwrite(std::map<std::string, DeviceBuffer> &keep, const std::string &name,
                const HostTensor &h) {
@@ -226,6 +273,26 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
   ASSERT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("'w1' is bound to another buffer"), std::string::npos)
       << st.message();
+  {
+    std::unique_ptr<Module> tied = tiedWeight();
+    ASSERT_TRUE(tied);
+    Expected<std::unique_ptr<GpuTraining>> t =
+        compileTraining(*tied->graphs()[0], tiedOptions(true));
+    ASSERT_TRUE(t.hasValue()) << t.error();
+    std::map<std::string, DeviceBuffer> tk;
+    Bindings tin, tout;
+    for (const auto &[name, type] : (*t)->forwardInputs())
+      tin[name] = poisoned("in:" + name, type, tk); // (values do not matter here)
+    for (const auto &[name, type] : (*t)->forwardOutputs())
+      tout[name] = poisoned("out:" + name, type, tk);
+    for (auto &[name, b] : tk)
+      ASSERT_TRUE(b.fill(0).isOk()) << name;
+    ASSERT_TRUE((st = (*t)->forward(tin, tout, stream)).isOk()) << st.message();
+    st = (*t)->forward(tin, tout, stream, WeightCasts::Reuse);
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("weight 'w' is also read outside its cast"), std::string::npos)
+        << st.message();
+  }
   TrainingOptions plain = o;
   plain.recipeOptions = "";
   for (const TrainingOptions &opts : {plain, o}) {
