@@ -75,16 +75,11 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
     // From the second step on, the reference continues from the GPU's histories: an amax of a
     // GEMM output differs by the GEMM's rounding (checked below), and a scale computed from
     // another history quantizes every element differently, which is not what this compares.
-    if (step > 0)
-      for (const std::string &key : G.stateKeys()) {
-        Expected<std::vector<float>> h = G.readState(key, stream);
-        ASSERT_TRUE(h.hasValue()) << h.error();
-        const HostTensor *cur = C.state(key);
-        ASSERT_TRUE(cur) << key;
-        HostTensor next = *cur;
-        next.data = *h;
-        ASSERT_TRUE(C.setState(key, next).isOk()) << key;
-      }
+    if (step > 0) {
+      continueFromGpuState(G, C, stream);
+      if (HasFatalFailure())
+        return;
+    }
     // Inputs: weights fixed across steps (seed 11), activations new each step.
     std::vector<HostTensor> w = randomInputs(fg, 11, o.tokens);
     std::vector<HostTensor> a = randomInputs(fg, 100 + step, o.tokens);
@@ -123,19 +118,9 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
     Expected<NamedTensors> refGrad = C.backward(dy);
     ASSERT_TRUE(refGrad.hasValue()) << refGrad.error();
     ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
-    auto check = [&](const std::string &what, const std::string &name, const TensorType &type,
-                     const HostTensor &want, double bound) {
-      HostTensor got = download(keep, what + ":" + name, type);
-      EXPECT_EQ(nanCount(got), 0) << "unwritten (poisoned) values remain in " << name;
-      double rel = relativeFrobeniusError(got, want);
-      EXPECT_LT(rel, bound) << c.file << " " << recipe << " " << what << " " << name;
-      std::cout << "[ training ] " << c.file << " " << recipe << " step " << step << " " << what
-                << " " << name << ": relative error vs InterpretedTraining " << rel << "\n";
-    };
-    for (const auto &[name, type] : G.forwardOutputs())
-      check("out", name, type, ref->at(name), 2e-2);
-    for (const auto &[name, type] : G.inputGrads())
-      check("grad", name, type, refGrad->at(name), 3e-2);
+    const std::string label =
+        std::string("[ training ] ") + c.file + " " + recipe + " step " + std::to_string(step);
+    expectStepNearReference(keep, G, *ref, *refGrad, label);
     // Delayed scaling: each history holds step + 1 amaxes, equal to the interpreter's.
     for (const std::string &key : G.stateKeys()) {
       Expected<std::vector<float>> h = G.readState(key, stream);

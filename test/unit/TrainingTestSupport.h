@@ -93,6 +93,45 @@ inline HostTensor download(const std::map<std::string, DeviceBuffer> &keep, cons
   return h ? h.take() : HostTensor{};
 }
 
+// Sets the reference's histories to the GPU's (a scale computed from another history would
+// quantize every element differently, which is not what the training tests compare).
+inline void continueFromGpuState(GpuTraining &G, InterpretedTraining &C, CUstream stream) {
+  for (const std::string &key : G.stateKeys()) {
+    Expected<std::vector<float>> h = G.readState(key, stream);
+    ASSERT_TRUE(h.hasValue()) << h.error();
+    const HostTensor *cur = C.state(key);
+    ASSERT_TRUE(cur) << key;
+    HostTensor next = *cur;
+    next.data = *h;
+    ASSERT_TRUE(C.setState(key, next).isOk()) << key;
+  }
+}
+
+// Downloads `keep[what:name]` and holds it to `want` within `bound` (relative Frobenius error),
+// with no poisoned value left; prints the error after `label`.
+inline void expectNearReference(const std::map<std::string, DeviceBuffer> &keep,
+                                const std::string &what, const std::string &name,
+                                const TensorType &type, const HostTensor &want, double bound,
+                                const std::string &label) {
+  HostTensor got = download(keep, what + ":" + name, type);
+  EXPECT_EQ(nanCount(got), 0) << "unwritten (poisoned) values remain in " << name;
+  const double rel = relativeFrobeniusError(got, want);
+  EXPECT_LT(rel, bound) << label << " " << what << " " << name;
+  std::cout << label << " " << what << " " << name << ": relative error vs InterpretedTraining "
+            << rel << "\n";
+}
+
+// One step's GPU outputs ("out:NAME") and input gradients ("grad:NAME") against the reference's:
+// 2e-2 for outputs, 3e-2 for gradients (TrainingGpuTest.cpp's header justifies both).
+inline void expectStepNearReference(const std::map<std::string, DeviceBuffer> &keep,
+                                    const GpuTraining &G, const NamedTensors &outs,
+                                    const NamedTensors &grads, const std::string &label) {
+  for (const auto &[name, type] : G.forwardOutputs())
+    expectNearReference(keep, "out", name, type, outs.at(name), 2e-2, label);
+  for (const auto &[name, type] : G.inputGrads())
+    expectNearReference(keep, "grad", name, type, grads.at(name), 3e-2, label);
+}
+
 // A training example's two fused halves lowered for sm_90a as compileTraining lowers them
 // (128 tokens unless told), with the graphs they came from; nullopt (and a failure) when a stage
 // fails.

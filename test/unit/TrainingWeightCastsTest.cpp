@@ -229,13 +229,9 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
   const WeightCasts casts[] = {WeightCasts::Cast, WeightCasts::Cast, WeightCasts::Reuse};
   for (int step = 0; step < 3; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    for (const std::string &key : G.stateKeys()) { // the reference continues from the GPU's
-      Expected<std::vector<float>> h = G.readState(key, stream);
-      ASSERT_TRUE(h.hasValue()) << h.error();
-      HostTensor next = *C.state(key);
-      next.data = *h;
-      ASSERT_TRUE(C.setState(key, next).isOk()) << key;
-    }
+    continueFromGpuState(G, C, stream); // the reference continues from the GPU's histories
+    if (HasFatalFailure())
+      return;
     const NamedTensors in = inputsOf(fg, 100 + uint64_t(step), 11 + uint64_t(step));
     for (const auto &[name, h] : in) {
       if (step == 0)
@@ -251,19 +247,8 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
     Expected<NamedTensors> refGrad = C.backward(dy);
     ASSERT_TRUE(refGrad.hasValue()) << refGrad.error();
     ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
-    auto check = [&](const std::string &what, const std::string &name, const TensorType &type,
-                     const HostTensor &want, double bound) {
-      HostTensor got = download(keep, what + ":" + name, type);
-      EXPECT_EQ(nanCount(got), 0) << name;
-      const double rel = relativeFrobeniusError(got, want);
-      EXPECT_LT(rel, bound) << what << " " << name;
-      std::cout << "[ weight casts ] step " << step << " " << what << " " << name
-                << ": relative error vs InterpretedTraining " << rel << "\n";
-    };
-    for (const auto &[name, type] : G.forwardOutputs())
-      check("out", name, type, ref->at(name), 2e-2);
-    for (const auto &[name, type] : G.inputGrads())
-      check("grad", name, type, refGrad->at(name), 3e-2);
+    const std::string label = "[ weight casts ] step " + std::to_string(step);
+    expectStepNearReference(keep, G, *ref, *refGrad, label);
   }
 
   // Refusals: a weight bound to another buffer; a step without weights=static; no cast yet.
