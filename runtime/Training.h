@@ -53,8 +53,9 @@ using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 /// forward that cast, for the micro-batches of a gradient accumulation whose weights have not
 /// changed since (TransformerEngine's is_first_microbatch=False). A Reuse forward computes what
 /// a forward would with the weights of that last Cast forward; it is an error without
-/// weights=static, before any Cast forward, or (on the GPU) with a weight bound to another
-/// buffer than at that cast.
+/// weights=static, before any Cast forward, where the step reads a weight besides casting it
+/// (that read would see the bound weight), or (on the GPU) with a weight bound to another buffer
+/// than at that cast.
 enum class WeightCasts { Cast, Reuse };
 
 /// The pipeline options TrainingOptions mean.
