@@ -217,38 +217,34 @@ int main(int argc, char **argv) {
     };
     std::vector<Entry> entries;
     for (const std::string &recipe : recipes) {
-      // "delayed+bwd_fast_accum=true": the recipe with more quantize options ('+' for ' ');
-      // "delayed@generated": with that FP8 GEMM backend (auto without).
-      TrainingOptions o;
-      std::string spec = recipe;
-      bool reuseWeights = false;
+      // "delayed+bwd_fast_accum=true": the recipe with more quantize options
+      // (trainingOptionsFor); "delayed@generated": with that FP8 GEMM backend (auto without);
       // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
       // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
       // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
+      std::string spec = recipe, flag, backend;
       if (const size_t pct = spec.find('%'); pct != std::string::npos) {
-        const std::string flag = spec.substr(pct + 1);
-        if (flag == "no_fp8_tables")
-          o.fp8Tables = 0;
-        else if (flag == "side")
-          o.sideLaunches = true;
-        else if (flag == "no_grad_epilogue")
-          o.gradEpilogue = false;
-        else if (flag == "reuse_weights")
-          reuseWeights = true;
-        else
-          return fail("recipe '" + recipe + "': unknown '%" + flag +
-                      "' (known: %no_fp8_tables, %side, %no_grad_epilogue, %reuse_weights)");
+        flag = spec.substr(pct + 1);
         spec = spec.substr(0, pct);
       }
       if (const size_t at = spec.find('@'); at != std::string::npos) {
-        o.gemmBackend = spec.substr(at + 1);
+        backend = spec.substr(at + 1);
         spec = spec.substr(0, at);
       }
-      o.recipe = spec.substr(0, spec.find('+'));
-      if (const size_t plus = spec.find('+'); plus != std::string::npos) {
-        o.recipeOptions = spec.substr(plus + 1);
-        std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
-      }
+      TrainingOptions o = trainingOptionsFor(spec);
+      o.gemmBackend = backend;
+      bool reuseWeights = false;
+      if (flag == "no_fp8_tables")
+        o.fp8Tables = 0;
+      else if (flag == "side")
+        o.sideLaunches = true;
+      else if (flag == "no_grad_epilogue")
+        o.gradEpilogue = false;
+      else if (flag == "reuse_weights")
+        reuseWeights = true;
+      else if (!flag.empty())
+        return fail("recipe '" + recipe + "': unknown '%" + flag +
+                    "' (known: %no_fp8_tables, %side, %no_grad_epilogue, %reuse_weights)");
       if (reuseWeights) {
         if (!o.recipeOptions.empty())
           o.recipeOptions += ' ';

@@ -227,9 +227,7 @@ Status GpuBackend::begin(const std::string &recipe, int steps) {
     return Error("negative step count");
   FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_); // the last run's work is done
   train_.reset();
-  TrainingOptions o;
-  o.recipe = recipe;
-  Expected<std::unique_ptr<GpuTraining>> t = compileTraining(*mlp_, o);
+  Expected<std::unique_ptr<GpuTraining>> t = compileTraining(*mlp_, trainingOptionsFor(recipe));
   if (!t)
     return Error(t.error());
   train_ = t.take();

@@ -28,9 +28,8 @@ public:
     Expected<std::unique_ptr<Graph>> g = buildMlpGraph(s, dtype_);
     if (!g)
       return Error(g.error());
-    TrainingOptions o;
-    o.recipe = recipe;
-    Expected<std::unique_ptr<InterpretedTraining>> step = InterpretedTraining::create(**g, o);
+    Expected<std::unique_ptr<InterpretedTraining>> step =
+        InterpretedTraining::create(**g, trainingOptionsFor(recipe));
     if (!step)
       return Error(step.error());
     step_ = step.take();

@@ -28,7 +28,8 @@ public:
   /// Batches in the problem's pool.
   virtual int poolSize() const = 0;
   /// Starts a run of at most `steps` steps with `recipe` (none | tensorwise | delayed | rowwise
-  /// | blockwise): builds the training step, sets the weights to the problem's initial ones and
+  /// | blockwise, with quantize options after '+': runtime/Training.h's trainingOptionsFor):
+  /// builds the training step, sets the weights to the problem's initial ones and
   /// the scaling state (amax histories) to fresh.
   virtual Status begin(const std::string &recipe, int steps) = 0;
   /// One step on pool batch `batch` with learning rate `lr`.

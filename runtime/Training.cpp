@@ -28,6 +28,17 @@ std::string resultName(const Graph &g, unsigned i) {
   return g.outputs()[i]->name();
 }
 
+TrainingOptions trainingOptionsFor(const std::string &recipeSpec) {
+  TrainingOptions o;
+  const size_t plus = recipeSpec.find('+');
+  o.recipe = recipeSpec.substr(0, plus);
+  if (plus != std::string::npos) {
+    o.recipeOptions = recipeSpec.substr(plus + 1);
+    std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
+  }
+  return o;
+}
+
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   TrainingPipelineOptions p;
   p.recipe = o.recipe;

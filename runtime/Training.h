@@ -58,6 +58,11 @@ using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 /// than at that cast.
 enum class WeightCasts { Cast, Reuse };
 
+/// Options from a recipe spec as fp8c-train-bench and train_mlp take it: the recipe, then
+/// quantize options after '+', each `K=V` ("delayed+weights=static+history_len=4"); the other
+/// fields keep their defaults.
+TrainingOptions trainingOptionsFor(const std::string &recipeSpec);
+
 /// The pipeline options TrainingOptions mean.
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o);
 

@@ -84,6 +84,16 @@ void expectSameTensors(const NamedTensors &a, const NamedTensors &b, const std::
   }
 }
 
+TEST(TrainingOptionsFor, RecipeThenQuantizeOptionsAfterPlus) {
+  TrainingOptions o = trainingOptionsFor("delayed+weights=static+history_len=4");
+  EXPECT_EQ(o.recipe, "delayed");
+  EXPECT_EQ(o.recipeOptions, "weights=static history_len=4");
+  o = trainingOptionsFor("none");
+  EXPECT_EQ(o.recipe, "none");
+  EXPECT_EQ(o.recipeOptions, "");
+  EXPECT_EQ(o.gemmBackend, "");
+}
+
 TEST(InterpretedWeightCasts, ReuseComputesWithTheLastCastWeights) {
   std::unique_ptr<Module> mod = smallMlp();
   ASSERT_TRUE(mod);
