@@ -12,6 +12,8 @@
 //   train_mlp [--device=cpu|gpu] [--steps=N] [--batch=M] [--in=K] [--hidden=H] [--out=N]
 //             [--lr=X] [--seed=S] [--pool=P] [--recipes=tensorwise,delayed,blockwise]
 //             [--max-rel-gap=X] [--csv=FILE]
+//   (a recipe may carry quantize options after '+': delayed+weights=static casts the weights
+//   with their own amax in steps of their own, again every step since SGD updates them)
 //
 // Defaults: batch 64, 64 -> 128 -> 32, lr 0.1, seed 1, 300 steps on the CPU and 200 on the
 // GPU; --pool (batches used in turn) = the step count on the CPU (a fresh batch every step),
