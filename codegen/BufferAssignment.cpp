@@ -5,6 +5,7 @@
 // values depend on parameters only (computed once, at load). Outputs that cannot be written in
 // place (a padded value, a graph input returned as is, a value returned twice) get a copy.
 #include "codegen/LowerInternal.h"
+#include "ir/Parameters.h"
 
 #include <algorithm>
 
@@ -252,20 +253,7 @@ int64_t Lowerer::mDivisor(const Value *v) const {
 }
 
 void Lowerer::planLoadTime() {
-  for (unsigned i = 0; i < g_.numInputs(); ++i)
-    if (const Attribute *a = g_.inputAttrs(i).get("fp8.param");
-        a && a->kind() == AttrKind::Bool && a->asBool())
-      loadTimeValues_.insert(g_.input(i));
-  for (const auto &op : g_.body().ops()) {
-    if (op->kind() == OpKind::Return || op->numOperands() == 0)
-      continue;
-    bool all = true;
-    for (Value *o : op->operands())
-      all &= loadTimeValues_.count(canon(o)) != 0;
-    if (all)
-      for (Value *r : op->results())
-        loadTimeValues_.insert(r);
-  }
+  loadTimeValues_ = valuesFromParametersAlone(g_, [&](const Value *v) { return canon(v); });
 }
 
 void Lowerer::planPadding() {

@@ -4,6 +4,8 @@
 #include "passes/FusionBackend.h"
 #include "passes/FusionPlannerImpl.h"
 
+#include "ir/Parameters.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -12,25 +14,14 @@
 namespace fp8c::fusion {
 
 void Planner::markLoadTime() {
-  std::set<const Value *> params;
+  // Values computed from parameters alone, in block order (top-level ops only).
+  const std::set<const Value *> constant =
+      valuesFromParametersAlone(g_, {}, [&](const Op *op) { return !topLevel(op); });
+  bool anyParams = false;
   for (unsigned i = 0; i < g_.numInputs(); ++i)
-    if (const Attribute *a = g_.inputAttrs(i).get("fp8.param");
-        a && a->kind() == AttrKind::Bool && a->asBool())
-      params.insert(g_.input(i));
-  // Values computed from parameters alone, in block order.
-  std::set<const Value *> constant = params;
-  for (const auto &op : g_.body().ops()) {
-    if (!topLevel(op.get()) || op->numOperands() == 0)
-      continue;
-    bool all = true;
-    for (Value *o : op->operands())
-      all &= constant.count(o) != 0;
-    if (all)
-      for (Value *r : op->results())
-        constant.insert(r);
-  }
+    anyParams = anyParams || isParameterInput(g_, i);
   for (PlannedKernel &k : plan_.kernels) {
-    bool all = !params.empty();
+    bool all = anyParams;
     for (Op *op : k.ops)
       for (Value *r : op->results())
         all &= constant.count(r) != 0;

@@ -2,6 +2,7 @@
 // with inputs, saved tensors and state bound by name.
 #include "runtime/Training.h"
 
+#include "ir/Parameters.h"
 #include "runtime/Interpreter.h"
 
 #include <fmt/format.h>
@@ -117,22 +118,15 @@ std::string weightReadBeyondItsCast(const TrainingGraphs &t,
     return std::find(params.begin(), params.end(), n) != params.end();
   };
   const Graph &fg = *t.forward;
-  std::set<const Value *> fromWeights; // values computed from weights alone
-  for (unsigned i = 0; i < fg.numInputs(); ++i)
-    if (isParam(fg.input(i)->name()))
-      fromWeights.insert(fg.input(i));
+  const std::set<const Value *> fromWeights = valuesFromParametersAlone(fg);
+  auto fromWeightsAlone = [&](const Value *v) { return fromWeights.count(v) != 0; };
   for (const auto &op : fg.body().ops()) {
-    if (op.get() == fg.returnOp())
-      break;
-    bool all = true;
-    for (const Value *v : op->operands())
-      all = all && fromWeights.count(v);
-    for (const Value *v : op->operands())
-      if (!all && v->isBlockArgument() && fromWeights.count(v))
+    const auto ins = op->operands();
+    if (op.get() == fg.returnOp() || std::all_of(ins.begin(), ins.end(), fromWeightsAlone))
+      continue;
+    for (const Value *v : ins) // a weight beside a value not computed from weights alone
+      if (v->isBlockArgument() && fromWeightsAlone(v))
         return v->name();
-    if (all)
-      for (const Value *r : op->results())
-        fromWeights.insert(r);
   }
   const Graph &bg = *t.backward;
   for (unsigned i = 0; i < bg.numInputs(); ++i) {
@@ -149,8 +143,7 @@ Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs, 
   const Graph &g = *graphs_.forward;
   std::vector<std::string> params;
   for (unsigned i = 0; i < g.numInputs(); ++i)
-    if (const Attribute *a = g.inputAttrs(i).get("fp8.param");
-        a && a->kind() == AttrKind::Bool && a->asBool())
+    if (isParameterInput(g, i))
       params.push_back(g.input(i)->name());
   NamedTensors in = inputs;
   if (casts == WeightCasts::Reuse) {
