@@ -12,7 +12,8 @@
 //   '%reuse_weights' adds weights=static and times the later micro-batches of a gradient
 //   accumulation: every forward after the first reuses the FP8 weight copies, WeightCasts::Reuse;
 //   'delayed+weights=static' alone casts the weights in every forward, as the first micro-batch)
-//                    [--json=FILE] [--profile] [--interleave] [--cuda-graph] GRAPH.mlir...
+//                    [--json=FILE] [--profile] [--interleave] [--sustain=MS] [--cuda-graph]
+//                    GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
 // recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
@@ -20,6 +21,11 @@
 // compiles every recipe of a graph first and then times them round-robin, --reps rounds of one
 // sample each (the median of 3 steps after 3 warm-up steps): clock and power drift over the run
 // then falls on every recipe alike, and the speed-up is the median of the per-round ratios.
+// --sustain=MS also goes round-robin, but each round runs every recipe's steps back to back
+// for a block of MS milliseconds, as a training run does (bench/SustainedTiming.h): the first
+// third settles the clocks under the power cap and is left out, the sample is the median of
+// the rest, and NVML gives the block's joules per step, mean power and SM clock (the energy
+// ratio against recipe none is printed beside the time ratio).
 // --cuda-graph times the steps replayed from a CUDA graph (bench/Timing.h; each sample captures
 // one step after two eager ones), so the host's enqueueing stays out of the times.
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
@@ -27,6 +33,7 @@
 // sum beside the unprofiled median.
 #include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
+#include "bench/SustainedTiming.h"
 #include "bench/Timing.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
@@ -62,7 +69,45 @@ struct Row {
   Stats stats;
   int64_t savedBytes = 0;
   double speedup = 0; ///< against recipe none (0: none measured)
+  double joulesPerStep = 0, energyRatio = 0; ///< --sustain with NVML (0: not measured)
 };
+
+// --sustain's second line per recipe: the blocks' energy per step (median), mean power and SM
+// clock, and the energy ratio against recipe none's blocks (the median of per-round ratios).
+void printBlocks(const std::vector<SustainedBlock> &blocks, const std::vector<SustainedBlock> *none,
+                 Row &row) {
+  std::vector<double> joules, ratios;
+  double watts = 0, mhz = 0, capped = 0;
+  int steps = 0;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const SustainedBlock &b = blocks[k];
+    steps += b.kept.reps;
+    watts += b.meanWatts;
+    mhz += b.sampledSmMhz;
+    capped += b.cappedFraction;
+    if (b.joulesPerStep > 0) {
+      joules.push_back(b.joulesPerStep);
+      if (none && k < none->size() && (*none)[k].joulesPerStep > 0)
+        ratios.push_back((*none)[k].joulesPerStep / b.joulesPerStep);
+    }
+  }
+  const double n = double(blocks.size());
+  if (joules.empty()) {
+    std::printf("    sustained: %d steps timed over %zu blocks; energy not measured\n", steps,
+                blocks.size());
+    return;
+  }
+  row.joulesPerStep = statsOf(joules).medianUs;
+  if (!ratios.empty())
+    row.energyRatio = statsOf(ratios).medianUs;
+  std::printf(
+      "    sustained: %d steps timed over %zu blocks; %.4f J/step, %.0f W, SM %.0f MHz, "
+      "power-capped in %.0f %% of samples%s\n",
+      steps, blocks.size(), row.joulesPerStep, watts / n, mhz / n, 100.0 * capped / n,
+      row.energyRatio > 0
+          ? ("; energy x" + std::to_string(row.energyRatio).substr(0, 5) + " vs none").c_str()
+          : "");
+}
 
 // Buffers of one step: a device buffer per binding name.
 struct StepBuffers {
@@ -155,6 +200,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> files;
   std::string json;
   bool profile = false, interleave = false, cudaGraph = false;
+  double sustainMs = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--tokens=", 0) == 0)
@@ -167,7 +213,16 @@ int main(int argc, char **argv) {
       profile = true;
     else if (a == "--interleave")
       interleave = true;
-    else if (a == "--cuda-graph")
+    else if (a.rfind("--sustain=", 0) == 0) {
+      try {
+        sustainMs = std::stod(a.substr(10));
+      } catch (...) {
+        sustainMs = -1;
+      }
+      if (!(sustainMs > 0))
+        return fail("--sustain wants a block length in milliseconds above 0, not '" + a.substr(10) +
+                    "'");
+    } else if (a == "--cuda-graph")
       cudaGraph = true;
     else if (a.rfind("--json=", 0) == 0)
       json = a.substr(7);
@@ -184,12 +239,32 @@ int main(int argc, char **argv) {
   CudaDriver *drv = bd->drv;
   const Device *dev = &bd->dev;
   CUstream stream = bd->stream;
+  if (sustainMs > 0 && (interleave || cudaGraph))
+    return fail("--sustain is a round-robin of its own; it takes neither --interleave nor "
+                "--cuda-graph");
+  const bool roundRobin = interleave || sustainMs > 0;
+  std::string mode = "median of >= " + std::to_string(reps) + " steps";
+  if (interleave)
+    mode = "recipes round-robin, " + std::to_string(reps) + " rounds";
+  if (sustainMs > 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "recipes round-robin, %d rounds of a %.0f ms block each (the last two thirds "
+                  "timed)",
+                  reps, sustainMs);
+    mode = buf;
+  }
   std::printf("fp8c-train-bench on %s, %lld tokens, %s%s\n", dev->str().c_str(),
-              static_cast<long long>(tokens),
-              (interleave ? "recipes round-robin, " + std::to_string(reps) + " rounds"
-                          : "median of >= " + std::to_string(reps) + " steps")
-                  .c_str(),
+              static_cast<long long>(tokens), mode.c_str(),
               cudaGraph ? ", steps replayed from CUDA graphs" : "");
+  std::unique_ptr<PowerMonitor> monitor;
+  if (sustainMs > 0) {
+    Expected<std::unique_ptr<PowerMonitor>> m = PowerMonitor::open(drv, dev->ordinal);
+    if (m)
+      monitor = m.take();
+    else
+      std::printf("energy per step: not measured (%s)\n", m.error().c_str());
+  }
   TimingOptions topt;
   topt.runsPerGraph = 1;
   topt.minReps = reps;
@@ -279,14 +354,40 @@ int main(int argc, char **argv) {
         return e.T->backward(e.sb.dy, e.sb.grads, stream);
       };
     };
-    std::vector<std::vector<double>> samples(entries.size()); // interleaved: one per round
+    std::vector<std::vector<double>> samples(entries.size());        // round-robin: one per round
+    std::vector<std::vector<SustainedBlock>> blocks(entries.size()); // --sustain's rounds
     std::vector<Expected<Stats>> stats;
-    if (interleave) {
-      TimingOptions one; // a sample: the median of 3 steps after 3 warm-up steps
-      one.warmupMs = 0;
-      one.minReps = 3;
-      one.targetMs = 0;
-      one.runsPerGraph = 1;
+    TimingOptions one; // a sample: the median of 3 steps after 3 warm-up steps
+    one.warmupMs = 0;
+    one.minReps = 3;
+    one.targetMs = 0;
+    one.runsPerGraph = 1;
+    if (sustainMs > 0) {
+      // Each recipe's step time estimated once (it sizes the blocks), then the rounds.
+      std::vector<double> estimateUs;
+      for (Entry &e : entries) {
+        Expected<Stats> st = timeRuns(drv, stream, runOf(e), 1, false, one);
+        if (!st)
+          return fail(g.name() + " " + e.recipe + ": " + st.error());
+        estimateUs.push_back(st->medianUs);
+      }
+      SustainedOptions so;
+      so.blockMs = sustainMs;
+      for (int r = 0; r < reps; ++r)
+        for (size_t i = 0; i < entries.size(); ++i) {
+          Expected<SustainedBlock> b =
+              timeSustained(drv, stream, runOf(entries[i]), estimateUs[i], so, monitor.get());
+          if (!b)
+            return fail(g.name() + " " + entries[i].recipe + ": " + b.error());
+          samples[i].push_back(b->kept.medianUs);
+          blocks[i].push_back(*b);
+        }
+      for (size_t i = 0; i < entries.size(); ++i) {
+        Stats st = statsOf(samples[i]);
+        st.reps = reps;
+        stats.push_back(st);
+      }
+    } else if (interleave) {
       for (int r = 0; r < reps; ++r)
         for (size_t i = 0; i < entries.size(); ++i) {
           Expected<Stats> st = timeRuns(drv, stream, runOf(entries[i]), 1, cudaGraph, one);
@@ -319,7 +420,7 @@ int main(int argc, char **argv) {
       // round's two steps ran within milliseconds of each other); else of the two medians.
       double ratio = 0;
       if (base != entries.end() && stats[baseIdx]) {
-        if (interleave) {
+        if (roundRobin) {
           std::vector<double> r;
           for (int k = 0; k < reps; ++k)
             r.push_back(samples[baseIdx][size_t(k)] / samples[i][size_t(k)]);
@@ -333,10 +434,13 @@ int main(int argc, char **argv) {
       std::printf("%-12s %-10s median %9.1f us  p10 %9.1f  p90 %9.1f  (%d %s)  %s  saved "
                   "%.1f MiB\n",
                   g.name().c_str(), e.recipe.c_str(), st.medianUs, st.p10Us, st.p90Us, st.reps,
-                  interleave ? "rounds" : "steps",
+                  roundRobin ? "rounds" : "steps",
                   ratio > 0 ? ("x" + std::to_string(ratio).substr(0, 5) + " vs none (bf16)").c_str()
                             : "",
                   double(e.T->savedBytes()) / (1 << 20));
+      if (!blocks[i].empty())
+        printBlocks(blocks[i], base != entries.end() && i != baseIdx ? &blocks[baseIdx] : nullptr,
+                    rows.back());
       std::fflush(stdout);
     }
     if (profile) {
@@ -368,6 +472,8 @@ int main(int argc, char **argv) {
           << ", \"p90_us\": " << r.stats.p90Us << ", \"reps\": " << r.stats.reps
           << ", \"saved_bytes\": " << r.savedBytes << ", \"speedup_vs_none\": " << r.speedup
           << ", \"interleaved\": " << (interleave ? "true" : "false")
+          << ", \"sustain_ms\": " << sustainMs << ", \"joules_per_step\": " << r.joulesPerStep
+          << ", \"energy_ratio_vs_none\": " << r.energyRatio
           << ", \"cuda_graph\": " << (cudaGraph ? "true" : "false") << "}"
           << (i + 1 < rows.size() ? "," : "") << "\n";
     }

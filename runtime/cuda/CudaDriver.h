@@ -29,6 +29,7 @@ namespace fp8c {
   X(cuDeviceGet)                                                                                   \
   X(cuDeviceGetCount)                                                                              \
   X(cuDeviceGetName)                                                                               \
+  X(cuDeviceGetPCIBusId)                                                                           \
   X(cuDeviceGetAttribute)                                                                          \
   X(cuDeviceTotalMem)                                                                              \
   X(cuDevicePrimaryCtxRetain)                                                                      \

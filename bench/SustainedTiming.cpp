@@ -1,0 +1,93 @@
+// timeSustained (SustainedTiming.h).
+#include "bench/SustainedTiming.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fp8c::bench {
+
+Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const RunFn &step,
+                                       double stepUs, const SustainedOptions &opts,
+                                       PowerMonitor *monitor) {
+  stepUs = std::max(stepUs, 1.0);
+  const int n = std::clamp(static_cast<int>(opts.blockMs * 1e3 / stepUs), 9, opts.maxSteps);
+  const int settle = n / 3;
+  // Steps per chunk: the host waits for the end of the chunk two chunks back before it enqueues
+  // more, so the GPU always has work and the host is free to sample between chunks.
+  const int chunk =
+      std::clamp(static_cast<int>(opts.aheadMs * 1e3 / stepUs), 1, std::max(1, (n - settle) / 6));
+  std::vector<CUevent> ev(static_cast<size_t>(n) + 1, nullptr);
+  struct Destroy {
+    CudaDriver *drv;
+    std::vector<CUevent> &ev;
+    ~Destroy() {
+      for (CUevent e : ev)
+        if (e)
+          drv->cuEventDestroy(e);
+    }
+  } destroy{drv, ev};
+  for (CUevent &e : ev)
+    FP8C_CU_TRY(drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
+
+  SustainedBlock out;
+  out.steps = n;
+  uint64_t e0 = 0;
+  int s0 = -1; // the event at which e0 was read
+  double watts = 0, mhz = 0;
+  int capped = 0;
+  FP8C_CU_TRY(drv, cuEventRecord, ev[0], stream);
+  int waited = 0;
+  for (int i = 0; i < n; ++i) {
+    if (Status s = step(i); !s)
+      return Error(s.message());
+    FP8C_CU_TRY(drv, cuEventRecord, ev[size_t(i) + 1], stream);
+    const int target = i + 1 - 2 * chunk;
+    if (target <= 0 || target < waited + chunk)
+      continue;
+    FP8C_CU_TRY(drv, cuEventSynchronize, ev[size_t(target)]);
+    waited = target;
+    if (!monitor || target < settle)
+      continue;
+    if (s0 < 0) {
+      Expected<uint64_t> e = monitor->energyMj();
+      if (!e)
+        return Error(e.error());
+      e0 = *e;
+      s0 = target;
+      continue;
+    }
+    Expected<PowerSample> ps = monitor->sample();
+    if (!ps)
+      return Error(ps.error());
+    watts += ps->watts;
+    mhz += ps->smMhz;
+    capped += ps->powerCapped ? 1 : 0;
+    ++out.samples;
+  }
+  FP8C_CU_TRY(drv, cuEventSynchronize, ev[size_t(n)]);
+  if (monitor && s0 >= 0) {
+    Expected<uint64_t> e1 = monitor->energyMj();
+    if (!e1)
+      return Error(e1.error());
+    float ms = 0;
+    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev[size_t(s0)], ev[size_t(n)]);
+    const double joules = double(*e1 - e0) / 1e3;
+    out.joulesPerStep = joules / double(n - s0);
+    out.meanWatts = ms > 0 ? joules / (ms / 1e3) : 0;
+  }
+  if (out.samples > 0) {
+    out.sampledWatts = watts / out.samples;
+    out.sampledSmMhz = mhz / out.samples;
+    out.cappedFraction = double(capped) / out.samples;
+  }
+  std::vector<double> us;
+  for (int i = settle; i < n; ++i) {
+    float ms = 0;
+    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev[size_t(i)], ev[size_t(i) + 1]);
+    us.push_back(ms * 1e3);
+  }
+  out.kept = statsOf(std::move(us));
+  return out;
+}
+
+} // namespace fp8c::bench
