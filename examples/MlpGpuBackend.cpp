@@ -39,9 +39,11 @@ public:
   Status init(const MlpProblem &p);
   std::string description() const override { return device_.str(); }
   int poolSize() const override { return pool_; }
-  Status begin(const std::string &recipe, int steps) override;
-  Status step(int batch, float lr) override;
+  Status begin(const std::string &recipe, int steps, int microBatches) override;
+  Status step(const std::vector<int> &batches, float lr) override;
   Expected<std::vector<double>> losses() override;
+  WeightCastCounts weightCastCounts() const override { return counts_; }
+  Expected<std::map<std::string, std::vector<float>>> masterWeights() override;
 
 private:
   Status checkBindings() const;
@@ -61,11 +63,15 @@ private:
   std::unique_ptr<GpuTraining> train_;
   // Device data: the pool, the initial and the master weights (f32, two buffers used in
   // turn), the bf16 weights and gradients (flat), the activations' buffers, the scalars c =
-  // 2/n and -lr, and the per-step column sums of the squared error.
+  // 2/n and -lr / N, the per-micro-batch column sums of the squared error, and (N > 1 only)
+  // the scratch the sgd graph's bf16 output goes to on micro-batches 1..N-1.
   DeviceBuffer xPool_, ntPool_, init_, master_[2], initQ_, wq_, grads_, y_, dy_, dx_, scalars_,
-      colSums_;
-  int cur_ = 0, steps_ = 0, maxSteps_ = 0;
-  float lr_ = std::nanf(""), hostNlr_ = 0;
+      colSums_, wqScratch_;
+  int cur_ = 0, steps_ = 0, maxSteps_ = 0, micro_ = 1;
+  bool staticWeights_ = false;
+  WeightCastCounts counts_;
+  float nlrLr_ = std::nanf(""), hostNlr_ = 0; ///< the lr and N the device's -lr / N is for
+  int nlrMicro_ = 0;
 };
 
 Status GpuBackend::init(const MlpProblem &p) {
@@ -222,9 +228,11 @@ Status GpuBackend::checkBindings() const {
   return Status::ok();
 }
 
-Status GpuBackend::begin(const std::string &recipe, int steps) {
+Status GpuBackend::begin(const std::string &recipe, int steps, int microBatches) {
   if (steps < 0)
     return Error("negative step count");
+  if (microBatches < 1)
+    return Error("begin: " + std::to_string(microBatches) + " micro-batches per step");
   FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_); // the last run's work is done
   train_.reset();
   Expected<std::unique_ptr<GpuTraining>> t = compileTraining(*mlp_, trainingOptionsFor(recipe));
@@ -239,7 +247,16 @@ Status GpuBackend::begin(const std::string &recipe, int steps) {
   FP8C_CU_TRY(drv_, cuMemcpyDtoDAsync, master_[0].ptr(), init_.ptr(), total * 4, stream_);
   FP8C_CU_TRY(drv_, cuMemcpyDtoDAsync, wq_.ptr(), initQ_.ptr(), total * kQBytes, stream_);
   cur_ = 0;
-  const size_t bytes = size_t(std::max(steps, 1)) * size_t(s_.out) * 4;
+  micro_ = microBatches;
+  staticWeights_ = usesStaticWeights(recipe);
+  counts_ = {};
+  if (micro_ > 1 && wqScratch_.bytes() < total * kQBytes) {
+    Expected<DeviceBuffer> b = allocate(total * kQBytes, "the bf16 weights' scratch");
+    if (!b)
+      return Error(b.error());
+    wqScratch_ = b.take();
+  }
+  const size_t bytes = size_t(std::max(steps, 1)) * size_t(micro_) * size_t(s_.out) * 4;
   if (colSums_.bytes() < bytes) {
     colSums_ = DeviceBuffer();
     Expected<DeviceBuffer> b = allocate(bytes, "the loss array");
@@ -254,71 +271,115 @@ Status GpuBackend::begin(const std::string &recipe, int steps) {
   return Status::ok();
 }
 
-Status GpuBackend::step(int batch, float lr) {
+// Gradient accumulation over N micro-batches without a gradient accumulator: SGD is linear,
+// so each micro-batch's sgd graph adds -lr/N times its gradient to the f32 master right after
+// its backward, and the bf16 weights the forward and backward bind (wq_) stay those of the
+// step's start until the last micro-batch, because the sgd graph's bf16 output goes to a
+// scratch buffer on micro-batches 1..N-1 and to wq_ only on the last. Hence every micro-batch's
+// gradient g_i is taken at the same bf16 weights, bf16(w0), as the N gradients of an
+// accumulated step; after micro-batch i the master is w0 - (lr/N)(g_1 + ... + g_i); after the
+// last, w0 - lr * mean(g_i), and wq_ = bf16 of it: the same as summing the gradients and
+// stepping once, up to f32 rounding of the master sums (each of the N updates rounds its term
+// (lr/N) g_i and the sum, half an f32 ulp of the master each, where one step rounds once; lr/N
+// itself is exact for N a power of two), which can flip a bf16 weight that sits on a rounding
+// boundary. The backward reads the weights bound at the last forward (wq_, unchanged until the
+// last sgd graph, which runs after the last backward in stream order), and a Reuse forward
+// needs the weights bound to the buffers it cast from: wq_'s slices every time.
+Status GpuBackend::step(const std::vector<int> &batches, float lr) {
   if (!train_)
     return Error("MlpStepBackend::step before begin()");
   if (steps_ >= maxSteps_)
     return Error("more steps than begin() was given (" + std::to_string(maxSteps_) + ")");
-  if (batch < 0 || batch >= pool_)
-    return Error("batch " + std::to_string(batch) + " is not in the pool");
-  if (lr != lr_) {
-    // The sgd graph reads -lr from the device: wait until no step reads it or the host value,
-    // then copy in stream order (hostNlr_ outlives the copy).
+  if (static_cast<int>(batches.size()) != micro_)
+    return Error("a step of " + std::to_string(batches.size()) + " micro-batches, begin() said " +
+                 std::to_string(micro_));
+  for (int batch : batches)
+    if (batch < 0 || batch >= pool_)
+      return Error("batch " + std::to_string(batch) + " is not in the pool");
+  if (lr != nlrLr_ || micro_ != nlrMicro_) {
+    // The sgd graph reads -lr / N from the device: wait until no step reads it or the host
+    // value, then copy in stream order (hostNlr_ outlives the copy).
     FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_);
-    hostNlr_ = -lr;
+    hostNlr_ = -lr / float(micro_);
     FP8C_CU_TRY(drv_, cuMemcpyHtoDAsync, scalars_.ptr() + 4, &hostNlr_, 4, stream_);
-    lr_ = lr;
+    nlrLr_ = lr;
+    nlrMicro_ = micro_;
   }
   const size_t xElems = size_t(s_.batch * s_.in), yElems = size_t(s_.batch * s_.out);
-  const DeviceTensor x{at(xPool_, size_t(batch) * xElems * kQBytes), {s_.batch, s_.in}, kDType};
-  const DeviceTensor nt{at(ntPool_, size_t(batch) * yElems * 4), {s_.batch, s_.out}, DType::F32};
   const DeviceTensor y{y_.data(), {s_.batch, s_.out}, kDType};
   const DeviceTensor dy{dy_.data(), {s_.batch, s_.out}, kDType};
   const DeviceTensor c{scalars_.data(), {}, DType::F32};
   const DeviceTensor nlr{at(scalars_, 4), {}, DType::F32};
-  const DeviceTensor cs{at(colSums_, size_t(steps_) * size_t(s_.out) * 4), {s_.out}, DType::F32};
+  const std::vector<int64_t> flat = {layout_.rows(), kSgdCols};
 
-  Bindings in{{"x", x}}, grads;
+  Bindings in, grads;
   for (const ParamSlot &p : layout_.slots) {
     in[p.name] = slice(wq_, p.name);
     grads[p.name] = slice(grads_, p.name);
   }
   if (train_->inputGrads().count("x"))
     grads["x"] = {dx_.data(), {s_.batch, s_.in}, kDType};
-  if (Status st = train_->forward(in, {{"y", y}}, stream_); !st)
-    return Error("forward: " + st.message());
-  if (Status st = loss_->run({{"y", y}, {"nt", nt}, {"c", c}, {"dy", dy}, {"cs", cs}}, stream_);
-      !st)
-    return Error("loss: " + st.message());
-  if (Status st = train_->backward({{"y", dy}}, grads, stream_); !st)
-    return Error("backward: " + st.message());
-  const std::vector<int64_t> flat = {layout_.rows(), kSgdCols};
-  if (Status st = sgd_->run({{"w", {master_[cur_].data(), flat, DType::F32}},
-                             {"g", {grads_.data(), flat, kDType}},
-                             {"nlr", nlr},
-                             {"wn", {master_[1 - cur_].data(), flat, DType::F32}},
-                             {"wq", {wq_.data(), flat, kDType}}},
-                            stream_);
-      !st)
-    return Error("sgd: " + st.message());
-  cur_ = 1 - cur_;
+  for (int m = 0; m < micro_; ++m) {
+    const size_t batch = size_t(batches[size_t(m)]);
+    const std::string what = micro_ > 1 ? "micro-batch " + std::to_string(m) + ": " : "";
+    in["x"] = {at(xPool_, batch * xElems * kQBytes), {s_.batch, s_.in}, kDType};
+    const DeviceTensor nt{at(ntPool_, batch * yElems * 4), {s_.batch, s_.out}, DType::F32};
+    const size_t row = size_t(steps_) * size_t(micro_) + size_t(m);
+    const DeviceTensor cs{at(colSums_, row * size_t(s_.out) * 4), {s_.out}, DType::F32};
+    const WeightCasts casts = m > 0 && staticWeights_ ? WeightCasts::Reuse : WeightCasts::Cast;
+    if (Status st = train_->forward(in, {{"y", y}}, stream_, casts); !st)
+      return Error(what + "forward: " + st.message());
+    ++(casts == WeightCasts::Reuse ? counts_.reuse : counts_.cast);
+    if (Status st = loss_->run({{"y", y}, {"nt", nt}, {"c", c}, {"dy", dy}, {"cs", cs}}, stream_);
+        !st)
+      return Error(what + "loss: " + st.message());
+    if (Status st = train_->backward({{"y", dy}}, grads, stream_); !st)
+      return Error(what + "backward: " + st.message());
+    DeviceBuffer &wq = m == micro_ - 1 ? wq_ : wqScratch_; // (see above)
+    if (Status st = sgd_->run({{"w", {master_[cur_].data(), flat, DType::F32}},
+                               {"g", {grads_.data(), flat, kDType}},
+                               {"nlr", nlr},
+                               {"wn", {master_[1 - cur_].data(), flat, DType::F32}},
+                               {"wq", {wq.data(), flat, kDType}}},
+                              stream_);
+        !st)
+      return Error(what + "sgd: " + st.message());
+    cur_ = 1 - cur_;
+  }
   ++steps_;
   return Status::ok();
 }
 
+// A step's loss: the mean of its micro-batches' losses, each sum(cs) / n.
 Expected<std::vector<double>> GpuBackend::losses() {
   FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_);
-  std::vector<float> cs(size_t(steps_) * size_t(s_.out));
+  const size_t rows = size_t(steps_) * size_t(micro_), out = size_t(s_.out);
+  std::vector<float> cs(rows * out);
   if (Status st = colSums_.download(cs.data(), cs.size() * 4); !st)
     return Error(st.message());
   const double n = double(s_.batch) * double(s_.out);
-  std::vector<double> out(static_cast<size_t>(steps_));
-  for (size_t s = 0; s < out.size(); ++s) {
-    double sum = 0;
-    for (int64_t j = 0; j < s_.out; ++j)
-      sum += cs[s * size_t(s_.out) + size_t(j)];
-    out[s] = sum / n;
+  std::vector<double> losses(static_cast<size_t>(steps_));
+  for (size_t s = 0; s < losses.size(); ++s) {
+    double mean = 0;
+    for (size_t m = 0; m < size_t(micro_); ++m) {
+      double sum = 0;
+      for (size_t j = 0; j < out; ++j)
+        sum += cs[(s * size_t(micro_) + m) * out + j];
+      mean += sum / n;
+    }
+    losses[s] = mean / double(micro_);
   }
+  return losses;
+}
+
+Expected<std::map<std::string, std::vector<float>>> GpuBackend::masterWeights() {
+  FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_);
+  std::vector<float> flat(size_t(layout_.total));
+  if (Status st = master_[cur_].download(flat.data(), flat.size() * 4); !st)
+    return Error(st.message());
+  std::map<std::string, std::vector<float>> out;
+  for (const ParamSlot &p : layout_.slots)
+    out[p.name].assign(flat.begin() + p.offset, flat.begin() + p.offset + p.elements());
   return out;
 }
 

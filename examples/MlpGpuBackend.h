@@ -8,6 +8,10 @@
 //   backward(dy)                  -> bf16 gradients (slices of the flat gradient vector)
 //   sgd graph(master, gradients)  -> the other f32 master buffer and the bf16 weights
 //
+// With gradient accumulation (N micro-batches per optimizer step) that runs once per
+// micro-batch with -lr / N, and the bf16 weights are written only by the last micro-batch's
+// sgd graph (the others write a scratch buffer), so every micro-batch sees the step's starting
+// weights; why that is one SGD step on the mean gradient is in MlpGpuBackend.cpp.
 // The pool (x in bf16, -t in f32) and the initial weights are uploaded once, when the backend
 // is made; begin() compiles the recipe's training step and copies the initial weights back.
 // Every CUDA call is checked and its failure returned as an Error.

@@ -4,6 +4,7 @@
 #include "ir/Builder.h"
 #include "runtime/Training.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -23,7 +24,9 @@ public:
   std::string description() const override { return "CPU interpreter"; }
   int poolSize() const override { return static_cast<int>(p_.pool.size()); }
 
-  Status begin(const std::string &recipe, int steps) override {
+  Status begin(const std::string &recipe, int steps, int microBatches) override {
+    if (microBatches < 1)
+      return Error("begin: " + std::to_string(microBatches) + " micro-batches per step");
     const MlpSizes &s = p_.sizes;
     Expected<std::unique_ptr<Graph>> g = buildMlpGraph(s, dtype_);
     if (!g)
@@ -33,6 +36,9 @@ public:
     if (!step)
       return Error(step.error());
     step_ = step.take();
+    micro_ = microBatches;
+    staticWeights_ = usesStaticWeights(recipe);
+    counts_ = {};
     master_.clear();
     master_["w1"] = HostTensor::fromValues({s.hidden, s.in}, DType::F32, p_.w1);
     master_["b1"] = HostTensor::fromValues({s.hidden}, DType::F32, p_.b1);
@@ -43,48 +49,83 @@ public:
     return Status::ok();
   }
 
-  Status step(int batch, float lr) override {
+  // Gradient accumulation the simple way: every micro-batch runs at the weights of the step's
+  // start, its gradients are summed in f32, and the update uses sum / N (with N = 1: the plain
+  // step, bit for bit).
+  Status step(const std::vector<int> &batches, float lr) override {
     if (!step_)
       return Error("MlpStepBackend::step before begin()");
-    if (batch < 0 || batch >= poolSize())
-      return Error("batch " + std::to_string(batch) + " is not in the pool");
+    if (static_cast<int>(batches.size()) != micro_)
+      return Error("a step of " + std::to_string(batches.size()) + " micro-batches, begin() said " +
+                   std::to_string(micro_));
+    for (int batch : batches)
+      if (batch < 0 || batch >= poolSize())
+        return Error("batch " + std::to_string(batch) + " is not in the pool");
     const MlpSizes &s = p_.sizes;
-    const MlpBatch &data = p_.pool[static_cast<size_t>(batch)];
     NamedTensors in;
-    in["x"] = HostTensor::fromValues({s.batch, s.in}, dtype_, data.x);
     for (const auto &[name, w] : master_)
       in[name] = HostTensor::fromValues(w.shape, dtype_, w.data);
-    Expected<NamedTensors> y = step_->forward(in);
-    if (!y)
-      return Error(y.error());
-    const HostTensor &yv = y->at("y");
-    double loss = 0;
-    std::vector<float> dy(yv.data.size());
-    const double n = double(yv.data.size());
-    for (size_t i = 0; i < dy.size(); ++i) {
-      const double d = double(yv.data[i]) - double(data.t[i]);
-      loss += d * d / n;
-      dy[i] = float(2.0 * d / n);
+    NamedTensors sum; // f32 gradient sums by input name
+    double lossSum = 0;
+    for (size_t m = 0; m < batches.size(); ++m) {
+      const MlpBatch &data = p_.pool[static_cast<size_t>(batches[m])];
+      in["x"] = HostTensor::fromValues({s.batch, s.in}, dtype_, data.x);
+      const WeightCasts casts = m > 0 && staticWeights_ ? WeightCasts::Reuse : WeightCasts::Cast;
+      Expected<NamedTensors> y = step_->forward(in, casts);
+      if (!y)
+        return Error("micro-batch " + std::to_string(m) + ": " + y.error());
+      ++(casts == WeightCasts::Reuse ? counts_.reuse : counts_.cast);
+      const HostTensor &yv = y->at("y");
+      double loss = 0;
+      std::vector<float> dy(yv.data.size());
+      const double n = double(yv.data.size());
+      for (size_t i = 0; i < dy.size(); ++i) {
+        const double d = double(yv.data[i]) - double(data.t[i]);
+        loss += d * d / n;
+        dy[i] = float(2.0 * d / n);
+      }
+      lossSum += loss;
+      Expected<NamedTensors> grads =
+          step_->backward({{"y", HostTensor::fromValues(yv.shape, dtype_, dy)}});
+      if (!grads)
+        return Error(grads.error());
+      for (const auto &[name, w] : master_) {
+        const HostTensor &gw = grads->at(name);
+        if (m == 0) {
+          sum[name] = gw;
+          continue;
+        }
+        std::vector<float> &acc = sum.at(name).data;
+        for (size_t i = 0; i < acc.size(); ++i)
+          acc[i] += gw.data[i];
+      }
     }
-    losses_.push_back(loss);
-    Expected<NamedTensors> grads =
-        step_->backward({{"y", HostTensor::fromValues(yv.shape, dtype_, dy)}});
-    if (!grads)
-      return Error(grads.error());
+    losses_.push_back(lossSum / double(batches.size()));
+    const float n = static_cast<float>(batches.size());
     for (auto &[name, w] : master_) {
-      const HostTensor &gw = grads->at(name);
+      const std::vector<float> &g = sum.at(name).data;
       for (size_t i = 0; i < w.data.size(); ++i)
-        w.data[i] -= lr * gw.data[i];
+        w.data[i] -= lr * (g[i] / n);
     }
     return Status::ok();
   }
 
   Expected<std::vector<double>> losses() override { return losses_; }
+  WeightCastCounts weightCastCounts() const override { return counts_; }
+  Expected<std::map<std::string, std::vector<float>>> masterWeights() override {
+    std::map<std::string, std::vector<float>> out;
+    for (const auto &[name, w] : master_)
+      out[name] = w.data;
+    return out;
+  }
 
 private:
   const MlpProblem &p_;
   DType dtype_;
   std::unique_ptr<InterpretedTraining> step_;
+  int micro_ = 1;
+  bool staticWeights_ = false;
+  WeightCastCounts counts_;
   NamedTensors master_; ///< f32 master weights by input name
   std::vector<double> losses_;
 };
@@ -102,19 +143,36 @@ Expected<std::unique_ptr<Graph>> buildMlpGraph(const MlpSizes &s, DType dtype) {
   return b.finish();
 }
 
+bool usesStaticWeights(const std::string &recipeSpec) {
+  const std::string o = trainingOptionsFor(recipeSpec).recipeOptions; // options split by ' '
+  for (size_t p = 0, q; p <= o.size(); p = q + 1) {
+    q = std::min(o.find(' ', p), o.size());
+    if (o.compare(p, q - p, "weights=static") == 0)
+      return true;
+  }
+  return false;
+}
+
 Expected<LossCurve> runLossCurve(MlpStepBackend &backend, const std::string &recipe, int steps,
-                                 float lr) {
+                                 float lr, int accumulate) {
   if (backend.poolSize() < 1)
     return Error("the problem has no batches");
+  if (accumulate < 1)
+    return Error("accumulate must be >= 1, not " + std::to_string(accumulate));
   LossCurve c;
   auto t0 = std::chrono::steady_clock::now();
-  if (Status st = backend.begin(recipe, steps); !st)
+  if (Status st = backend.begin(recipe, steps, accumulate); !st)
     return Error(st.message());
   c.beginSeconds = secondsSince(t0);
   t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s)
-    if (Status st = backend.step(s % backend.poolSize(), lr); !st)
+  std::vector<int> batches(static_cast<size_t>(accumulate));
+  for (int s = 0; s < steps; ++s) {
+    for (int i = 0; i < accumulate; ++i)
+      batches[size_t(i)] =
+          int((int64_t(s) * accumulate + i) % backend.poolSize()); // (int64: no overflow)
+    if (Status st = backend.step(batches, lr); !st)
       return Error("step " + std::to_string(s) + ": " + st.message());
+  }
   Expected<std::vector<double>> l = backend.losses();
   if (!l)
     return Error(l.error());

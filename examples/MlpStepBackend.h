@@ -1,11 +1,14 @@
 // The training loop of the MLP regression (TrainMlp.h) and the interface it drives: a step
-// backend runs one SGD step of the student on a batch of the problem's pool (MlpProblem.h).
+// backend runs one SGD step of the student on one batch of the problem's pool (MlpProblem.h),
+// or on several (micro-batches: gradient accumulation, train_mlp's --accumulate).
 // Two backends: the CPU interpreter (InterpretedTraining, host loss and SGD; the reference,
 // below) and the GPU (compileTraining, loss and SGD on the device; MlpGpuBackend.h).
 //
-// A step: y = mlp(x) with the current weights rounded to the graph's dtype; loss = mean((y -
-// t)^2) over every element; dY = 2 (y - t) / n; the backward gives dL/dw; then w -= lr * dL/dw
-// on the f32 master weights.
+// A step (an optimizer step): for each of its N micro-batches (N = 1 unless gradient
+// accumulation), y = mlp(x) with the current weights rounded to the graph's dtype; loss =
+// mean((y - t)^2) over every element; dY = 2 (y - t) / n; the backward gives dL/dw; all N at the
+// same weights. Then w -= lr * (the mean of the N dL/dw) on the f32 master weights: one step on
+// the mean of the micro-batches' losses, which is the step's loss.
 #pragma once
 
 #include "MlpProblem.h"
@@ -14,11 +17,17 @@
 #include "ir/IR.h"
 #include "ir/Status.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace fp8c::example {
+
+/// Forwards since begin(), by the WeightCasts each ran with (runtime/Training.h).
+struct WeightCastCounts {
+  int cast = 0, reuse = 0;
+};
 
 class MlpStepBackend {
 public:
@@ -27,17 +36,33 @@ public:
   virtual std::string description() const = 0;
   /// Batches in the problem's pool.
   virtual int poolSize() const = 0;
-  /// Starts a run of at most `steps` steps with `recipe` (none | tensorwise | delayed | rowwise
-  /// | blockwise, with quantize options after '+': runtime/Training.h's trainingOptionsFor):
-  /// builds the training step, sets the weights to the problem's initial ones and
-  /// the scaling state (amax histories) to fresh.
-  virtual Status begin(const std::string &recipe, int steps) = 0;
-  /// One step on pool batch `batch` with learning rate `lr`.
-  virtual Status step(int batch, float lr) = 0;
-  /// The loss of every step since begin() (each before its update), in order. The GPU backend
-  /// waits for its stream here.
+  /// Starts a run of at most `steps` optimizer steps of `microBatches` (>= 1) micro-batches each
+  /// with `recipe` (none | tensorwise | delayed | rowwise | blockwise, with quantize options
+  /// after '+': runtime/Training.h's trainingOptionsFor): builds the training step, sets the
+  /// weights to the problem's initial ones, the scaling state (amax histories) to fresh and the
+  /// WeightCasts counts to zero.
+  virtual Status begin(const std::string &recipe, int steps, int microBatches) = 0;
+  /// One optimizer step with learning rate `lr` over the micro-batches `batches` (pool indices,
+  /// exactly as many as begin() was given; N = 1 is a plain SGD step): the forward and backward
+  /// of each at the same weights, then one SGD update with the mean of their gradients; its loss
+  /// is the mean of theirs. The first micro-batch's forward casts the weights
+  /// (WeightCasts::Cast); the others reuse those FP8 copies (WeightCasts::Reuse) when the
+  /// recipe spec has weights=static (usesStaticWeights), and cast again otherwise (the runtime
+  /// refuses Reuse without weights=static). A forward that refuses is an Error, never retried.
+  virtual Status step(const std::vector<int> &batches, float lr) = 0;
+  /// The loss of every optimizer step since begin() (each before its update), in order. The GPU
+  /// backend waits for its stream here.
   virtual Expected<std::vector<double>> losses() = 0;
+  /// The forwards run since begin(), by WeightCasts.
+  virtual WeightCastCounts weightCastCounts() const = 0;
+  /// The f32 master weights by name (w1, b1, w2, b2), row-major, as the last step left them.
+  /// The GPU backend waits for its stream here.
+  virtual Expected<std::map<std::string, std::vector<float>>> masterWeights() = 0;
 };
+
+/// Whether a recipe spec has the quantize option weights=static (its weights are cast in load
+/// steps, so gradient accumulation's micro-batches after the first use WeightCasts::Reuse).
+bool usesStaticWeights(const std::string &recipeSpec);
 
 /// The student: y = linear(gelu_tanh(linear(x, w1, b1)), w2, b2), every tensor in `dtype`,
 /// values named x, w1, b1, w2, b2 (inputs), h, g, y (y is the output).
@@ -50,9 +75,11 @@ struct LossCurve {
   double stepSeconds = 0;  ///< the steps and losses()
 };
 
-/// The loop: begin(recipe, steps), then step(s % pool, lr) for s < steps, then losses().
+/// The loop: begin(recipe, steps, accumulate), then for s < steps the optimizer step over the
+/// micro-batches (s * accumulate + i) % pool, i < accumulate (the pool's batches in turn), then
+/// losses(): one loss per optimizer step.
 Expected<LossCurve> runLossCurve(MlpStepBackend &backend, const std::string &recipe, int steps,
-                                 float lr);
+                                 float lr, int accumulate = 1);
 
 /// The CPU interpreter backend over `problem` (which must outlive it), graph dtype `dtype`
 /// (F32 or BF16).

@@ -2,22 +2,32 @@
 // each FP8 recipe and unquantized, same seed and same data, and prints the loss curves side by
 // side (every 10th step, then the last), the time of each run and, per FP8 recipe, the largest
 // relative gap to the bf16 curve over the last 50 steps. Exit status 1 when a recipe's gap
-// exceeds --max-rel-gap (or anything fails).
+// exceeds --max-rel-gap (or anything fails; a bad option prints the error and the usage).
 //
 //   --device=cpu  (default) the CPU interpreter (MlpStepBackend.h): f32 and bf16 graphs, then
 //                 the FP8 recipes on the bf16 graph; host loss and SGD.
 //   --device=gpu  compileTraining on GPU 0 (MlpGpuBackend.h): bf16 (recipe none), then the FP8
 //                 recipes; loss and SGD on the device, data pool uploaded once.
 //
-//   train_mlp [--device=cpu|gpu] [--steps=N] [--batch=M] [--in=K] [--hidden=H] [--out=N]
-//             [--lr=X] [--seed=S] [--pool=P] [--recipes=tensorwise,delayed,blockwise]
+//   train_mlp [--device=cpu|gpu] [--steps=N] [--batch=M] [--accumulate=N] [--in=K] [--hidden=H]
+//             [--out=N] [--lr=X] [--seed=S] [--pool=P] [--recipes=tensorwise,delayed,blockwise]
 //             [--max-rel-gap=X] [--csv=FILE]
 //   (a recipe may carry quantize options after '+': delayed+weights=static casts the weights
 //   with their own amax in steps of their own, again every step since SGD updates them)
 //
+// --accumulate=N: gradient accumulation. Each optimizer step (--steps counts those) runs N
+// micro-batches of --batch rows, the next N batches of the pool in turn, computes each one's
+// gradient at the same weights and applies one SGD update with their mean gradient (one step
+// on the mean of their losses); the loss printed for a step is the mean of its micro-batches'
+// losses. With weights=static the first micro-batch of a step casts the weights to FP8
+// (WeightCasts::Cast) and the others reuse those copies (WeightCasts::Reuse: TransformerEngine's
+// is_first_microbatch=False); the other recipes cast in every forward. N must be an integer
+// from 1 to 65536 (else a usage error); default 1.
+//
 // Defaults: batch 64, 64 -> 128 -> 32, lr 0.1, seed 1, 300 steps on the CPU and 200 on the
-// GPU; --pool (batches used in turn) = the step count on the CPU (a fresh batch every step),
-// 8 on the GPU; --max-rel-gap = kMaxRelGapDefault (0.03, justified in MlpStepBackend.h).
+// GPU; --pool (batches used in turn) = steps x accumulate on the CPU (a fresh batch every
+// micro-batch), 8 on the GPU; --max-rel-gap = kMaxRelGapDefault (0.03, justified in
+// MlpStepBackend.h). The option parser is parseTrainMlpArgs (TrainMlp.h).
 //
 // The real size, the MLP block of examples/mlp.mlir:
 //   train_mlp --device=gpu --batch=8192 --in=4096 --hidden=14336 --out=4096 --lr=2
@@ -29,12 +39,12 @@
 // size (batch 1024, 512 -> 1792 -> 512, 40 steps: loss 0.85 -> 0.39 with lr 2).
 #include "MlpGpuBackend.h"
 #include "MlpStepBackend.h"
+#include "TrainMlp.h"
 
 #include "runtime/cuda/CudaDriver.h"
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -50,24 +60,6 @@ int fail(const std::string &msg) {
   return 1;
 }
 
-bool parseInt(const std::string &v, int64_t lo, int64_t &out) {
-  char *end = nullptr;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || x < lo)
-    return false;
-  out = x;
-  return true;
-}
-
-bool parseDouble(const std::string &v, double &out) {
-  char *end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(x) || x <= 0)
-    return false;
-  out = x;
-  return true;
-}
-
 struct Run {
   std::string label;
   LossCurve curve;
@@ -76,64 +68,18 @@ struct Run {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string device = "cpu", csv;
-  MlpSizes sizes;
-  int64_t steps = -1, pool = -1, seed = 1;
-  double lr = -1, maxGap = kMaxRelGapDefault;
-  std::vector<std::string> recipes = {"tensorwise", "delayed", "blockwise"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const size_t eq = a.find('=');
-    const std::string key = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
-    bool ok = true;
-    if (eq == std::string::npos)
-      return fail("unknown option '" + a + "' (see the comment at the top of train_mlp.cpp)");
-    if (key == "--device")
-      ok = (device = v) == "cpu" || v == "gpu";
-    else if (key == "--steps")
-      ok = parseInt(v, 1, steps);
-    else if (key == "--batch")
-      ok = parseInt(v, 1, sizes.batch);
-    else if (key == "--in")
-      ok = parseInt(v, 1, sizes.in);
-    else if (key == "--hidden")
-      ok = parseInt(v, 1, sizes.hidden);
-    else if (key == "--out")
-      ok = parseInt(v, 1, sizes.out);
-    else if (key == "--lr")
-      ok = parseDouble(v, lr);
-    else if (key == "--seed")
-      ok = parseInt(v, 0, seed);
-    else if (key == "--pool")
-      ok = parseInt(v, 1, pool);
-    else if (key == "--max-rel-gap")
-      ok = parseDouble(v, maxGap);
-    else if (key == "--csv")
-      ok = !(csv = v).empty();
-    else if (key == "--recipes") {
-      recipes.clear();
-      for (size_t p = 0, q; p <= v.size(); p = q + 1) {
-        q = v.find(',', p);
-        if (q == std::string::npos)
-          q = v.size();
-        if (q > p)
-          recipes.push_back(v.substr(p, q - p));
-      }
-    } else {
-      return fail("unknown option '" + a + "' (see the comment at the top of train_mlp.cpp)");
-    }
-    if (!ok)
-      return fail("bad value in '" + a + "'");
+  Expected<TrainMlpArgs> parsed =
+      parseTrainMlpArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed) {
+    fail(parsed.error());
+    std::fputs(kTrainMlpUsage, stderr);
+    return 1;
   }
-  const bool gpu = device == "gpu";
-  if (steps < 0)
-    steps = gpu ? 200 : 300;
-  if (lr < 0)
-    lr = 0.1;
-  // The CPU runs draw a fresh batch every step; the GPU a pool of 8 batches in turn (uploaded
-  // once: 8 x 200 MiB at the real size).
-  if (pool < 0)
-    pool = gpu ? 8 : steps;
+  const TrainMlpArgs &args = *parsed;
+  const MlpSizes &sizes = args.sizes;
+  const int64_t steps = args.steps, pool = args.pool, accumulate = args.accumulate;
+  const double lr = args.lr, maxGap = args.maxGap;
+  const bool gpu = args.device == "gpu";
 
   if (gpu) // before generating the data: fail fast where there is no GPU
     if (Expected<CudaDriver *> drv = CudaDriver::get(); !drv)
@@ -141,12 +87,16 @@ int main(int argc, char **argv) {
   std::printf("two-layer MLP regression, batch %lld, %lld -> %lld -> %lld, %lld steps, SGD lr %g, "
               "%lld batches in turn, seed %lld\n",
               (long long)sizes.batch, (long long)sizes.in, (long long)sizes.hidden,
-              (long long)sizes.out, (long long)steps, lr, (long long)pool, (long long)seed);
+              (long long)sizes.out, (long long)steps, lr, (long long)pool, (long long)args.seed);
+  if (accumulate > 1)
+    std::printf("gradient accumulation: %lld micro-batches of %lld rows per optimizer step "
+                "(weights=static recipes reuse the first one's FP8 weights)\n",
+                (long long)accumulate, (long long)sizes.batch);
   std::fflush(stdout);
-  const MlpProblem problem = makeMlpProblem(sizes, int(pool), uint64_t(seed));
+  const MlpProblem problem = makeMlpProblem(sizes, int(pool), uint64_t(args.seed));
   std::vector<Run> runs;
   auto train = [&](MlpStepBackend &b, const std::string &label, const std::string &recipe) {
-    Expected<LossCurve> c = runLossCurve(b, recipe, int(steps), float(lr));
+    Expected<LossCurve> c = runLossCurve(b, recipe, int(steps), float(lr), int(accumulate));
     if (!c)
       return fail(label + ": " + c.error());
     std::printf("%-16s %8.2f s build + %8.2f s for %lld steps (%.2f ms/step)\n", label.c_str(),
@@ -164,7 +114,7 @@ int main(int argc, char **argv) {
                 (*b)->description().c_str());
     if (train(**b, "bf16", "none"))
       return 1;
-    for (const std::string &r : recipes)
+    for (const std::string &r : args.recipes)
       if (train(**b, "fp8-" + r, r))
         return 1;
   } else {
@@ -173,7 +123,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<MlpStepBackend> bf16 = makeInterpreterBackend(problem, DType::BF16);
     if (train(*f32, "f32", "none") || train(*bf16, "bf16", "none"))
       return 1;
-    for (const std::string &r : recipes)
+    for (const std::string &r : args.recipes)
       if (train(*bf16, "fp8-" + r, r))
         return 1;
   }
@@ -190,8 +140,8 @@ int main(int argc, char **argv) {
       std::printf(" %16.6f", r.curve.loss[size_t(s)]);
     std::printf("\n");
   }
-  if (!csv.empty()) {
-    std::ofstream out(csv);
+  if (!args.csv.empty()) {
+    std::ofstream out(args.csv);
     out << "step";
     for (const Run &r : runs)
       out << "," << r.label;
@@ -204,7 +154,7 @@ int main(int argc, char **argv) {
       out << "\n";
     }
     if (!out)
-      return fail("cannot write " + csv);
+      return fail("cannot write " + args.csv);
   }
 
   const Run *ref = nullptr;
