@@ -15,12 +15,17 @@ Variants:
 The step is `y = model(x); y.backward(dy)` with x.requires_grad (fp8c's step returns dX too);
 gradients are set to None before each step so nothing accumulates. Timing as fp8c-train-bench:
 a CUDA event pair around each step, warm-up excluded, median of --reps steps.
+With --sustain-ms MS, as fp8c-train-bench --sustain: each variant runs --reps blocks of MS
+milliseconds of back-to-back steps (an event after every step, no synchronization inside a
+block), the first third of each block left out (the clocks settle under the power cap), the
+median of the rest per block, and the median of the blocks reported.
 
 With --profile, each variant's step also runs under torch.profiler (after the timing) and
 the CUDA kernels are printed with their time per step, the peer of fp8c-train-bench --profile.
 
 usage: torch_train.py --json OUT.json [--tokens 8192] [--reps 20] [--graphs linear,mlp]
                       [--recipes tensorwise,rowwise] [--bf16-compile] [--profile]
+                      [--sustain-ms MS]
 """
 import argparse
 import json
@@ -88,6 +93,43 @@ def time_steps(model, x, dy, reps, warmup=5):
             "p90_us": times[(len(times) * 9) // 10], "reps": len(times)}
 
 
+def sustained_steps(model, x, dy, blocks, block_ms, warmup=5):
+    """Median step time of each block of back-to-back steps (last two thirds), then their
+    median: the regime of a training run under the board's power cap."""
+    def step():
+        x.grad = None
+        for p in model.parameters():
+            p.grad = None
+        model(x).backward(dy)
+
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    a = torch.cuda.Event(enable_timing=True)
+    b = torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(3):
+        step()
+    b.record()
+    b.synchronize()
+    est_us = a.elapsed_time(b) * 1000.0 / 3
+    n = max(9, min(4000, int(block_ms * 1000.0 / max(est_us, 1.0))))
+    medians = []
+    for _ in range(blocks):
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(n + 1)]
+        ev[0].record()
+        for i in range(n):
+            step()
+            ev[i + 1].record()
+        ev[n].synchronize()
+        kept = sorted(ev[i].elapsed_time(ev[i + 1]) * 1000.0 for i in range(n // 3, n))
+        medians.append(kept[len(kept) // 2])
+    medians.sort()
+    return {"median_us": medians[len(medians) // 2], "p10_us": medians[len(medians) // 10],
+            "p90_us": medians[(len(medians) * 9) // 10], "reps": len(medians),
+            "steps_per_block": n, "sustain_ms": block_ms}
+
+
 def profile_steps(model, x, dy, steps=5):
     """Per-kernel CUDA time of one step (mean over `steps` profiled steps), largest first."""
     from torch.profiler import ProfilerActivity, profile
@@ -122,7 +164,10 @@ def main():
     ap.add_argument("--recipes", default="tensorwise")
     ap.add_argument("--bf16-compile", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--sustain-ms", type=float, default=0.0)
     opts = ap.parse_args()
+    if opts.sustain_ms < 0:
+        ap.error("--sustain-ms must be positive")
     dev = torch.cuda.get_device_properties(0)
     info = {"device": dev.name, "torch": torch.__version__, "tokens": opts.tokens,
             "torchao": None, "rows": []}
@@ -134,7 +179,9 @@ def main():
         print(f"torch_train.py: torchao not importable ({type(e).__name__}: {e}); "
               "torchao rows skipped", flush=True)
     print(f"torch_train.py: torch {torch.__version__} on {dev.name}, torchao {info['torchao']}, "
-          f"{opts.tokens} tokens, median of {opts.reps} steps", flush=True)
+          f"{opts.tokens} tokens, " + (f"median of {opts.reps} blocks of {opts.sustain_ms:.0f} ms "
+          "(last two thirds)" if opts.sustain_ms else f"median of {opts.reps} steps"),
+          flush=True)
 
     def emit(graph, variant, make):
         row = {"graph": graph, "variant": variant}
@@ -146,10 +193,13 @@ def main():
                             requires_grad=True)
             dy = torch.randn(opts.tokens, 4096 if graph != "linear" else 14336, device="cuda",
                              dtype=torch.bfloat16)
-            row.update(time_steps(model, x, dy, opts.reps))
+            if opts.sustain_ms:
+                row.update(sustained_steps(model, x, dy, opts.reps, opts.sustain_ms))
+            else:
+                row.update(time_steps(model, x, dy, opts.reps))
             row["setup_s"] = time.time() - t0
             print(f"{graph:12s} {variant:20s} median {row['median_us']:9.1f} us  p10 "
-                  f"{row['p10_us']:9.1f}  p90 {row['p90_us']:9.1f}  ({row['reps']} steps, "
+                  f"{row['p10_us']:9.1f}  p90 {row['p90_us']:9.1f}  ({row['reps']} {'blocks' if opts.sustain_ms else 'steps'}, "
                   f"setup {row['setup_s']:.1f} s)", flush=True)
             if opts.profile:
                 kernels = profile_steps(model, x, dy)
