@@ -2,6 +2,7 @@
 #include "bench/GemmSm90BenchCommon.h"
 
 #include "ir/DType.h"
+#include "runtime/cuda/CudaEvents.h"
 
 #include <algorithm>
 #include <chrono>
@@ -80,26 +81,28 @@ DeviceBuffer randomBf16(size_t n, uint64_t seed) {
 
 /// Median milliseconds per call of `work(i)` over batches of `reps` calls.
 double timeMs(int reps, const std::function<Status(int)> &work) {
-  CUevent a, b;
-  drv->cuEventCreate(&a, CU_EVENT_DEFAULT);
-  drv->cuEventCreate(&b, CU_EVENT_DEFAULT);
+  Expected<CudaEvents> ev = CudaEvents::create(drv, 2);
+  if (!ev)
+    die(ev.error());
+  auto check = [](CUresult r, const char *what) {
+    if (r != CUDA_SUCCESS)
+      die(drv->errorMessage(r, what));
+  };
   std::vector<float> t;
   int call = 0;
   for (int batch = 0; batch < 18; ++batch) {
-    drv->cuEventRecord(a, nullptr);
+    check(drv->cuEventRecord((*ev)[0], nullptr), "cuEventRecord");
     for (int r = 0; r < reps; ++r)
       if (Status st = work(call++); !st)
         die(st.message());
-    drv->cuEventRecord(b, nullptr);
-    if (drv->cuEventSynchronize(b) != CUDA_SUCCESS)
-      die("kernel failed (cuEventSynchronize)");
-    float ms = 0;
-    drv->cuEventElapsedTime(&ms, a, b);
+    check(drv->cuEventRecord((*ev)[1], nullptr), "cuEventRecord");
+    check(drv->cuEventSynchronize((*ev)[1]), "cuEventSynchronize (a kernel failed)");
+    Expected<float> ms = ev->elapsedMs(0, 1);
+    if (!ms)
+      die(ms.error());
     if (batch >= 3)
-      t.push_back(ms / float(reps));
+      t.push_back(*ms / float(reps));
   }
-  drv->cuEventDestroy(a);
-  drv->cuEventDestroy(b);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }

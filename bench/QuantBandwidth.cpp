@@ -13,6 +13,7 @@
 #include "runtime/Executable.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaEvents.h"
 
 #include <fmt/format.h>
 
@@ -25,26 +26,28 @@ using namespace fp8c;
 
 namespace {
 
-double medianMs(CudaDriver *drv, const std::function<void(int)> &work) {
-  CUevent a, b;
-  drv->cuEventCreate(&a, CU_EVENT_DEFAULT);
-  drv->cuEventCreate(&b, CU_EVENT_DEFAULT);
+// Median milliseconds of `work(i)` over 50 runs after 5 warm-up runs, each between two events.
+Expected<double> medianMs(CudaDriver *drv, const std::function<Status(int)> &work) {
+  Expected<CudaEvents> ev = CudaEvents::create(drv, 2);
+  if (!ev)
+    return Error(ev.error());
   for (int i = 0; i < 5; ++i)
-    work(i);
+    if (Status st = work(i); !st)
+      return Error(st.message());
   std::vector<float> t;
   for (int i = 0; i < 50; ++i) {
-    drv->cuEventRecord(a, nullptr);
-    work(i);
-    drv->cuEventRecord(b, nullptr);
-    drv->cuEventSynchronize(b);
-    float ms = 0;
-    drv->cuEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
+    FP8C_CU_TRY(drv, cuEventRecord, (*ev)[0], nullptr);
+    if (Status st = work(i); !st)
+      return Error(st.message());
+    FP8C_CU_TRY(drv, cuEventRecord, (*ev)[1], nullptr);
+    FP8C_CU_TRY(drv, cuEventSynchronize, (*ev)[1]);
+    Expected<float> ms = ev->elapsedMs(0, 1);
+    if (!ms)
+      return Error(ms.error());
+    t.push_back(*ms);
   }
-  drv->cuEventDestroy(a);
-  drv->cuEventDestroy(b);
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return double(t[t.size() / 2]);
 }
 
 DeviceBuffer mustAllocate(size_t bytes) {
@@ -124,15 +127,10 @@ func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
              {"q", {q.data(), {c.m, c.k}, DType::F8E4M3FN}},
              {"s", {s.data(), sshape, DType::F32}}};
   }
-  Status runSt;
-  const double ms = medianMs(drv, [&](int i) {
-    Status r = (*exe)->run(bs[i % sets], nullptr);
-    if (!r)
-      runSt = r;
-  });
-  if (!runSt)
-    return Error("run failed: " + runSt.message());
-  return ms;
+  Expected<double> ms = medianMs(drv, [&](int i) { return (*exe)->run(bs[i % sets], nullptr); });
+  if (!ms)
+    return Error("run failed: " + ms.error());
+  return *ms;
 }
 
 } // namespace
@@ -155,10 +153,15 @@ int main(int argc, char **argv) {
   // Copy bandwidth: 1 GiB device to device.
   const size_t copyBytes = size_t(1) << 30;
   DeviceBuffer src = mustAllocate(copyBytes), dst = mustAllocate(copyBytes);
-  double copyMs = medianMs(drv, [&](int) {
-    drv->cuMemcpyDtoDAsync(dst.ptr(), src.ptr(), copyBytes, nullptr);
+  Expected<double> copyMs = medianMs(drv, [&](int) -> Status {
+    FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, dst.ptr(), src.ptr(), copyBytes, nullptr);
+    return Status::ok();
   });
-  double copyGBs = 2.0 * copyBytes / (copyMs * 1e-3) / 1e9;
+  if (!copyMs) {
+    std::fprintf(stderr, "fp8c-quant-bw: the copy: %s\n", copyMs.error().c_str());
+    return 1;
+  }
+  double copyGBs = 2.0 * copyBytes / (*copyMs * 1e-3) / 1e9;
   std::printf("device-to-device copy: %.0f GB/s (read + write, 1 GiB)\n\n", copyGBs);
   std::printf("%-14s %-12s %-30s %10s %10s %8s %10s %8s\n", "granularity", "shape", "tuning",
               "time (us)", "GB/s", "vs copy", "DRAM GB/s", "vs copy");

@@ -1,6 +1,8 @@
 // timeSustained (SustainedTiming.h).
 #include "bench/SustainedTiming.h"
 
+#include "runtime/cuda/CudaEvents.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,18 +18,10 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
   // more, so the GPU always has work and the host is free to sample between chunks.
   const int chunk =
       std::clamp(static_cast<int>(opts.aheadMs * 1e3 / stepUs), 1, std::max(1, (n - settle) / 6));
-  std::vector<CUevent> ev(static_cast<size_t>(n) + 1, nullptr);
-  struct Destroy {
-    CudaDriver *drv;
-    std::vector<CUevent> &ev;
-    ~Destroy() {
-      for (CUevent e : ev)
-        if (e)
-          drv->cuEventDestroy(e);
-    }
-  } destroy{drv, ev};
-  for (CUevent &e : ev)
-    FP8C_CU_TRY(drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
+  Expected<CudaEvents> events = CudaEvents::create(drv, static_cast<size_t>(n) + 1);
+  if (!events)
+    return Error(events.error());
+  const CudaEvents &ev = *events;
 
   SustainedBlock out;
   out.steps = n;
@@ -69,11 +63,12 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
     Expected<uint64_t> e1 = monitor->energyMj();
     if (!e1)
       return Error(e1.error());
-    float ms = 0;
-    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev[size_t(s0)], ev[size_t(n)]);
+    Expected<float> ms = ev.elapsedMs(size_t(s0), size_t(n));
+    if (!ms)
+      return Error(ms.error());
     const double joules = double(*e1 - e0) / 1e3;
     out.joulesPerStep = joules / double(n - s0);
-    out.meanWatts = ms > 0 ? joules / (ms / 1e3) : 0;
+    out.meanWatts = *ms > 0 ? joules / (*ms / 1e3) : 0;
   }
   if (out.samples > 0) {
     out.sampledWatts = watts / out.samples;
@@ -82,9 +77,10 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
   }
   std::vector<double> us;
   for (int i = settle; i < n; ++i) {
-    float ms = 0;
-    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev[size_t(i)], ev[size_t(i) + 1]);
-    us.push_back(ms * 1e3);
+    Expected<float> ms = ev.elapsedMs(size_t(i), size_t(i) + 1);
+    if (!ms)
+      return Error(ms.error());
+    us.push_back(*ms * 1e3);
   }
   out.kept = statsOf(std::move(us));
   return out;

@@ -1,42 +1,23 @@
 // CUDA-event timing: see Timing.h.
 #include "bench/Timing.h"
 
+#include "runtime/cuda/CudaEvents.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace fp8c::bench {
 namespace {
 
-/// Events created once and destroyed with the object.
-class Events {
-public:
-  Events(CudaDriver *drv, size_t n) : drv_(drv), ev_(n, nullptr) {}
-  ~Events() {
-    for (CUevent e : ev_)
-      if (e)
-        drv_->cuEventDestroy(e);
-  }
-  Status create() {
-    for (CUevent &e : ev_)
-      FP8C_CU_TRY(drv_, cuEventCreate, &e, CU_EVENT_DEFAULT);
-    return Status::ok();
-  }
-  CUevent operator[](size_t i) const { return ev_[i]; }
-  size_t size() const { return ev_.size(); }
-
-private:
-  CudaDriver *drv_;
-  std::vector<CUevent> ev_;
-};
-
 /// Runs `step(i)` for i in [0, n) with an event before the first and after each; returns the
 /// per-step times in microseconds divided by `divisor`.
 Expected<std::vector<double>> timeSteps(CudaDriver *drv, CUstream stream,
                                         const std::function<Status(int)> &step, int n,
                                         double divisor) {
-  Events ev(drv, static_cast<size_t>(n) + 1);
-  if (Status s = ev.create(); !s)
-    return Error(s.message());
+  Expected<CudaEvents> events = CudaEvents::create(drv, static_cast<size_t>(n) + 1);
+  if (!events)
+    return Error(events.error());
+  const CudaEvents &ev = *events;
   FP8C_CU_TRY(drv, cuEventRecord, ev[0], stream);
   for (int i = 0; i < n; ++i) {
     if (Status s = step(i); !s)
@@ -46,9 +27,10 @@ Expected<std::vector<double>> timeSteps(CudaDriver *drv, CUstream stream,
   FP8C_CU_TRY(drv, cuEventSynchronize, ev[n]);
   std::vector<double> us;
   for (int i = 0; i < n; ++i) {
-    float ms = 0;
-    FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, ev[i], ev[i + 1]);
-    us.push_back(ms * 1e3 / divisor);
+    Expected<float> ms = ev.elapsedMs(size_t(i), size_t(i) + 1);
+    if (!ms)
+      return Error(ms.error());
+    us.push_back(*ms * 1e3 / divisor);
   }
   return us;
 }

@@ -69,12 +69,18 @@ class Graph(torch.nn.Module):
         return self.down(F.silu(self.gate(x)) * self.up(x))
 
 
-def time_steps(model, x, dy, reps, warmup=5):
+def training_step(model, x, dy):
+    """One step: y = model(x); y.backward(dy), gradients cleared first so nothing accumulates."""
     def step():
         x.grad = None
         for p in model.parameters():
             p.grad = None
         model(x).backward(dy)
+    return step
+
+
+def time_steps(model, x, dy, reps, warmup=5):
+    step = training_step(model, x, dy)
 
     for _ in range(warmup):
         step()
@@ -96,11 +102,7 @@ def time_steps(model, x, dy, reps, warmup=5):
 def sustained_steps(model, x, dy, blocks, block_ms, warmup=5):
     """Median step time of each block of back-to-back steps (last two thirds), then their
     median: the regime of a training run under the board's power cap."""
-    def step():
-        x.grad = None
-        for p in model.parameters():
-            p.grad = None
-        model(x).backward(dy)
+    step = training_step(model, x, dy)
 
     for _ in range(warmup):
         step()
@@ -134,11 +136,7 @@ def profile_steps(model, x, dy, steps=5):
     """Per-kernel CUDA time of one step (mean over `steps` profiled steps), largest first."""
     from torch.profiler import ProfilerActivity, profile
 
-    def step():
-        x.grad = None
-        for p in model.parameters():
-            p.grad = None
-        model(x).backward(dy)
+    step = training_step(model, x, dy)
 
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(steps):

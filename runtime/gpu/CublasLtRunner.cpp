@@ -1,6 +1,7 @@
 // CublasLtRunner (CublasLtGemm.h): one cuBLASLt handle per device, a workspace per runner,
 // descriptors and an algorithm cached per config (the heuristic's candidates, timed on the
 // config's first call outside a stream capture), cublasLtMatmul per call.
+#include "runtime/cuda/CudaEvents.h"
 #include "runtime/gpu/CublasLtCheck.h"
 #include "runtime/gpu/CublasLtGemm.h"
 
@@ -185,19 +186,10 @@ Status CublasLtRunner::tune(Entry &e, const CublasLtGemmPointers &p, CUstream st
   FP8C_CU_TRY(drv, cuStreamIsCapturing, stream, &capture);
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
     return Status::ok(); // no timing inside a capture: tuned on a later call
-  CUevent start = nullptr, stop = nullptr;
-  FP8C_CU_TRY(drv, cuEventCreate, &start, CU_EVENT_DEFAULT);
-  struct Events {
-    CudaDriver *drv;
-    CUevent &a, &b;
-    ~Events() {
-      if (a)
-        drv->cuEventDestroy(a);
-      if (b)
-        drv->cuEventDestroy(b);
-    }
-  } guard{drv, start, stop};
-  FP8C_CU_TRY(drv, cuEventCreate, &stop, CU_EVENT_DEFAULT);
+  Expected<CudaEvents> events = CudaEvents::create(drv, 2);
+  if (!events)
+    return Error(events.error());
+  const CUevent start = (*events)[0], stop = (*events)[1];
   constexpr int kCalls = 3;
   std::vector<double> best(e.candidates.size(), 1e30);
   for (size_t i = 0; i < e.candidates.size(); ++i)
@@ -211,9 +203,10 @@ Status CublasLtRunner::tune(Entry &e, const CublasLtGemmPointers &p, CUstream st
           return s;
       FP8C_CU_TRY(drv, cuEventRecord, stop, stream);
       FP8C_CU_TRY(drv, cuEventSynchronize, stop);
-      float ms = 0;
-      FP8C_CU_TRY(drv, cuEventElapsedTime, &ms, start, stop);
-      best[i] = std::min(best[i], 1e3 * ms / kCalls);
+      Expected<float> ms = events->elapsedMs(0, 1);
+      if (!ms)
+        return Error(ms.error());
+      best[i] = std::min(best[i], 1e3 * *ms / kCalls);
     }
   const size_t pick = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   e.algo = e.candidates[pick];

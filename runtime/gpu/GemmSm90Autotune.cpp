@@ -3,8 +3,9 @@
 #include "runtime/gpu/GemmSm90Autotune.h"
 
 #include "codegen/EmbeddedHeaders.h"
-#include "runtime/jit/KernelCache.h"
+#include "runtime/cuda/CudaEvents.h"
 #include "runtime/gpu/GemmSm90Layout.h"
+#include "runtime/jit/KernelCache.h"
 #include "runtime/jit/Sha256.h"
 
 #include <fmt/format.h>
@@ -382,18 +383,10 @@ timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstr
                  "CUDA graph: tune in compile(), outside the capture");
   const size_t n = calls.size();
   // Events: two for the probe, then one between consecutive batches of the rounds.
-  std::vector<CUevent> ev(2 + n * size_t(opts.rounds) + 1, nullptr);
-  struct Destroy {
-    CudaDriver *drv;
-    std::vector<CUevent> &ev;
-    ~Destroy() {
-      for (CUevent e : ev)
-        if (e)
-          drv->cuEventDestroy(e);
-    }
-  } destroy{drv, ev};
-  for (CUevent &e : ev)
-    FP8C_CU_TRY(drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
+  Expected<CudaEvents> events = CudaEvents::create(drv, 2 + n * size_t(opts.rounds) + 1);
+  if (!events)
+    return Error(events.error());
+  const CudaEvents &ev = *events;
   auto run = [&](size_t i, int times) -> Status {
     for (int r = 0; r < times; ++r)
       if (Status st = calls[i](); !st)
