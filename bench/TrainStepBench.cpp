@@ -30,7 +30,8 @@
 // one step after two eager ones), so the host's enqueueing stays out of the times.
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
 // (Executable::setProfiling: an event after every launch), forward and backward, with their
-// sum beside the unprofiled median.
+// sum beside the unprofiled median; with --sustain, over one profiled step right after each
+// block instead, at the block's settled clocks.
 #include "bench/BenchDevice.h"
 #include "bench/DeviceFill.h"
 #include "bench/SustainedTiming.h"
@@ -40,6 +41,7 @@
 #include "runtime/TrainingGpu.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -134,44 +136,54 @@ Status bindAll(const std::map<std::string, TensorType> &names, const std::string
   return Status::ok();
 }
 
-// Per-step medians over 7 profiled steps of `T`, forward then backward; `gemmUs` receives the
-// sum of the GEMM steps' medians (the step's floor with every other launch free). `casts`:
-// the forwards' (Reuse after a Cast forward for '%reuse_weights').
-Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCasts casts,
-                    double *gemmUs) {
-  constexpr int kSteps = 7;
+// Profiled steps of a training step: per half (forward, backward), one list of launch times
+// per profiled step.
+using ProfileRuns = std::array<std::vector<std::vector<StepTime>>, 2>;
+
+// Runs `steps` profiled steps of `T` (Executable::setProfiling: an event after every launch)
+// and appends their launch times to `runs`. `casts`: the forwards' (Reuse after a Cast forward
+// for '%reuse_weights').
+Status collectProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCasts casts,
+                      int steps, ProfileRuns &runs) {
   Executable *halves[2] = {&T.forwardExecutable(), &T.backwardExecutable()};
-  std::vector<std::vector<StepTime>> runs[2];
   for (Executable *e : halves)
     e->setProfiling(true);
-  for (int r = 0; r < kSteps; ++r) {
+  Status st = Status::ok();
+  for (int r = 0; r < steps && st; ++r) {
     // Both halves are enqueued before either profile is read (lastProfile waits for the
     // stream), so the GPU does not idle between them while the host enqueues the backward.
     // A step's time still includes any gap before it, and a round's first forward step starts
     // from an idle GPU: per-step times are not launch times (the Linear's dY cast read
     // 195-215 us here and 149-151 us under Nsight Compute inside the step, bench/README.md).
-    if (Status a = T.forward(sb.in, sb.out, stream, casts); !a)
-      return a;
-    if (Status a = T.backward(sb.dy, sb.grads, stream); !a)
-      return a;
-    for (int h = 0; h < 2; ++h) {
+    st = T.forward(sb.in, sb.out, stream, casts);
+    if (st)
+      st = T.backward(sb.dy, sb.grads, stream);
+    for (int h = 0; h < 2 && st; ++h) {
       Expected<std::vector<StepTime>> t = halves[h]->lastProfile();
       if (!t)
-        return Error(t.error());
-      runs[h].push_back(*t);
+        st = Error(t.error());
+      else
+        runs[size_t(h)].push_back(*t);
     }
   }
   for (Executable *e : halves)
     e->setProfiling(false);
+  return st;
+}
+
+// Prints each launch's median over `runs`, forward then backward; `gemmUs` receives the sum of
+// the GEMM steps' medians (the step's floor with every other launch free).
+void printProfile(const ProfileRuns &runs, double *gemmUs) {
   double total = 0, gemms = 0;
   for (int h = 0; h < 2; ++h) {
     double sum = 0;
-    for (size_t i = 0; i < runs[h][0].size(); ++i) {
+    const auto &half = runs[size_t(h)];
+    for (size_t i = 0; !half.empty() && i < half[0].size(); ++i) {
       std::vector<double> us;
-      for (const auto &run : runs[h])
+      for (const auto &run : half)
         us.push_back(run[i].us);
       std::sort(us.begin(), us.end());
-      const StepTime &st = runs[h][0][i];
+      const StepTime &st = half[0][i];
       std::printf("    %s %8.1f us  %-28s %s\n", h ? "bwd" : "fwd", us[us.size() / 2],
                   st.name.substr(0, 28).c_str(),
                   // A GEMM's whole line: its backend and the measured choice behind it.
@@ -188,7 +200,6 @@ Status printProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCast
               total, gemms, total - gemms, total > 0 ? 100.0 * (total - gemms) / total : 0.0);
   *gemmUs = gemms;
   std::fflush(stdout);
-  return Status::ok();
 }
 
 } // namespace
@@ -356,6 +367,7 @@ int main(int argc, char **argv) {
     };
     std::vector<std::vector<double>> samples(entries.size());        // round-robin: one per round
     std::vector<std::vector<SustainedBlock>> blocks(entries.size()); // --sustain's rounds
+    std::vector<ProfileRuns> sustainedProfiles(entries.size());      // --sustain --profile
     std::vector<Expected<Stats>> stats;
     TimingOptions one; // a sample: the median of 3 steps after 3 warm-up steps
     one.warmupMs = 0;
@@ -381,6 +393,12 @@ int main(int argc, char **argv) {
             return fail(g.name() + " " + entries[i].recipe + ": " + b.error());
           samples[i].push_back(b->kept.medianUs);
           blocks[i].push_back(*b);
+          // With --profile, one profiled step right after the block, at its settled clocks.
+          if (profile)
+            if (Status ps = collectProfile(*entries[i].T, entries[i].sb, stream,
+                                           entries[i].nextCasts(), 1, sustainedProfiles[i]);
+                !ps)
+              return fail(g.name() + " " + entries[i].recipe + ": " + ps.message());
         }
       for (size_t i = 0; i < entries.size(); ++i) {
         Stats st = statsOf(samples[i]);
@@ -447,9 +465,14 @@ int main(int argc, char **argv) {
       std::vector<double> gemmUs(entries.size(), 0.0);
       for (size_t i = 0; i < entries.size(); ++i) {
         Entry &e = entries[i];
-        std::printf("%-12s %-10s per-launch profile\n", g.name().c_str(), e.recipe.c_str());
-        if (Status ps = printProfile(*e.T, e.sb, stream, e.nextCasts(), &gemmUs[i]); !ps)
-          return fail(ps.message());
+        ProfileRuns &runs = sustainedProfiles[i];
+        if (runs[0].empty())
+          if (Status ps = collectProfile(*e.T, e.sb, stream, e.nextCasts(), 7, runs); !ps)
+            return fail(ps.message());
+        std::printf("%-12s %-10s per-launch profile (%s)\n", g.name().c_str(), e.recipe.c_str(),
+                    sustainMs > 0 ? "one step after each block, medians over the blocks"
+                                  : "medians of 7 steps");
+        printProfile(runs, &gemmUs[i]);
       }
       // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every
       // cast, transpose and scale launch free).

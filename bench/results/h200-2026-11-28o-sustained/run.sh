@@ -5,7 +5,8 @@
 # from NVML) and, unless INTERLEAVE=0, the short interleaved samples of the earlier sessions.
 # With GEMM_ENERGY=1, fp8c-gemm-energy first: the steps' GEMMs alone, bf16 against FP8, in the
 # same sustained blocks. With TORCH=1, last, bench/peers/torch_train.py --sustain-ms (torch.bf16
-# and torchao's compiled Float8 training). nvidia-smi logs clocks and power throughout.
+# and torchao's compiled Float8 training). PROFILE=1 adds --profile to the sustained run (one
+# profiled step after each block). nvidia-smi logs clocks and power throughout.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64
 B=build-gpu/bin
@@ -26,7 +27,7 @@ if [ "${GEMM_ENERGY:-0}" != 0 ]; then
 fi
 CACHE=/tmp/c-$t-$$
 FP8C_CACHE_DIR=$CACHE timeout ${TRAIN_TIMEOUT:-300} $B/fp8c-train-bench --tokens=$t --reps=${BLOCKS:-6} \
-  --sustain=${BLOCK_MS:-2000} --recipes=${RECIPES:-none,delayed} --json=$OUT/sustained-$t.json \
+  --sustain=${BLOCK_MS:-2000} --recipes=${RECIPES:-none,delayed} --json=$OUT/sustained-$t.json ${PROFILE:+--profile} \
   ${GRAPHS:-examples/mlp.mlir examples/linear.mlir} > $OUT/sustained-$t.txt 2>&1
 echo "sustained $t exit status: $?"
 grep -E "median|sustained:|energy|error" $OUT/sustained-$t.txt | cut -c1-220 | head -40
