@@ -18,7 +18,6 @@
 #include "bench/SustainedTiming.h"
 #include "runtime/gpu/CublasLtGemm.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -112,11 +111,6 @@ private:
   std::vector<std::pair<CublasLtGemmConfig, CublasLtGemmPointers>> calls_;
   std::vector<DeviceBuffer> bufs_;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 } // namespace
 
@@ -214,14 +208,14 @@ int main(int argc, char **argv) {
         w += b.meanWatts / blocks;
         mhz += b.sampledSmMhz / blocks;
       }
-      us[p] = median(t);
-      joules[p] = median(j);
+      us[p] = statsOf(t).medianUs;
+      joules[p] = statsOf(j).medianUs;
       std::printf("%-7s %zu GEMMs %-5s median %9.1f us  %.4f J  %.0f W  SM %.0f MHz\n",
                   graph.c_str(), dims.size(), p ? "fp8" : "bf16", us[p], joules[p], w, mhz);
     }
     std::printf("%-7s FP8 GEMMs against bf16 GEMMs: time x%.3f, energy x%.3f (medians of the "
                 "per-round ratios)\n",
-                graph.c_str(), median(timeRatios), median(energyRatios));
+                graph.c_str(), statsOf(timeRatios).medianUs, statsOf(energyRatios).medianUs);
     std::fflush(stdout);
   }
   return 0;

@@ -27,7 +27,7 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
   out.steps = n;
   uint64_t e0 = 0;
   int s0 = -1; // the event at which e0 was read
-  double watts = 0, mhz = 0;
+  double mhz = 0;
   int capped = 0;
   FP8C_CU_TRY(drv, cuEventRecord, ev[0], stream);
   int waited = 0;
@@ -53,7 +53,6 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
     Expected<PowerSample> ps = monitor->sample();
     if (!ps)
       return Error(ps.error());
-    watts += ps->watts;
     mhz += ps->smMhz;
     capped += ps->powerCapped ? 1 : 0;
     ++out.samples;
@@ -71,7 +70,6 @@ Expected<SustainedBlock> timeSustained(CudaDriver *drv, CUstream stream, const R
     out.meanWatts = *ms > 0 ? joules / (*ms / 1e3) : 0;
   }
   if (out.samples > 0) {
-    out.sampledWatts = watts / out.samples;
     out.sampledSmMhz = mhz / out.samples;
     out.cappedFraction = double(capped) / out.samples;
   }

@@ -22,8 +22,8 @@ struct SustainedBlock {
   int steps = 0;            ///< steps in the block, settling included
   double joulesPerStep = 0; ///< 0 without a monitor
   double meanWatts = 0;     ///< the energy over the kept steps' event time
-  double sampledWatts = 0, sampledSmMhz = 0; ///< means of the samples taken during them
-  double cappedFraction = 0;                 ///< the share of those samples under a power cap
+  double sampledSmMhz = 0;  ///< the mean SM clock of the samples taken during them
+  double cappedFraction = 0; ///< the share of those samples under a power cap
   int samples = 0;
 };
 

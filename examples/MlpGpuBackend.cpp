@@ -248,7 +248,7 @@ Status GpuBackend::begin(const std::string &recipe, int steps, int microBatches)
   FP8C_CU_TRY(drv_, cuMemcpyDtoDAsync, wq_.ptr(), initQ_.ptr(), total * kQBytes, stream_);
   cur_ = 0;
   micro_ = microBatches;
-  staticWeights_ = usesStaticWeights(recipe);
+  staticWeights_ = castsWeightsAtLoad(train_->graphs());
   counts_ = {};
   if (micro_ > 1 && wqScratch_.bytes() < total * kQBytes) {
     Expected<DeviceBuffer> b = allocate(total * kQBytes, "the bf16 weights' scratch");

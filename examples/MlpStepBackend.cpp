@@ -37,7 +37,7 @@ public:
       return Error(step.error());
     step_ = step.take();
     micro_ = microBatches;
-    staticWeights_ = usesStaticWeights(recipe);
+    staticWeights_ = castsWeightsAtLoad(step_->graphs());
     counts_ = {};
     master_.clear();
     master_["w1"] = HostTensor::fromValues({s.hidden, s.in}, DType::F32, p_.w1);
@@ -141,16 +141,6 @@ Expected<std::unique_ptr<Graph>> buildMlpGraph(const MlpSizes &s, DType dtype) {
   Value *b2 = b.input("b2", TensorType({s.out}, dtype));
   b.output(b.linear(b.gelu(b.linear(x, w1, b1, "h"), "tanh", "g"), w2, b2, "y"));
   return b.finish();
-}
-
-bool usesStaticWeights(const std::string &recipeSpec) {
-  const std::string o = trainingOptionsFor(recipeSpec).recipeOptions; // options split by ' '
-  for (size_t p = 0, q; p <= o.size(); p = q + 1) {
-    q = std::min(o.find(' ', p), o.size());
-    if (o.compare(p, q - p, "weights=static") == 0)
-      return true;
-  }
-  return false;
 }
 
 Expected<LossCurve> runLossCurve(MlpStepBackend &backend, const std::string &recipe, int steps,

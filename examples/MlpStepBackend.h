@@ -47,8 +47,9 @@ public:
   /// of each at the same weights, then one SGD update with the mean of their gradients; its loss
   /// is the mean of theirs. The first micro-batch's forward casts the weights
   /// (WeightCasts::Cast); the others reuse those FP8 copies (WeightCasts::Reuse) when the
-  /// recipe spec has weights=static (usesStaticWeights), and cast again otherwise (the runtime
-  /// refuses Reuse without weights=static). A forward that refuses is an Error, never retried.
+  /// step casts its weights at load (weights=static: runtime/Training.h's castsWeightsAtLoad),
+  /// and cast again otherwise (the runtime refuses Reuse without weights=static). A forward that
+  /// refuses is an Error, never retried.
   virtual Status step(const std::vector<int> &batches, float lr) = 0;
   /// The loss of every optimizer step since begin() (each before its update), in order. The GPU
   /// backend waits for its stream here.
@@ -59,10 +60,6 @@ public:
   /// The GPU backend waits for its stream here.
   virtual Expected<std::map<std::string, std::vector<float>>> masterWeights() = 0;
 };
-
-/// Whether a recipe spec has the quantize option weights=static (its weights are cast in load
-/// steps, so gradient accumulation's micro-batches after the first use WeightCasts::Reuse).
-bool usesStaticWeights(const std::string &recipeSpec);
 
 /// The student: y = linear(gelu_tanh(linear(x, w1, b1)), w2, b2), every tensor in `dtype`,
 /// values named x, w1, b1, w2, b2 (inputs), h, g, y (y is the output).

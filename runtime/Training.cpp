@@ -40,6 +40,14 @@ TrainingOptions trainingOptionsFor(const std::string &recipeSpec) {
   return o;
 }
 
+bool castsWeightsAtLoad(const TrainingGraphs &graphs) {
+  const Graph &g = *graphs.forward;
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (isParameterInput(g, i))
+      return true;
+  return false;
+}
+
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   TrainingPipelineOptions p;
   p.recipe = o.recipe;

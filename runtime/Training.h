@@ -63,6 +63,10 @@ enum class WeightCasts { Cast, Reuse };
 /// fields keep their defaults.
 TrainingOptions trainingOptionsFor(const std::string &recipeSpec);
 
+/// Whether a step's forward casts its weights in load steps (built with weights=static: its
+/// weights are fp8.param inputs), so WeightCasts::Reuse may keep their FP8 copies.
+bool castsWeightsAtLoad(const TrainingGraphs &graphs);
+
 /// The pipeline options TrainingOptions mean.
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o);
 
