@@ -6,7 +6,9 @@
 //   fp8c-train-bench [--tokens=8192] [--recipes=none,tensorwise,...] [--reps=20]
 //   (a recipe may carry quantize options after '+': delayed+bwd_fast_accum=true, and the FP8
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
-//   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off, '%side' runs a
+//   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off,
+//   '%no_byte_transpose' keeps the one-pass cast-transposes in their general form (not the
+//   byte-staged transpose_bytes.cuh), '%side' runs a
 //   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches, '%no_grad_epilogue'
 //   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue,
 //   '%reuse_weights' adds weights=static and times the later micro-batches of a gradient
@@ -306,6 +308,8 @@ int main(int argc, char **argv) {
       // "delayed+bwd_fast_accum=true": the recipe with more quantize options
       // (trainingOptionsFor); "delayed@generated": with that FP8 GEMM backend (auto without);
       // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
+      // "delayed%no_byte_transpose": the general cast-transpose form only
+      // (ElementwiseTuning::byteStagedTranspose = 0);
       // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
       // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
       std::string spec = recipe, flag, backend;
@@ -322,6 +326,8 @@ int main(int argc, char **argv) {
       bool reuseWeights = false;
       if (flag == "no_fp8_tables")
         o.fp8Tables = 0;
+      else if (flag == "no_byte_transpose")
+        o.byteStagedTranspose = 0;
       else if (flag == "side")
         o.sideLaunches = true;
       else if (flag == "no_grad_epilogue")
@@ -330,7 +336,8 @@ int main(int argc, char **argv) {
         reuseWeights = true;
       else if (!flag.empty())
         return fail("recipe '" + recipe + "': unknown '%" + flag +
-                    "' (known: %no_fp8_tables, %side, %no_grad_epilogue, %reuse_weights)");
+                    "' (known: %no_fp8_tables, %no_byte_transpose, %side, "
+                    "%no_grad_epilogue, %reuse_weights)");
       if (reuseWeights) {
         if (!o.recipeOptions.empty())
           o.recipeOptions += ' ';

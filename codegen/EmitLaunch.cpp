@@ -159,6 +159,21 @@ std::string granName(Granularity g) {
                                                                      : "Block128x128");
 }
 
+/// A one-pass cast-transpose that transpose_bytes.cuh's byte-staged form runs (its bytes::fits):
+/// one bf16 input, 8-element aligned rows, a tensor scale known before the launch, outputs
+/// only the FP8 copies (and the tensor amax, the history push).
+bool byteStagedFits(const LaunchDesc &d) {
+  const bool oneBf16 = d.inputs.size() == 1 && d.inputs[0].bc == Bcast::Full &&
+                       d.inputs[0].dt == DType::BF16 && d.inputs[0].ld % 8 == 0;
+  const bool knownTensorScale = d.cast && isFloat8(d.cast->dt) &&
+                                d.cast->gran == Granularity::Tensor &&
+                                d.cast->src != CastInfo::Src::Local;
+  return d.kind == LaunchKind::Transpose && oneBf16 && knownTensorScale && d.cols % 8 == 0 &&
+         (d.rowCastBuf < 0 || d.rowCastLd % 8 == 0) && !d.rowCast && d.colSumBuf < 0 &&
+         d.copyBuf < 0 && d.tabIn < 0 && d.storeBuf < 0 && d.barrierBuf < 0 &&
+         (d.amaxBuf < 0 || d.amaxGran == Granularity::Tensor);
+}
+
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
                              const std::vector<BufferDesc> &buffers, const ElementwiseTuning &t) {
   GeneratedLaunch gl;
@@ -195,6 +210,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   const bool outRowScales = d.kind == LaunchKind::Transpose && d.cast &&
                             d.cast->src == CastInfo::Src::Local &&
                             d.cast->gran != Granularity::Tensor;
+  const bool byteStaged = t.byteStagedTranspose != 0 && byteStagedFits(d);
   if (hasValue) {
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
     spec << "  static constexpr long long kCols = " << d.cols << ";\n";
@@ -268,6 +284,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     // (H200, kernel_ab: 451.0 against 422.3 us).
     if (outRowScales)
       spec << "  static constexpr bool kSkewTile = false;\n";
+    if (byteStaged)
+      spec << "  static constexpr bool kByteStaged = true;\n";
     if (d.kind == LaunchKind::Transpose) {
       spec << "  __device__ static long long outLd(long long m) { return ";
       if (d.outLdAlignM > 0)
@@ -316,9 +334,11 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   case LaunchKind::Transpose:
     header = "fp8c/transpose.cuh";
     body = "fp8c::transposeKernel<Spec>(args);";
-    gl.grid = d.colSumBuf >= 0
-                  ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * d.colSumChunks}, 1, true, false}
-                  : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), 64, true, false};
+    // Tiles of 64 x 64 (of 128 x 64 byte-staged), or column-sum units.
+    gl.grid =
+        d.colSumBuf >= 0
+            ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * d.colSumChunks}, 1, true, false}
+            : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), byteStaged ? 128 : 64, true, false};
     gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
     break;
   case LaunchKind::ColSum:

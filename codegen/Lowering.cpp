@@ -299,7 +299,8 @@ Expected<LaunchPlan> Lowerer::run() {
 
 std::string ElementwiseTuning::str() const {
   return "chunk=" + std::to_string(chunk) + ",unroll=" + std::to_string(unroll) +
-         ",tileTwoPass=" + std::to_string(tileTwoPass) + ",fp8Tables=" + std::to_string(fp8Tables);
+         ",tileTwoPass=" + std::to_string(tileTwoPass) + ",fp8Tables=" + std::to_string(fp8Tables) +
+         ",byteStagedTranspose=" + std::to_string(byteStagedTranspose);
 }
 
 Expected<LaunchPlan> lowerGraph(const Graph &g, const CodegenOptions &opts) {

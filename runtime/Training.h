@@ -38,6 +38,8 @@ struct TrainingOptions {
   std::string gemmBackend;
   /// ElementwiseTuning::fp8Tables of both halves' launches (-1: the default, on; 0: off).
   int fp8Tables = -1;
+  /// ElementwiseTuning::byteStagedTranspose of both halves (-1: the default, on; 0: off).
+  int byteStagedTranspose = -1;
   /// CompileOptions::sideLaunches of both halves (a cast-transpose beside the GEMM before it).
   bool sideLaunches = false;
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's

@@ -20,6 +20,7 @@ const AttrDict &resultAttrs(const Graph &g, unsigned i) {
 Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, const TrainingOptions &o) {
   CompileOptions co = trainingCompileOptions(o.tokens, o.gemmBackend);
   co.tuning.fp8Tables = o.fp8Tables;
+  co.tuning.byteStagedTranspose = o.byteStagedTranspose;
   co.sideLaunches = o.sideLaunches;
   Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe)

@@ -214,6 +214,8 @@ struct SpecDefaults {
   static constexpr bool kTileTwoPass = true;
   /// Transposes: the staging tile skewed against bank conflicts (transpose.cuh's Tile).
   static constexpr bool kSkewTile = true;
+  /// Transposes: the byte-staged one-pass form (transpose_bytes.cuh; codegen sets it).
+  static constexpr bool kByteStaged = false;
   __device__ static void scalars(void *const *, i64, float *, bool) {}
 };
 

@@ -19,6 +19,8 @@
 // per row and tile), so both copies cost two reads of the input instead of three.
 // With kCopy, input kIn[kCopyIn] is also written untransposed, converted to an FP8 type without a
 // scale (the e4m3 copy of the GELU's input a training step saves, gelu_saved=e4m3).
+// With kByteStaged, a one-pass cast of a bf16 input with a known tensor scale runs the leaner
+// byte-staged form instead (transpose_bytes.cuh).
 // With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
 // gradient), deterministically: the work is then split into units of (chunk of tile rows,
 // tile column); a unit sums its column strip down its rows in order into partial[chunk][c],
@@ -434,10 +436,19 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
 }
 
 } // namespace transpose
+} // namespace fp8c
+
+#include "fp8c/transpose_bytes.cuh"
+
+namespace fp8c {
 
 /// The kernel body of a (cast-)transpose: instantiate from a generated entry point.
 template <class Spec, int N> __device__ __forceinline__ void transposeKernel(const Args<N> &args) {
   using namespace transpose;
+  if constexpr (Spec::kByteStaged) {
+    bytes::kernel<Spec>(args);
+    return;
+  } else {
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ TileOf<Spec> tile;
@@ -482,6 +493,7 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   }
   static_assert(Spec::kPush.history < 0 || (C.src != ScaleSrc::Local && !outRowScales<Spec>()),
                 "a history push in a one-pass (cast-)transpose");
+  }
 }
 
 } // namespace fp8c

@@ -164,7 +164,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryExampleAndRecipe) {
 // bf16 input with delayed): every generated launch (derivative ops, col_sum, FP8 transposes in
 // reduce kernels) compiles for sm_90a.
 TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
-  int launches = 0, compiled = 0;
+  int launches = 0, compiled = 0, byteStaged = 0;
   double seconds = 0;
   std::set<std::string> seen;
   struct Variant {
@@ -211,6 +211,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
             Expected<NvrtcResult> res = compileWithNvrtc(req);
             ASSERT_TRUE(res.hasValue()) << l->kernelName << ": " << res.error();
             ++compiled;
+            byteStaged += l->source.find("kByteStaged = true") != std::string::npos;
             seconds += res->seconds;
             EXPECT_FALSE(res->hasSpills()) << l->kernelName << " spills:\n" << res->log;
             for (const PtxasEntryInfo &e : res->entries)
@@ -220,8 +221,11 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
     }
   }
   EXPECT_GT(compiled, 0);
+  // The delayed steps' x and weight cast-transposes take the byte-staged form.
+  EXPECT_GT(byteStaged, 0) << "no byte-staged cast-transpose (transpose_bytes.cuh) compiled";
   std::cout << "[ codegen  ] training sm_90a: " << launches << " launches, " << compiled
-            << " distinct sources compiled in " << seconds << " s\n";
+            << " distinct sources compiled in " << seconds << " s (" << byteStaged
+            << " byte-staged cast-transposes)\n";
 }
 
 } // namespace

@@ -9,9 +9,12 @@
 // transposed copy's, with the column sums: one cooperative launch for both copies (kRowCast),
 // also with M a dynamic dim; and delayed's gelu_grad of a saved e4m3 input, whose derivative
 // the launch reads from a 256-entry table (rows.cuh), also against the same launch with the
-// tables off, bit for bit. FP8 outputs, amax and scale must match exactly; column sums (f32
-// in another order, then bf16) within a bound stated below. Outputs are poisoned, so an
-// unwritten element fails; a mismatch names its first elements and their inputs.
+// tables off, bit for bit. The given-scale forms with whole 8-column chunks run the
+// byte-staged form (transpose_bytes.cuh): checked against the interpreter and, bit for bit,
+// against the general form (also with M dynamic and both FP8 types). FP8 outputs, amax and scale
+// must match exactly; column sums (f32 in another order, then bf16) within a bound stated below.
+// Outputs are poisoned, so an unwritten element fails; a mismatch names its first elements and
+// their inputs.
 #include "GpuTestSupport.h"
 
 #include <fmt/format.h>
@@ -37,8 +40,16 @@ enum class Form {
 struct CtCase {
   Form form;
   int64_t m, n;
-  bool dynamicM = false; ///< the pair forms with M a dynamic dim ('?'), m given at run time
+  bool dynamicM =
+      false; ///< M a dynamic dim ('?'), m given at run time (pair and given-scale forms)
+  const char *fp8 = "f8E5M2"; ///< the given-scale forms' FP8 type
 };
+
+/// The given-scale forms with whole 8-column chunks run the byte-staged cast-transpose
+/// (transpose_bytes.cuh); the others the general form.
+bool byteStaged(const CtCase &c) {
+  return (c.form == Form::GivenScaleBothCopies || c.form == Form::TransposeOnly) && c.n % 8 == 0;
+}
 
 std::string graphText(const CtCase &c) {
   const std::string x = fmt::format("tensor<{}x{}xbf16>", c.m, c.n);
@@ -109,19 +120,23 @@ func.func @ct(%dy: {x}, %h: {x}) -> ({sq}, {q}, {st}, {t}, tensor<{n}xbf16>) {{
   }
   // A scale from a given amax (as delayed scaling's history gives it): a slot of the launch.
   // With only the transposed copy used, the cast is inlined into a plain transpose.
-  const std::string outs = c.form == Form::GivenScaleBothCopies ? q + ", " + t : t;
+  const std::string m = c.dynamicM ? "?" : std::to_string(c.m);
+  const std::string xg = fmt::format("tensor<{}x{}xbf16>", m, c.n);
+  const std::string qg = fmt::format("tensor<{}x{}x{}>", m, c.n, c.fp8);
+  const std::string tg = fmt::format("tensor<{}x{}x{}>", c.n, m, c.fp8);
+  const std::string outs = c.form == Form::GivenScaleBothCopies ? qg + ", " + tg : tg;
   const std::string rets = c.form == Form::GivenScaleBothCopies ? "%q, %t" : "%t";
   return fmt::format(R"(
 func.func @ct(%x: {x}, %am: tensor<f32>) -> (tensor<f32>, {outs}) {{
   %a = fp8.amax %x {{granularity = "tensor"}} : ({x}) -> tensor<f32>
-  %s = fp8.scale %am {{dtype = f8E5M2}} : (tensor<f32>) -> tensor<f32>
+  %s = fp8.scale %am {{dtype = {fp8}}} : (tensor<f32>) -> tensor<f32>
   %q = fp8.cast %x, %s {{granularity = "tensor"}} : ({x}, tensor<f32>) -> {q}
   %t = fp8.transpose %q : ({q}) -> {t}
   return %a, {rets} : tensor<f32>, {outs}
 }}
 )",
-                     fmt::arg("x", x), fmt::arg("q", q), fmt::arg("t", t), fmt::arg("outs", outs),
-                     fmt::arg("rets", rets));
+                     fmt::arg("x", xg), fmt::arg("q", qg), fmt::arg("t", tg),
+                     fmt::arg("outs", outs), fmt::arg("rets", rets), fmt::arg("fp8", c.fp8));
 }
 
 class GpuCastTransposeTest : public ::testing::TestWithParam<CtCase> {};
@@ -138,10 +153,16 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
   if (c.form != Form::TransposeOnly) // (there the amax is a launch of its own)
     EXPECT_EQ(launchesWith(*exe, {"fp8c::rowsKernel<"}), 0) << "no separate cast launch";
   std::map<std::string, HostTensor> in = inputsFor(*exe, 17, c.m);
-  if (in.count("am")) // s = 57344 / 2: values beyond 2 in magnitude saturate
+  if (in.count("am")) // s = fmax / 2: values beyond 2 in magnitude saturate
     in["am"] = HostTensor::fromValues({}, DType::F32, {2.0f});
   std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
   std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), in);
+  // The byte-staged form where it applies, and bit for bit the general form's outputs.
+  EXPECT_EQ(launchesWith(*exe, {"kByteStaged = true"}), byteStaged(c) ? 1 : 0);
+  if (byteStaged(c))
+    expectSameWithTuning(
+        fused.graph(), fused.options, [](ElementwiseTuning &t) { t.byteStagedTranspose = 0; },
+        "kByteStaged = true", "the byte-staged cast-transpose", in, gpu);
   if (c.form == Form::GeluGradE4m3) {
     // The derivative of the e4m3 input comes from the FP8 table; with the tables off, from
     // its per-element evaluation: the two launches must agree on every bit of every output.
@@ -216,8 +237,9 @@ std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
                      : info.param.form == Form::RowPair              ? "row_pair"
                      : info.param.form == Form::GeluGradE4m3         ? "gelu_grad_e4m3"
                                                                      : "block_pair";
-  return fmt::format("{}_{}x{}{}", form, info.param.m, info.param.n,
-                     info.param.dynamicM ? "_dynamic_m" : "");
+  return fmt::format("{}_{}x{}{}{}", form, info.param.m, info.param.n,
+                     info.param.dynamicM ? "_dynamic_m" : "",
+                     std::string(info.param.fp8) == "f8E4M3FN" ? "_e4m3" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -238,7 +260,16 @@ INSTANTIATE_TEST_SUITE_P(
                       CtCase{Form::RowPair, 1, 96, true}, CtCase{Form::RowPair, 300, 96, true},
                       CtCase{Form::RowPair, 4099, 200, true}, CtCase{Form::RowPair, 4099, 200},
                       CtCase{Form::GeluGradColSum, 4099, 200}, CtCase{Form::GeluGradE4m3, 7, 6},
-                      CtCase{Form::GeluGradE4m3, 257, 100}, CtCase{Form::GeluGradE4m3, 4099, 1000}),
+                      CtCase{Form::GeluGradE4m3, 257, 100}, CtCase{Form::GeluGradE4m3, 4099, 1000},
+                      // The byte-staged form: tile tails in both dims (128 x 64 tiles), one row,
+                      // a padded output pitch (dynamic M), both FP8 types.
+                      CtCase{Form::GivenScaleBothCopies, 1, 8},
+                      CtCase{Form::GivenScaleBothCopies, 7, 64, false, "f8E4M3FN"},
+                      CtCase{Form::GivenScaleBothCopies, 129, 72},
+                      CtCase{Form::GivenScaleBothCopies, 4099, 136, false, "f8E4M3FN"},
+                      CtCase{Form::GivenScaleBothCopies, 300, 96, true},
+                      CtCase{Form::GivenScaleBothCopies, 1000, 200, true, "f8E4M3FN"},
+                      CtCase{Form::TransposeOnly, 130, 64, true}),
     caseName);
 
 } // namespace

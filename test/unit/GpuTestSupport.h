@@ -163,22 +163,34 @@ inline ::testing::AssertionResult compileFused(const std::string &text, FusedGra
   return ::testing::AssertionSuccess();
 }
 
-/// Compiles `g` again with `o` and the FP8 tables off (ElementwiseTuning::fp8Tables = 0),
-/// expects no launch to read through a table, runs it on `in` and expects every output bit for
-/// bit the same as `tabled` (the outputs of the tables-on executable on the same inputs).
+/// Compiles `g` again with `o` changed by `change` (a tuning knob turned off), expects no launch
+/// source to contain `goneMarker`, runs it on `in` and expects every output bit for bit the same
+/// as `ref` (the outputs of the default executable on the same inputs); `what` names the form.
+inline void expectSameWithTuning(const Graph &g, CompileOptions o,
+                                 const std::function<void(ElementwiseTuning &)> &change,
+                                 const std::string &goneMarker, const std::string &what,
+                                 const std::map<std::string, HostTensor> &in,
+                                 const std::map<std::string, HostTensor> &ref) {
+  change(o.tuning);
+  Expected<std::unique_ptr<Executable>> other = compile(g, o);
+  ASSERT_TRUE(other.hasValue()) << other.error();
+  EXPECT_EQ(launchesWith(**other, {goneMarker}), 0) << what << " off, yet '" << goneMarker << "'";
+  std::map<std::string, HostTensor> out = runOnDevice(**other, in, nullptr);
+  for (const std::string &name : (*other)->outputNames()) {
+    ASSERT_TRUE(out.count(name) && ref.count(name)) << name;
+    EXPECT_EQ(countBitMismatches(ref.at(name), out.at(name)), 0)
+        << name << ": " << what << "'s result differs from the form without it";
+  }
+}
+
+/// The FP8 tables off (ElementwiseTuning::fp8Tables = 0): no launch reads through a table, and
+/// every output is bit for bit `tabled`.
 inline void expectTablesOffBitForBit(const Graph &g, CompileOptions o,
                                      const std::map<std::string, HostTensor> &in,
                                      const std::map<std::string, HostTensor> &tabled) {
-  o.tuning.fp8Tables = 0;
-  Expected<std::unique_ptr<Executable>> plain = compile(g, o);
-  ASSERT_TRUE(plain.hasValue()) << plain.error();
-  EXPECT_EQ(launchesWith(**plain, {"kTabIn"}), 0) << "fp8Tables = 0 has no table";
-  std::map<std::string, HostTensor> off = runOnDevice(**plain, in, nullptr);
-  for (const std::string &name : (*plain)->outputNames()) {
-    ASSERT_TRUE(off.count(name) && tabled.count(name)) << name;
-    EXPECT_EQ(countBitMismatches(tabled.at(name), off.at(name)), 0)
-        << name << ": the table's result differs from the per-element evaluation's";
-  }
+  expectSameWithTuning(
+      g, std::move(o), [](ElementwiseTuning &t) { t.fp8Tables = 0; }, "kTabIn", "the FP8 table", in,
+      tabled);
 }
 
 /// Captures what `work` enqueues on `stream` into a CUDA graph (global capture mode),
