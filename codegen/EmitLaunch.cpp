@@ -434,7 +434,9 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   gl.blockThreads = 256;
   // The FP8 table: rows.cuh's kTableBytes, 256 codes x 32 copies x 4 bytes.
   constexpr int64_t kFp8TableBytes = 256 * 32 * 4;
-  gl.sharedBytes = d.tabIn >= 0 ? kFp8TableBytes : 0;
+  // The byte-staged form's input ring: transpose_bytes.cuh's kRingStages tiles of kTileBytes.
+  constexpr int64_t kByteStagedRingBytes = 4 * 128 * 64 * 2;
+  gl.sharedBytes = d.tabIn >= 0 ? kFp8TableBytes : byteStaged ? kByteStagedRingBytes : 0;
   return gl;
 }
 

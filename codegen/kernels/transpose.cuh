@@ -442,6 +442,14 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
 
 namespace fp8c {
 
+namespace transpose {
+/// Dynamic shared memory a (cast-)transpose launch needs: the byte-staged form's input ring
+/// (codegen/EmitLaunch.cpp asks the same; bench/kernel_ab.py reads it from here).
+template <class Spec> FP8C_HD constexpr int stagedSharedBytes() {
+  return Spec::kByteStaged ? bytes::kRingStages * bytes::kTileBytes : 0;
+}
+} // namespace transpose
+
 /// The kernel body of a (cast-)transpose: instantiate from a generated entry point.
 template <class Spec, int N> __device__ __forceinline__ void transposeKernel(const Args<N> &args) {
   using namespace transpose;

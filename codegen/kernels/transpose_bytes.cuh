@@ -8,8 +8,9 @@
 // where their time follows the clock (issue-bound, not HBM-bound). This form converts each
 // element once and moves only FP8 bytes through shared memory:
 // - a block takes 128 x 64 tiles of the input; thread t holds rows 4 * (t / 8) .. + 3, columns
-//   8 * (t % 8) .. + 7 of the tile (four 16-byte loads, the next tile's issued before this one
-//   is converted);
+//   8 * (t % 8) .. + 7 of the tile: four 16-byte chunks, copied with cp.async into a ring of
+//   kRingStages tiles in shared memory, so that the bytes in flight are not bounded by
+//   registers (the general form keeps 32-64 bytes per thread in flight);
 // - it converts them once, q = sat(rne(v * s)), stores each row's 8 FP8 bytes untransposed,
 //   and transposes its 4 x 8 bytes in registers (byte permutes) into 8 words, each 4
 //   consecutive input rows of one column;
@@ -29,6 +30,10 @@ namespace bytes {
 constexpr int kTileR = 128; // input rows per tile (output columns: one 128-byte line)
 constexpr int kTileC = 64;  // input columns per tile (output rows)
 constexpr int kWordsPerCol = kTileR / 4;
+/// The input ring: tiles in flight per block (cp.async), each kTileBytes of dynamic shared
+/// memory. codegen/EmitLaunch.cpp gives the launch kRingStages * kTileBytes (kByteStagedRing).
+constexpr int kRingStages = 4;
+constexpr int kTileBytes = kTileR * kTileC * 2;
 
 /// What the byte-staged form requires of the Spec; codegen emits kByteStaged only for such.
 template <class Spec> FP8C_HD constexpr bool fits() {
@@ -58,16 +63,37 @@ __device__ __forceinline__ int wordAt(int c, int g) {
   return c * kWordsPerCol + (g ^ ((c >> 3 & 7) << 2));
 }
 
-/// The kernel body (see the top of this file).
+/// Copies 16 bytes from global `src` to shared `dst` asynchronously (cp.async, cached in L2
+/// only); with `valid` false, writes 16 zero bytes and reads nothing.
+__device__ __forceinline__ void copyAsync16(void *dst, const void *src, bool valid) {
+  const u32 d = static_cast<u32>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
+               "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commitAsync() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void waitAsync() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/// The kernel body (see the top of this file). The input ring is kRingStages tiles of dynamic
+/// shared memory (kRingStages * kTileBytes, the launch's sharedBytes).
 template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N> &args) {
   static_assert(fits<Spec>(), "the byte-staged cast-transpose: see bytes::fits");
   static_assert(kThreads == 256, "32 row groups x 8 column groups per tile");
   constexpr CastDesc C = Spec::kCast;
   constexpr InDesc I = Spec::kIn[0];
   constexpr bool kAmax = Spec::kAmax.buf >= 0;
+  constexpr int S = kRingStages;
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ uint4 staged[2][kTileC * kWordsPerCol / 4];
+  // ring[stage][j][thread]: chunk j (row 4 g + j) of each thread, consecutive threads
+  // consecutive 16 bytes (conflict-free). Each thread reads back only its own chunks, so the
+  // ring needs no barrier: cp.async.wait_group orders a thread's copies before its reads.
+  extern __shared__ uint4 fp8cByteRing[];
   void *const *buf = args.buffers;
   const i64 m = args.m;
   rows::runScalars<Spec>(buf, m, slots);
@@ -83,27 +109,31 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
   const bool vecOut = ld % 16 == 0;
 
   const u8 *in = static_cast<const u8 *>(buf[I.buf]);
-  auto issue = [&](i64 tile, uint4(&raw)[4]) {
-    const i64 r = tile / kTileCols * kTileR + 4 * g, c = tile % kTileCols * kTileC + 8 * cg;
+  // Tile `tile` (if any) into ring stage `st`: this thread's four chunks, zeros past the rows.
+  auto issue = [&](i64 tile, int st) {
+    if (tile < tiles) {
+      const i64 r = tile / kTileCols * kTileR + 4 * g, c = tile % kTileCols * kTileC + 8 * cg;
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      raw[j] = c < Spec::kCols && r + j < rowsN
-                   ? __ldg(reinterpret_cast<const uint4 *>(in + ((r + j) * I.ld + c) * 2))
-                   : make_uint4(0, 0, 0, 0);
+      for (int j = 0; j < 4; ++j) {
+        const bool valid = c < Spec::kCols && r + j < rowsN;
+        copyAsync16(&fp8cByteRing[(st * 4 + j) * kThreads + threadIdx.x],
+                    valid ? in + ((r + j) * I.ld + c) * 2 : in, valid);
+      }
+    }
+    commitAsync(); // one group per stage, empty past the last tile
   };
 
   u32 mx = 0; // max |v| as bits (NaN above +inf)
-  uint4 next[4];
-  if (blockIdx.x < tiles)
-    issue(blockIdx.x, next);
-  int b = 0;
+#pragma unroll
+  for (int st = 0; st < S; ++st)
+    issue(blockIdx.x + i64(st) * gridDim.x, st);
+  int b = 0, st = 0;
   for (i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x, b ^= 1) { // block-uniform
+    waitAsync<S - 1>(); // this tile's group (the oldest of S) has landed
     uint4 raw[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      raw[j] = next[j];
-    if (tile + gridDim.x < tiles)
-      issue(tile + gridDim.x, next);
+      raw[j] = fp8cByteRing[(st * 4 + j) * kThreads + threadIdx.x];
     const i64 r0 = tile / kTileCols * kTileR, c0 = tile % kTileCols * kTileC;
     const i64 r = r0 + 4 * g, c = c0 + 8 * cg;
     u32 w[4][2]; // FP8 bytes of rows r .. r + 3, columns c .. c + 3 and c + 4 .. c + 7
@@ -130,6 +160,9 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
           *reinterpret_cast<uint2 *>(static_cast<u8 *>(buf[Spec::kRowCastBuf]) +
                                      (r + j) * Spec::kRowCastLd + c) = make_uint2(w[j][0], w[j][1]);
     }
+    // The stage is consumed (w depends on every chunk read): refill it S tiles ahead.
+    issue(tile + i64(S) * gridDim.x, st);
+    st = st + 1 == S ? 0 : st + 1;
     u32 *t = reinterpret_cast<u32 *>(staged[b]);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -159,6 +192,7 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
       }
     }
   }
+  waitAsync<0>(); // (only empty groups remain; none outlives the block)
   if constexpr (kAmax) {
     float a = mx > 0x7F800000u ? canonicalNaN() : __uint_as_float(mx);
     a = blockMaxMag(a, scratch);
