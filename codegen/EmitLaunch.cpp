@@ -160,18 +160,24 @@ std::string granName(Granularity g) {
 }
 
 /// A one-pass cast-transpose that transpose_bytes.cuh's byte-staged form runs (its bytes::fits):
-/// one bf16 input, 8-element aligned rows, a tensor scale known before the launch, outputs
-/// only the FP8 copies (and the tensor amax, the history push).
+/// one or two full inputs with 8-element aligned rows, bf16 or (through the FP8 table) FP8, two
+/// only where one is the table's, a
+/// tensor scale known before the launch; outputs the FP8 copies, and optionally the tensor
+/// amax, the column sums and the history push.
 bool byteStagedFits(const LaunchDesc &d) {
-  const bool oneBf16 = d.inputs.size() == 1 && d.inputs[0].bc == Bcast::Full &&
-                       d.inputs[0].dt == DType::BF16 && d.inputs[0].ld % 8 == 0;
+  // (Two inputs only with one through the FP8 table: two bf16 inputs spilled at 80 registers.)
+  bool inputs = d.inputs.size() == 1 || (d.inputs.size() == 2 && d.tabIn >= 0);
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const LaunchInput &in = d.inputs[i];
+    inputs = inputs && in.bc == Bcast::Full && in.ld % 8 == 0 &&
+             (in.dt == DType::BF16 || (isFloat8(in.dt) && d.tabIn == static_cast<int>(i)));
+  }
   const bool knownTensorScale = d.cast && isFloat8(d.cast->dt) &&
                                 d.cast->gran == Granularity::Tensor &&
                                 d.cast->src != CastInfo::Src::Local;
-  return d.kind == LaunchKind::Transpose && oneBf16 && knownTensorScale && d.cols % 8 == 0 &&
-         (d.rowCastBuf < 0 || d.rowCastLd % 8 == 0) && !d.rowCast && d.colSumBuf < 0 &&
-         d.copyBuf < 0 && d.tabIn < 0 && d.storeBuf < 0 && d.barrierBuf < 0 &&
-         (d.amaxBuf < 0 || d.amaxGran == Granularity::Tensor);
+  return d.kind == LaunchKind::Transpose && inputs && knownTensorScale && d.cols % 8 == 0 &&
+         (d.rowCastBuf < 0 || d.rowCastLd % 8 == 0) && !d.rowCast && d.copyBuf < 0 &&
+         d.storeBuf < 0 && d.barrierBuf < 0 && (d.amaxBuf < 0 || d.amaxGran == Granularity::Tensor);
 }
 
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
@@ -407,10 +413,14 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // gelu_grad of dY and the GELU input): 3; left alone, ptxas took 104-125 registers (2 blocks),
   // and at 64 it spilled 52-60 bytes and ran 27 % longer (353.2 against 278.4 us at 79).
   const bool coopTranspose = d.kind == LaunchKind::Transpose && coop;
-  const char *bounds = outRowScales     ? (d.rowCast && nFull >= 3 ? "256, 3" : "256, 4")
-                       : !coopTranspose ? "256"
-                       : nFull == 1     ? "256, 4"
-                                        : "256, 3";
+  // A byte-staged cast-transpose of two inputs (the delayed MLP's gelu_grad: the saved FP8
+  // input through the table, the bf16 gradient) asks for 3 resident blocks: left alone, ptxas
+  // took 127 registers (one block per SM).
+  const char *bounds = outRowScales               ? (d.rowCast && nFull >= 3 ? "256, 3" : "256, 4")
+                       : byteStaged && nFull == 2 ? "256, 3"
+                       : !coopTranspose           ? "256"
+                       : nFull == 1               ? "256, 4"
+                                                  : "256, 3";
   // The (cast-)transposes take their Args as a __grid_constant__ parameter. The form of the entry
   // changes ptxas's choices for the same body (H200, kernel_ab after a GEMM, the delayed MLP at
   // 8192 tokens): the gelu_grad cast-transpose got 76 registers instead of 62 and took 192.4 us
@@ -434,9 +444,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   gl.blockThreads = 256;
   // The FP8 table: rows.cuh's kTableBytes, 256 codes x 32 copies x 4 bytes.
   constexpr int64_t kFp8TableBytes = 256 * 32 * 4;
-  // The byte-staged form's input ring: transpose_bytes.cuh's kRingStages tiles of kTileBytes.
-  constexpr int64_t kByteStagedRingBytes = 4 * 128 * 64 * 2;
-  gl.sharedBytes = d.tabIn >= 0 ? kFp8TableBytes : byteStaged ? kByteStagedRingBytes : 0;
+  gl.sharedBytes = d.tabIn >= 0 ? kFp8TableBytes : 0;
   return gl;
 }
 

@@ -138,38 +138,49 @@ __device__ __forceinline__ float castScale(void *const *buf, const float *slots)
     return rows::bufferScale<Spec>(buf, 0);
 }
 
-/// Column sums of one unit: the four quarters of each column (threads t and t + 64k hold
-/// column t % 64 of rows 16k ... 16k + 15 of each tile) go into partial[chunk][c]; the last
-/// unit of the tile column adds the chunks in order and stores the sums.
+/// The end of a column-sum unit: thread t < 64 holds the unit's sum `p` of column t of tile
+/// column `tcol`, which goes into partial[chunk][c]; the last unit of the tile column (the
+/// per-tile-column counter, zeroed before the launch) adds the chunks in order and stores the
+/// sums. `flag` is a shared float the block may use. Every thread of the block calls it.
 template <class Spec>
-__device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i64 tcol, float csum,
-                                                 float *colScratch) {
-  constexpr int kQuarters = kThreads / kTile;
+__device__ __forceinline__ void publishColumnPartial(void *const *buf, i64 chunk, i64 tcol, float p,
+                                                     float *flag) {
   float *partial = f32p(buf[Spec::kPartialBuf]);
   u32 *counter = static_cast<u32 *>(buf[Spec::kCounterBuf]);
   const i64 c = tcol * kTile + threadIdx.x;
-  __syncthreads(); // the previous unit's reads of colScratch are done
-  colScratch[threadIdx.x] = csum;
-  __syncthreads();
-  if (threadIdx.x < kTile && c < Spec::kCols) {
-    float p = colScratch[threadIdx.x];
-#pragma unroll
-    for (int q = 1; q < kQuarters; ++q)
-      p = __fadd_rn(p, colScratch[q * kTile + threadIdx.x]);
+  if (threadIdx.x < kTile && c < Spec::kCols)
     partial[chunk * Spec::kCols + c] = p;
-  }
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0)
-    colScratch[kThreads] = atomicAdd(&counter[tcol], 1u) == u32(Spec::kColChunks - 1) ? 1.0f : 0.0f;
+    *flag = atomicAdd(&counter[tcol], 1u) == u32(Spec::kColChunks - 1) ? 1.0f : 0.0f;
   __syncthreads();
-  if (colScratch[kThreads] != 0.0f && threadIdx.x < kTile && c < Spec::kCols) {
+  if (*flag != 0.0f && threadIdx.x < kTile && c < Spec::kCols) {
     __threadfence();
     float sum = 0.0f;
     for (int k = 0; k < Spec::kColChunks; ++k)
       sum = __fadd_rn(sum, __ldcg(&partial[k * Spec::kCols + c]));
     storeOne<Spec::kColSum.dt>(buf[Spec::kColSum.buf], c, sum);
   }
+}
+
+/// Column sums of one unit: the four quarters of each column (threads t and t + 64k hold
+/// column t % 64 of rows 16k ... 16k + 15 of each tile), added in order, then published.
+template <class Spec>
+__device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i64 tcol, float csum,
+                                                 float *colScratch) {
+  constexpr int kQuarters = kThreads / kTile;
+  __syncthreads(); // the previous unit's reads of colScratch are done
+  colScratch[threadIdx.x] = csum;
+  __syncthreads();
+  float p = 0.0f;
+  if (threadIdx.x < kTile) {
+    p = colScratch[threadIdx.x];
+#pragma unroll
+    for (int q = 1; q < kQuarters; ++q)
+      p = __fadd_rn(p, colScratch[q * kTile + threadIdx.x]);
+  }
+  publishColumnPartial<Spec>(buf, chunk, tcol, p, &colScratch[kThreads]);
 }
 
 /// Phase 1 of a per-output-row scale: the max |v| of each column of the tile in shared memory
@@ -441,14 +452,6 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
 #include "fp8c/transpose_bytes.cuh"
 
 namespace fp8c {
-
-namespace transpose {
-/// Dynamic shared memory a (cast-)transpose launch needs: the byte-staged form's input ring
-/// (codegen/EmitLaunch.cpp asks the same; bench/kernel_ab.py reads it from here).
-template <class Spec> FP8C_HD constexpr int stagedSharedBytes() {
-  return Spec::kByteStaged ? bytes::kRingStages * bytes::kTileBytes : 0;
-}
-} // namespace transpose
 
 /// The kernel body of a (cast-)transpose: instantiate from a generated entry point.
 template <class Spec, int N> __device__ __forceinline__ void transposeKernel(const Args<N> &args) {

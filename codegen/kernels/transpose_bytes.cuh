@@ -1,16 +1,15 @@
 // The byte-staged one-pass cast-transpose (Spec::kByteStaged, chosen by codegen/EmitLaunch.cpp):
-// a bf16 input cast to FP8 with a tensor scale known before the launch (delayed scaling's
-// history, or a scale an earlier launch computed), written transposed and, with kRowCastBuf,
-// untransposed; optionally the tensor amax of the value and the history push.
+// a value of one full bf16 input, or of two where one is FP8 read through the FP8 table, cast
+// to FP8 with a tensor scale known before the launch (delayed scaling's history, or a scale an
+// earlier launch computed), written transposed and, with kRowCastBuf, untransposed; optionally
+// the tensor amax of the value, its column sums (kColSum) and the history push.
 //
 // transpose.cuh's general form stages f32 values in shared memory and converts each element
-// twice. Under a training step's power cap these launches run at the GEMMs' reduced SM clock,
-// where their time follows the clock (issue-bound, not HBM-bound). This form converts each
-// element once and moves only FP8 bytes through shared memory:
+// twice. This form converts each element once and moves only FP8 bytes through shared memory:
 // - a block takes 128 x 64 tiles of the input; thread t holds rows 4 * (t / 8) .. + 3, columns
-//   8 * (t % 8) .. + 7 of the tile: four 16-byte chunks, copied with cp.async into a ring of
-//   kRingStages tiles in shared memory, so that the bytes in flight are not bounded by
-//   registers (the general form keeps 32-64 bytes per thread in flight);
+//   8 * (t % 8) .. + 7 of the tile (per input four 8-element loads, the next tile's issued
+//   before this one is converted; a cp.async ring of 2 or 4 tiles in shared memory instead
+//   measured 1-15 % slower, bench/README.md "The byte-staged cast-transpose");
 // - it converts them once, q = sat(rne(v * s)), stores each row's 8 FP8 bytes untransposed,
 //   and transposes its 4 x 8 bytes in registers (byte permutes) into 8 words, each 4
 //   consecutive input rows of one column;
@@ -19,9 +18,13 @@
 // - each thread then reads two 16-byte runs (16 input rows of one column) and stores them into
 //   the transposed output, 8 threads per 128-byte output row segment. Two shared tiles
 //   alternate, so one barrier per tile suffices.
-// Included by transpose.cuh (it uses transpose::castScale and pushHistoryWhenLast).
-// Bit for bit the general form's outputs (test/unit/GpuCastTransposeTest.cpp compares both with
-// the interpreter and with each other).
+// With column sums the work is split into units of (chunk of tile rows, tile column) as in the
+// general form (the same kColChunks partial rows and per-tile-column counters); a unit sums each
+// column down its rows in a fixed order (a thread's 4 rows, then the 32 row groups of the block
+// in a fixed tree), so the sums are deterministic.
+// Included by transpose.cuh (it uses transpose::castScale, transpose::publishColumnPartial and
+// pushHistoryWhenLast). FP8 outputs, amax and scale are bit for bit the general form's
+// (test/unit/GpuCastTransposeTest.cpp compares both with the interpreter and with each other).
 #pragma once
 
 namespace fp8c {
@@ -30,20 +33,23 @@ namespace bytes {
 constexpr int kTileR = 128; // input rows per tile (output columns: one 128-byte line)
 constexpr int kTileC = 64;  // input columns per tile (output rows)
 constexpr int kWordsPerCol = kTileR / 4;
-/// The input ring: tiles in flight per block (cp.async), each kTileBytes of dynamic shared
-/// memory. codegen/EmitLaunch.cpp gives the launch kRingStages * kTileBytes (kByteStagedRing).
-constexpr int kRingStages = 4;
-constexpr int kTileBytes = kTileR * kTileC * 2;
 
-/// What the byte-staged form requires of the Spec; codegen emits kByteStaged only for such.
+template <class Spec, int I> FP8C_HD constexpr bool inputFits() {
+  return I >= Spec::kNumIn || (Spec::kIn[I].bc == Bcast::Full && Spec::kIn[I].ld % 8 == 0 &&
+                               (Spec::kIn[I].dt == Dt::BF16 || isFp8(Spec::kIn[I].dt)) &&
+                               (I == Spec::kTabIn || Spec::kIn[I].dt == Dt::BF16));
+}
+
+/// What the byte-staged form requires of the Spec; codegen emits kByteStaged only for such
+/// (codegen/EmitLaunch.cpp's byteStagedFits says the same).
 template <class Spec> FP8C_HD constexpr bool fits() {
   constexpr CastDesc C = Spec::kCast;
-  return Spec::kNumIn == 1 && Spec::kIn[0].bc == Bcast::Full && Spec::kIn[0].dt == Dt::BF16 &&
-         Spec::kIn[0].ld % 8 == 0 && Spec::kCols % 8 == 0 && C.buf >= 0 && isFp8(C.dt) &&
+  return (Spec::kNumIn == 1 || (Spec::kNumIn == 2 && Spec::kTabIn >= 0)) && inputFits<Spec, 0>() &&
+         inputFits<Spec, 1>() && Spec::kCols % 8 == 0 && C.buf >= 0 && isFp8(C.dt) &&
          C.gran == Gran::Tensor && (C.src == ScaleSrc::Slot || C.src == ScaleSrc::Buffer) &&
          (Spec::kRowCastBuf < 0 || Spec::kRowCastLd % 8 == 0) && Spec::kRowCast.buf < 0 &&
-         Spec::kColSum.buf < 0 && Spec::kCopy.buf < 0 && Spec::kTabIn < 0 && Spec::kStore.buf < 0 &&
-         Spec::kBarrierBuf < 0 && (Spec::kAmax.buf < 0 || Spec::kAmax.gran == Gran::Tensor);
+         Spec::kCopy.buf < 0 && Spec::kStore.buf < 0 && Spec::kBarrierBuf < 0 &&
+         (Spec::kAmax.buf < 0 || Spec::kAmax.gran == Gran::Tensor);
 }
 
 /// Bytes 0-3 of words a (row 0) .. d (row 3) at byte k of each: column k of a 4 x 4 byte block.
@@ -63,40 +69,69 @@ __device__ __forceinline__ int wordAt(int c, int g) {
   return c * kWordsPerCol + (g ^ ((c >> 3 & 7) << 2));
 }
 
-/// Copies 16 bytes from global `src` to shared `dst` asynchronously (cp.async, cached in L2
-/// only); with `valid` false, writes 16 zero bytes and reads nothing.
-__device__ __forceinline__ void copyAsync16(void *dst, const void *src, bool valid) {
-  const u32 d = static_cast<u32>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
-               "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void commitAsync() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N> __device__ __forceinline__ void waitAsync() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+/// 8 elements of one input row: 16 bytes of bf16 or 8 of FP8; rows 0-3 of a row group.
+template <Dt D> struct Raw {
+  using T = uint2;
+  T v[4];
+};
+template <> struct Raw<Dt::BF16> {
+  using T = uint4;
+  T v[4];
+};
+
+/// This thread's chunks (rows r .. r + 3, columns c .. c + 7) of each input; zeros past the rows.
+template <class Spec> struct Loads {
+  Raw<Spec::kIn[0].dt> a;
+  Raw<Spec::kIn[Spec::kNumIn - 1].dt> b; // (the same input again with one)
+
+  template <int I, class R>
+  __device__ __forceinline__ static void issueOne(void *const *buf, i64 r, i64 c, i64 rowsN,
+                                                  R &raw) {
+    constexpr InDesc d = Spec::kIn[I];
+    using T = typename R::T;
+    const u8 *in = static_cast<const u8 *>(buf[d.buf]);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      raw.v[j] = c < Spec::kCols && r + j < rowsN
+                     ? __ldg(reinterpret_cast<const T *>(in + ((r + j) * d.ld + c) * dtBytes(d.dt)))
+                     : T{};
+  }
+  __device__ __forceinline__ void issue(void *const *buf, i64 r, i64 c, i64 rowsN) {
+    issueOne<0>(buf, r, c, rowsN, a);
+    if constexpr (Spec::kNumIn == 2)
+      issueOne<1>(buf, r, c, rowsN, b);
+  }
+};
+
+/// Element e (0..7) of row j of input I's chunk, as value() takes it.
+template <class Spec, int I, class R>
+__device__ __forceinline__ float element(const R &raw, int j, int e) {
+  constexpr Dt D = Spec::kIn[I].dt;
+  if constexpr (D == Dt::BF16) {
+    const uint4 &u = raw.v[j];
+    const u32 pair = e < 2 ? u.x : e < 4 ? u.y : e < 6 ? u.z : u.w;
+    return __uint_as_float(e % 2 == 0 ? pair << 16 : pair & 0xFFFF0000u); // the high half
+  } else {
+    static_assert(I == Spec::kTabIn, "an FP8 input is read through the FP8 table");
+    const uint2 &u = raw.v[j];
+    return rows::tableAt((e < 4 ? u.x : u.y) >> (8 * (e % 4)) & 0xFFu);
+  }
 }
 
-/// The kernel body (see the top of this file). The input ring is kRingStages tiles of dynamic
-/// shared memory (kRingStages * kTileBytes, the launch's sharedBytes).
+/// The kernel body (see the top of this file).
 template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N> &args) {
   static_assert(fits<Spec>(), "the byte-staged cast-transpose: see bytes::fits");
-  static_assert(kThreads == 256, "32 row groups x 8 column groups per tile");
+  static_assert(kThreads == 256 && kWarps == 8, "32 row groups x 8 column groups per tile");
   constexpr CastDesc C = Spec::kCast;
-  constexpr InDesc I = Spec::kIn[0];
   constexpr bool kAmax = Spec::kAmax.buf >= 0;
-  constexpr int S = kRingStages;
+  constexpr bool kSums = Spec::kColSum.buf >= 0;
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ uint4 staged[2][kTileC * kWordsPerCol / 4];
-  // ring[stage][j][thread]: chunk j (row 4 g + j) of each thread, consecutive threads
-  // consecutive 16 bytes (conflict-free). Each thread reads back only its own chunks, so the
-  // ring needs no barrier: cp.async.wait_group orders a thread's copies before its reads.
-  extern __shared__ uint4 fp8cByteRing[];
+  __shared__ float sums[kSums ? kWarps * kTileC + 1 : 1]; // per warp and column; a flag
   void *const *buf = args.buffers;
   const i64 m = args.m;
-  rows::runScalars<Spec>(buf, m, slots);
+  rows::runScalars<Spec>(buf, m, slots); // (and the FP8 table)
   const float s = transpose::castScale<Spec>(buf, slots);
 
   const i64 rowsN = Spec::kRows.eval(m);
@@ -104,95 +139,129 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
   const i64 span = ld > rowsN ? ld : rowsN; // output columns run to the padded pitch
   const i64 tileRows = (span + kTileR - 1) / kTileR;
   constexpr i64 kTileCols = (Spec::kCols + kTileC - 1) / kTileC;
-  const i64 tiles = tileRows * kTileCols;
+  // Units: with column sums a chunk of tile rows of one tile column (kColChunks chunks; the
+  // trailing ones may be empty), else one tile.
+  const i64 per = kSums ? (tileRows + Spec::kColChunks - 1) / Spec::kColChunks : 1;
+  const i64 units = kSums ? i64(Spec::kColChunks) * kTileCols : tileRows * kTileCols;
   const int g = threadIdx.x >> 3, cg = threadIdx.x & 7; // row group, column group
   const bool vecOut = ld % 16 == 0;
-
-  const u8 *in = static_cast<const u8 *>(buf[I.buf]);
-  // Tile `tile` (if any) into ring stage `st`: this thread's four chunks, zeros past the rows.
-  auto issue = [&](i64 tile, int st) {
-    if (tile < tiles) {
-      const i64 r = tile / kTileCols * kTileR + 4 * g, c = tile % kTileCols * kTileC + 8 * cg;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const bool valid = c < Spec::kCols && r + j < rowsN;
-        copyAsync16(&fp8cByteRing[(st * 4 + j) * kThreads + threadIdx.x],
-                    valid ? in + ((r + j) * I.ld + c) * 2 : in, valid);
-      }
-    }
-    commitAsync(); // one group per stage, empty past the last tile
+  auto firstRow = [&](i64 u) { return kSums ? u / kTileCols * per : u / kTileCols; };
+  auto endRow = [&](i64 u) {
+    const i64 e = firstRow(u) + per;
+    return e < tileRows ? e : tileRows;
   };
 
-  u32 mx = 0; // max |v| as bits (NaN above +inf)
-#pragma unroll
-  for (int st = 0; st < S; ++st)
-    issue(blockIdx.x + i64(st) * gridDim.x, st);
-  int b = 0, st = 0;
-  for (i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x, b ^= 1) { // block-uniform
-    waitAsync<S - 1>(); // this tile's group (the oldest of S) has landed
-    uint4 raw[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      raw[j] = fp8cByteRing[(st * 4 + j) * kThreads + threadIdx.x];
-    const i64 r0 = tile / kTileCols * kTileR, c0 = tile % kTileCols * kTileC;
-    const i64 r = r0 + 4 * g, c = c0 + 8 * cg;
-    u32 w[4][2]; // FP8 bytes of rows r .. r + 3, columns c .. c + 3 and c + 4 .. c + 7
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const u32 pairs[4] = {raw[j].x, raw[j].y, raw[j].z, raw[j].w};
-      const bool ok = c < Spec::kCols && r + j < rowsN; // else the value is 0 (the pad)
-      u16 q[4];
-#pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        // A bf16 is the high half of its f32.
-        const float x0 = __uint_as_float(pairs[p] << 16);
-        const float x1 = __uint_as_float(pairs[p] & 0xFFFF0000u);
-        const float v0 = ok ? Spec::value(&x0, slots) : 0.0f;
-        const float v1 = ok ? Spec::value(&x1, slots) : 0.0f;
-        if constexpr (kAmax)
-          mx = max(mx, max(__float_as_uint(v0) & 0x7FFFFFFFu, __float_as_uint(v1) & 0x7FFFFFFFu));
-        q[p] = packFp8x2<C.dt>(op::quantize(v0, s), op::quantize(v1, s));
+  u32 mx = 0;   // max |v| as bits (NaN above +inf)
+  int slot = 0; // the staged tile this block writes next (alternating per tile)
+  Loads<Spec> next;
+  bool pending = false;                                 // `next` holds the current tile's chunks
+  for (i64 u = blockIdx.x; u < units; u += gridDim.x) { // block-uniform
+    const i64 c0 = u % kTileCols * kTileC, trEnd = endRow(u);
+    const i64 c = c0 + 8 * cg;
+    float cs[8] = {};                              // this thread's column sums over the unit's rows
+    for (i64 tr = firstRow(u); tr < trEnd; ++tr) { // block-uniform
+      const i64 r0 = tr * kTileR, r = r0 + 4 * g;
+      Loads<Spec> cur;
+      if (pending)
+        cur = next;
+      else
+        cur.issue(buf, r, c, rowsN);
+      // The next tile's loads: the next of this unit, or the first of the block's next unit.
+      i64 nr = tr + 1, nu = u;
+      if (nr >= trEnd) {
+        nu = u + gridDim.x;
+        nr = nu < units ? firstRow(nu) : tileRows;
+        if (nu < units && nr >= endRow(nu))
+          nr = tileRows; // an empty unit: its successor loads for itself
       }
-      w[j][0] = u32(q[0]) | u32(q[1]) << 16;
-      w[j][1] = u32(q[2]) | u32(q[3]) << 16;
-      if constexpr (Spec::kRowCastBuf >= 0)
-        if (ok)
-          *reinterpret_cast<uint2 *>(static_cast<u8 *>(buf[Spec::kRowCastBuf]) +
-                                     (r + j) * Spec::kRowCastLd + c) = make_uint2(w[j][0], w[j][1]);
-    }
-    // The stage is consumed (w depends on every chunk read): refill it S tiles ahead.
-    issue(tile + i64(S) * gridDim.x, st);
-    st = st + 1 == S ? 0 : st + 1;
-    u32 *t = reinterpret_cast<u32 *>(staged[b]);
+      pending = nr < tileRows;
+      if (pending)
+        next.issue(buf, nr * kTileR + 4 * g, nu % kTileCols * kTileC + 8 * cg, rowsN);
+
+      u32 w[4][2]; // FP8 bytes of rows r .. r + 3, columns c .. c + 3 and c + 4 .. c + 7
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      u32 col[4];
-      transpose4x4(w[0][h], w[1][h], w[2][h], w[3][h], col);
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = c < Spec::kCols && r + j < rowsN; // else the value is 0 (the pad)
+        u16 q[4];
 #pragma unroll
-      for (int k = 0; k < 4; ++k)
-        t[wordAt(8 * cg + 4 * h + k, g)] = col[k];
-    }
-    __syncthreads(); // the other tile was read before the previous barrier
-    // Output row c0 + cc (input column), columns r0 + 16 * qv .. + 15 (input rows).
-    const int qv = threadIdx.x & 7;
+        for (int p = 0; p < 4; ++p) {
+          float v[2];
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int cc = (threadIdx.x >> 3) + 32 * i;
-      if (c0 + cc >= Spec::kCols)
-        continue;
-      const uint4 v = reinterpret_cast<const uint4 *>(t)[wordAt(cc, 4 * qv) / 4];
-      const i64 oc = r0 + 16 * qv;
-      u8 *dst = static_cast<u8 *>(buf[C.buf]) + (c0 + cc) * ld + oc;
-      if (vecOut && oc + 16 <= ld) {
-        *reinterpret_cast<uint4 *>(dst) = v;
-      } else if (oc < ld) {
-        const u32 words[4] = {v.x, v.y, v.z, v.w};
-        for (int e = 0; e < 16 && oc + e < ld; ++e)
-          dst[e] = u8(words[e >> 2] >> (8 * (e & 3)));
+          for (int h = 0; h < 2; ++h) {
+            float x[Spec::kNumIn];
+            x[0] = element<Spec, 0>(cur.a, j, 2 * p + h);
+            if constexpr (Spec::kNumIn == 2)
+              x[1] = element<Spec, 1>(cur.b, j, 2 * p + h);
+            v[h] = ok ? Spec::value(x, slots) : 0.0f;
+            if constexpr (kAmax)
+              mx = max(mx, __float_as_uint(v[h]) & 0x7FFFFFFFu);
+            if constexpr (kSums)
+              cs[2 * p + h] = __fadd_rn(cs[2 * p + h], v[h]);
+          }
+          q[p] = packFp8x2<C.dt>(op::quantize(v[0], s), op::quantize(v[1], s));
+        }
+        w[j][0] = u32(q[0]) | u32(q[1]) << 16;
+        w[j][1] = u32(q[2]) | u32(q[3]) << 16;
+        if constexpr (Spec::kRowCastBuf >= 0)
+          if (ok)
+            *reinterpret_cast<uint2 *>(static_cast<u8 *>(buf[Spec::kRowCastBuf]) +
+                                       (r + j) * Spec::kRowCastLd + c) =
+                make_uint2(w[j][0], w[j][1]);
       }
+      u32 *t = reinterpret_cast<u32 *>(staged[slot]);
+      slot ^= 1;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        u32 col[4];
+        transpose4x4(w[0][h], w[1][h], w[2][h], w[3][h], col);
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          t[wordAt(8 * cg + 4 * h + k, g)] = col[k];
+      }
+      __syncthreads(); // (the other staged tile was read before the previous barrier)
+      // Output row c0 + cc (input column), columns r0 + 16 * qv .. + 15 (input rows).
+      const int qv = threadIdx.x & 7;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int cc = (threadIdx.x >> 3) + 32 * i;
+        if (c0 + cc >= Spec::kCols)
+          continue;
+        const uint4 v = reinterpret_cast<const uint4 *>(t)[wordAt(cc, 4 * qv) / 4];
+        const i64 oc = r0 + 16 * qv;
+        u8 *dst = static_cast<u8 *>(buf[C.buf]) + (c0 + cc) * ld + oc;
+        if (vecOut && oc + 16 <= ld) {
+          *reinterpret_cast<uint4 *>(dst) = v;
+        } else if (oc < ld) {
+          const u32 words[4] = {v.x, v.y, v.z, v.w};
+          for (int e = 0; e < 16 && oc + e < ld; ++e)
+            dst[e] = u8(words[e >> 2] >> (8 * (e & 3)));
+        }
+      }
+    }
+    if constexpr (kSums) {
+      // The 32 row groups: the warp's 4 (lanes 8 and 16 apart), then the 8 warps in order.
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        cs[k] = __fadd_rn(cs[k], __shfl_xor_sync(0xFFFFFFFFu, cs[k], 8));
+        cs[k] = __fadd_rn(cs[k], __shfl_xor_sync(0xFFFFFFFFu, cs[k], 16));
+      }
+      __syncthreads(); // the previous unit's reads of `sums` are done
+      if ((threadIdx.x & 31) < 8)
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+          sums[threadIdx.x / 32 * kTileC + 8 * cg + k] = cs[k];
+      __syncthreads();
+      float p = 0.0f;
+      if (threadIdx.x < kTileC) {
+        p = sums[threadIdx.x];
+#pragma unroll
+        for (int wp = 1; wp < kWarps; ++wp)
+          p = __fadd_rn(p, sums[wp * kTileC + threadIdx.x]);
+      }
+      transpose::publishColumnPartial<Spec>(buf, u / kTileCols, u % kTileCols, p,
+                                            &sums[kWarps * kTileC]);
     }
   }
-  waitAsync<0>(); // (only empty groups remain; none outlives the block)
   if constexpr (kAmax) {
     float a = mx > 0x7F800000u ? canonicalNaN() : __uint_as_float(mx);
     a = blockMaxMag(a, scratch);
