@@ -2,7 +2,8 @@
 // a value of one full bf16 input, or of two where one is FP8 read through the FP8 table, cast
 // to FP8 with a tensor scale known before the launch (delayed scaling's history, or a scale an
 // earlier launch computed), written transposed and, with kRowCastBuf, untransposed; optionally
-// the tensor amax of the value, its column sums (kColSum) and the history push.
+// the tensor amax of the value, the history push and, with two inputs, its column sums (kColSum;
+// one input with column sums keeps the general form, which measured as fast or faster).
 //
 // transpose.cuh's general form stages f32 values in shared memory and converts each element
 // twice. This form converts each element once and moves only FP8 bytes through shared memory:
@@ -44,9 +45,11 @@ template <class Spec, int I> FP8C_HD constexpr bool inputFits() {
 /// (codegen/EmitLaunch.cpp's byteStagedFits says the same).
 template <class Spec> FP8C_HD constexpr bool fits() {
   constexpr CastDesc C = Spec::kCast;
-  return (Spec::kNumIn == 1 || (Spec::kNumIn == 2 && Spec::kTabIn >= 0)) && inputFits<Spec, 0>() &&
-         inputFits<Spec, 1>() && Spec::kCols % 8 == 0 && C.buf >= 0 && isFp8(C.dt) &&
-         C.gran == Gran::Tensor && (C.src == ScaleSrc::Slot || C.src == ScaleSrc::Buffer) &&
+  return ((Spec::kNumIn == 1 && Spec::kColSum.buf < 0) ||
+          (Spec::kNumIn == 2 && Spec::kTabIn >= 0)) &&
+         inputFits<Spec, 0>() && inputFits<Spec, 1>() && Spec::kCols % 8 == 0 && C.buf >= 0 &&
+         isFp8(C.dt) && C.gran == Gran::Tensor &&
+         (C.src == ScaleSrc::Slot || C.src == ScaleSrc::Buffer) &&
          (Spec::kRowCastBuf < 0 || Spec::kRowCastLd % 8 == 0) && Spec::kRowCast.buf < 0 &&
          Spec::kCopy.buf < 0 && Spec::kStore.buf < 0 && Spec::kBarrierBuf < 0 &&
          (Spec::kAmax.buf < 0 || Spec::kAmax.gran == Gran::Tensor);
