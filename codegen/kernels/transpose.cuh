@@ -164,22 +164,28 @@ __device__ __forceinline__ void publishColumnPartial(void *const *buf, i64 chunk
   }
 }
 
+/// For thread t < 64: slices[0][t] + slices[1][t] + ... + slices[Slices - 1][t], added in that
+/// order (slices of 64 floats in shared memory, one per group of rows); 0 for the others.
+template <int Slices> __device__ __forceinline__ float sumColumnSlices(const float *slices) {
+  float p = 0.0f;
+  if (threadIdx.x < kTile) {
+    p = slices[threadIdx.x];
+#pragma unroll
+    for (int q = 1; q < Slices; ++q)
+      p = __fadd_rn(p, slices[q * kTile + threadIdx.x]);
+  }
+  return p;
+}
+
 /// Column sums of one unit: the four quarters of each column (threads t and t + 64k hold
 /// column t % 64 of rows 16k ... 16k + 15 of each tile), added in order, then published.
 template <class Spec>
 __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i64 tcol, float csum,
                                                  float *colScratch) {
-  constexpr int kQuarters = kThreads / kTile;
   __syncthreads(); // the previous unit's reads of colScratch are done
   colScratch[threadIdx.x] = csum;
   __syncthreads();
-  float p = 0.0f;
-  if (threadIdx.x < kTile) {
-    p = colScratch[threadIdx.x];
-#pragma unroll
-    for (int q = 1; q < kQuarters; ++q)
-      p = __fadd_rn(p, colScratch[q * kTile + threadIdx.x]);
-  }
+  const float p = sumColumnSlices<kThreads / kTile>(colScratch);
   publishColumnPartial<Spec>(buf, chunk, tcol, p, &colScratch[kThreads]);
 }
 

@@ -23,8 +23,8 @@
 // general form (the same kColChunks partial rows and per-tile-column counters); a unit sums each
 // column down its rows in a fixed order (a thread's 4 rows, then the 32 row groups of the block
 // in a fixed tree), so the sums are deterministic.
-// Included by transpose.cuh (it uses transpose::castScale, transpose::publishColumnPartial and
-// pushHistoryWhenLast). FP8 outputs, amax and scale are bit for bit the general form's
+// Included by transpose.cuh (it uses transpose::castScale, sumColumnSlices, publishColumnPartial
+// and pushHistoryWhenLast). FP8 outputs, amax and scale are bit for bit the general form's
 // (test/unit/GpuCastTransposeTest.cpp compares both with the interpreter and with each other).
 #pragma once
 
@@ -282,13 +282,8 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
         for (int k = 0; k < 8; ++k)
           sums[threadIdx.x / 32 * kTileC + 8 * cg + k] = cs[k];
       __syncthreads();
-      float p = 0.0f;
-      if (threadIdx.x < kTileC) {
-        p = sums[threadIdx.x];
-#pragma unroll
-        for (int wp = 1; wp < kWarps; ++wp)
-          p = __fadd_rn(p, sums[wp * kTileC + threadIdx.x]);
-      }
+      static_assert(kTileC == transpose::kTile, "a tile column is 64 columns in both forms");
+      const float p = transpose::sumColumnSlices<kWarps>(sums);
       transpose::publishColumnPartial<Spec>(buf, u / kTileCols, u % kTileCols, p,
                                             &sums[kWarps * kTileC]);
     }
