@@ -160,17 +160,15 @@ std::string granName(Granularity g) {
 }
 
 /// A one-pass cast-transpose that transpose_bytes.cuh's byte-staged form runs (its bytes::fits):
-/// one bf16 full input without column sums, or two where one is FP8 read through the FP8 table;
-/// rows 8-element aligned, a
-/// tensor scale known before the launch; outputs the FP8 copies, and optionally the tensor
-/// amax, the column sums and the history push.
+/// one bf16 full input without column sums, or two where one is FP8 read through the FP8 table
+/// (column sums allowed); rows 8-element aligned; a tensor scale known before the launch; the
+/// FP8 copies as outputs, and optionally the tensor amax and the history push.
 bool byteStagedFits(const LaunchDesc &d) {
-  // One bf16 input without column sums, or two with one through the FP8 table (the gelu_grad
-  // of a saved e4m3 input, column sums or not). Measured (H200, kernel_ab after a GEMM, the
-  // delayed steps at 8192 tokens; bench/README.md "The byte-staged cast-transpose"): x and W
-  // 2-8 % faster, the gelu_grad 13 %; one input with the column sums (dY with the bias
-  // gradient) tied or lost 4 % (its 128-row tiles leave half the rows per column-sum unit), and
-  // two bf16 inputs spilled at 80 registers.
+  // Measured (H200, kernel_ab after a GEMM, the delayed steps at 8192 tokens; bench/README.md
+  // "The byte-staged cast-transpose"): x 8 % and W 4 % faster, the gelu_grad of the saved e4m3
+  // input 12 %; one input with the column sums (dY with the bias gradient) tied or lost 4 %
+  // (its 128-row tiles leave half the rows per column-sum unit), and two bf16 inputs spilled
+  // at 80 registers.
   bool inputs = (d.inputs.size() == 1 && d.colSumBuf < 0) || (d.inputs.size() == 2 && d.tabIn >= 0);
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const LaunchInput &in = d.inputs[i];

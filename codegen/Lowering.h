@@ -22,8 +22,9 @@ struct ElementwiseTuning {
   /// Derivatives of an FP8 input (gelu_grad / silu_grad of a widened FP8 value) read from a
   /// 256-entry table instead of computed per element (rows.cuh, "FP8 tables"); 0 = off.
   int fp8Tables = -1;
-  /// One-pass cast-transposes of a bf16 input with a known tensor scale in the byte-staged form
-  /// (transpose_bytes.cuh) instead of the general one (transpose.cuh); 0 = off.
+  /// One-pass cast-transposes with a known tensor scale (of a bf16 input, or of a bf16 input and
+  /// a table-read FP8 one) in the byte-staged form (transpose_bytes.cuh) instead of the general
+  /// one (transpose.cuh); 0 = off.
   int byteStagedTranspose = -1;
   bool isDefault() const {
     return chunk == 0 && unroll == 0 && tileTwoPass < 0 && fp8Tables < 0 && byteStagedTranspose < 0;

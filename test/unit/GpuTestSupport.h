@@ -188,7 +188,7 @@ inline void expectSameWithTuning(const Graph &g, CompileOptions o,
 }
 
 /// The FP8 tables off (ElementwiseTuning::fp8Tables = 0): no launch reads through a table, and
-/// every output is bit for bit `tabled`.
+/// every output but `skip` is bit for bit `tabled`.
 inline void expectTablesOffBitForBit(const Graph &g, CompileOptions o,
                                      const std::map<std::string, HostTensor> &in,
                                      const std::map<std::string, HostTensor> &tabled,
