@@ -75,7 +75,7 @@ def allocate(bufs, rng):
     return arrays
 
 
-def compile_variant(src, n, include, bounds, entry_form):
+def compile_variant(src, n, include, bounds, entry_form, save_as=None):
     entry = re.search(r'extern "C" __global__ void (__launch_bounds__\([^)]*\)) (\w+)\('
                       r'(const __grid_constant__ )?fp8c::Args<\d+> args\) \{\n\s*(.*)\n\}', src)
     if not entry:
@@ -118,6 +118,9 @@ extern "C" __global__ void ab_smem(int *o) { *o = fp8c::transpose::stagedSharedB
     opts = ["--std=c++17", "--gpu-architecture=sm_90a", "-lineinfo", "-I" + include,
             "-I" + os.path.join(CUDA_HOME, "include")]
     cubin = nvrtc_cubin(code, opts)
+    if save_as:
+        with open(save_as, "wb") as f:
+            f.write(cubin)
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(cubin)
     module = cp.RawModule(path=f.name)
@@ -226,6 +229,8 @@ def main():
     ap.add_argument("--after-gemm", type=int, default=0, metavar="N",
                     help="run an N x N x N f16 matmul (untimed) before each timed launch: the "
                          "launch then starts as it does in a training step, right after a GEMM")
+    ap.add_argument("--save-cubin", metavar="DIR",
+                    help="write each variant's CUBIN as DIR/KERNEL.NAME.cubin (for cuobjdump)")
     args = ap.parse_args()
     text = open(args.cuda).read()
     rng = np.random.default_rng(0)
@@ -245,7 +250,10 @@ def main():
         variants = []
         for name, inc, bounds, opts in specs:
             vsrc = with_chunks(src, int(opts["chunks"])) if "chunks" in opts else src
-            fn, dyn = compile_variant(vsrc, len(bufs), inc, bounds, opts.get("entry", "generated"))
+            save = os.path.join(args.save_cubin, f"{kernel}.{name}.cubin") if args.save_cubin \
+                else None
+            fn, dyn = compile_variant(vsrc, len(bufs), inc, bounds, opts.get("entry", "generated"),
+                                      save)
             grid, regs = resident_grid(fn, dyn)
             variants.append((name, fn, grid, regs, [], dyn))
         zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]

@@ -160,16 +160,16 @@ std::string granName(Granularity g) {
 }
 
 /// A one-pass cast-transpose that transpose_bytes.cuh's byte-staged form runs (its bytes::fits):
-/// one bf16 full input without column sums, or two where one is FP8 read through the FP8 table
-/// (column sums allowed); rows 8-element aligned; a tensor scale known before the launch; the
-/// FP8 copies as outputs, and optionally the tensor amax and the history push.
+/// one bf16 full input, or two where one is FP8 read through the FP8 table, optionally with
+/// column sums; rows 8-element aligned; a tensor scale known before the launch; the FP8 copies
+/// as outputs, and optionally the tensor amax and the history push.
 bool byteStagedFits(const LaunchDesc &d) {
   // Measured (H200, kernel_ab after a GEMM, the delayed steps at 8192 tokens; bench/README.md
-  // "The byte-staged cast-transpose"): x 8 % and W 4 % faster, the gelu_grad of the saved e4m3
-  // input 12 %; one input with the column sums (dY with the bias gradient) tied or lost 4 %
-  // (its 128-row tiles leave half the rows per column-sum unit), and two bf16 inputs spilled
-  // at 80 registers.
-  bool inputs = (d.inputs.size() == 1 && d.colSumBuf < 0) || (d.inputs.size() == 2 && d.tabIn >= 0);
+  // "The byte-staged cast-transpose" and "Column-sum units with their loads in flight"): x 8 %
+  // and W 4 % faster than the general form, the gelu_grad of the saved e4m3 input 24 %, dY with
+  // the bias gradient's column sums 4 % (the Linear) and 9-11 % (the MLP); two bf16 inputs
+  // spilled at 80 registers.
+  bool inputs = d.inputs.size() == 1 || (d.inputs.size() == 2 && d.tabIn >= 0);
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const LaunchInput &in = d.inputs[i];
     inputs = inputs && in.bc == Bcast::Full && in.ld % 8 == 0 &&
@@ -220,6 +220,12 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
                             d.cast->src == CastInfo::Src::Local &&
                             d.cast->gran != Granularity::Tensor;
   const bool byteStaged = t.byteStagedTranspose != 0 && byteStagedFits(d);
+  // The column-sum units' chunks of tile rows: the byte-staged form's tiles are 128 rows high,
+  // so it takes fewer (at most the general form's, which the partial sums are sized for).
+  const int64_t colChunks =
+      byteStaged && d.colSumBuf >= 0
+          ? std::min<int64_t>(colSumUnitChunks(d.rows, d.cols, 128), d.colSumChunks)
+          : d.colSumChunks;
   if (hasValue) {
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";
     spec << "  static constexpr long long kCols = " << d.cols << ";\n";
@@ -283,9 +289,10 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
            << ", " << dtName(d.copyDt) << ", " << d.copyLd << ");\n";
     if (d.kind == LaunchKind::Transpose && d.colSumBuf >= 0)
       spec << "  static constexpr fp8c::OutDesc kColSum = fp8c::OutDesc::to(" << slot(d.colSumBuf)
-           << ", " << dtName(d.colSumDt) << ", 0);\n  static constexpr int kColChunks = "
-           << d.colSumChunks << ", kPartialBuf = " << slot(d.partialBuf)
-           << ", kCounterBuf = " << slot(d.counterBuf) << ";\n";
+           << ", " << dtName(d.colSumDt)
+           << ", 0);\n  static constexpr int kColChunks = " << colChunks
+           << ", kPartialBuf = " << slot(d.partialBuf) << ", kCounterBuf = " << slot(d.counterBuf)
+           << ";\n";
     // A cast-transpose with per-output-row local scales (rowwise, blockwise) keeps the unskewed
     // tile: ptxas holds those launches at 64 registers (below), where the skewed tile's
     // addresses made it spill 4-28 bytes (the rowwise MLP's GELU and gelu_grad launches at 256
@@ -346,7 +353,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     // Tiles of 64 x 64 (of 128 x 64 byte-staged), or column-sum units.
     gl.grid =
         d.colSumBuf >= 0
-            ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * d.colSumChunks}, 1, true, false}
+            ? GridRule{AffineM{0, ceilDiv(d.cols, 64) * colChunks}, 1, true, false}
             : GridRule{scaled(d.rows, ceilDiv(d.cols, 64)), byteStaged ? 128 : 64, true, false};
     gl.grid.cooperative = d.cast && d.cast->src == CastInfo::Src::Local;
     break;

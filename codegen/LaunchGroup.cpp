@@ -352,26 +352,35 @@ void LaunchBuilder::transposedOutput(const Group &g, int outBuf, LaunchDesc &d) 
     fuseColSum(*g.fusedColSum, d);
 }
 
-// The col_sum of a (cast-)transpose launch's input, summed from the tiles it reads.
-void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
-  d.colSumBuf = lw_.bufferOf(cs.result());
-  d.colSumDt = cs.result()->type().dtype();
-  // Units of (chunk of tile rows, 64-wide tile column): about four per resident block of an
-  // H100/H200 (132 SMs x 8 blocks), so the last wave is short. With a static row count (a
-  // training step compiled for its token count), every chunk has rows, and a unit has at least
-  // 4 of them where that still leaves a unit per resident block: a unit ends with four
-  // barriers, a fence, an atomic and a row of partial sums (H200, kernel_ab, the delayed MLP's
-  // dY at 8192 tokens: 2 rows per unit 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us).
+int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight) {
+  // About four units per resident block of an H100/H200 (132 SMs x 8 blocks), so the last wave
+  // is short. With a static row count (a training step compiled for its token count), every
+  // chunk has rows, and a unit has at least 4 tile rows where that still leaves a unit per
+  // resident block: a unit ends with barriers, a fence, an atomic and a row of partial sums
+  // (H200, kernel_ab, the delayed MLP's dY at 8192 tokens, general form: 2 rows per unit
+  // 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us; byte-staged, 128-row tiles, thirty-seventh
+  // session: the Linear's dY 138.0 / 136.2 / 137.5 us at 2 / 4 / 8 tiles per unit, the MLP's
+  // gelu_grad 180.2 / 177.5 / 182.7).
   constexpr int64_t kResident = 132 * 8;
-  const int64_t tileCols = ceilDiv(d.cols, 64);
+  const int64_t tileCols = ceilDiv(cols, 64);
   int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * kResident, tileCols), 1, 256);
-  if (d.rows.perM == 0) {
-    const int64_t tileRows = std::max<int64_t>(1, ceilDiv(d.rows.fixed, 64));
+  if (rows.perM == 0) {
+    const int64_t tileRows = std::max<int64_t>(1, ceilDiv(rows.fixed, tileHeight));
     const int64_t fine = ceilDiv(tileRows, std::min(chunks, tileRows)); // rows per unit
     const int64_t coarse = std::clamp<int64_t>(tileRows * tileCols / kResident, 1, 4);
     chunks = ceilDiv(tileRows, std::max(fine, coarse));
   }
-  d.colSumChunks = static_cast<int>(chunks);
+  return chunks;
+}
+
+// The col_sum of a (cast-)transpose launch's input, summed from the tiles it reads. The
+// partial sums are sized for the general form's chunks, which are at least the byte-staged
+// form's (EmitLaunch.cpp).
+void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
+  d.colSumBuf = lw_.bufferOf(cs.result());
+  d.colSumDt = cs.result()->type().dtype();
+  const int64_t tileCols = ceilDiv(d.cols, 64);
+  d.colSumChunks = static_cast<int>(colSumUnitChunks(d.rows, d.cols, 64));
   d.partialBuf = lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
   d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
   d.description += ", " + opsList({&cs});

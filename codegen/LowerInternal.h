@@ -357,6 +357,11 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 /// that step (CublasLtGemm::side; LowerSide.cpp).
 void attachSideLaunches(std::vector<Step> &steps, const std::vector<BufferDesc> &buffers);
 
+/// The chunks of tile rows a cast-transpose's column sums are split into (units: a chunk of one
+/// 64-wide tile column) for tiles `tileHeight` rows high: 64 for transpose.cuh's general form,
+/// 128 for the byte-staged one (LaunchGroup.cpp, beside the rule's measurements).
+int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight);
+
 /// Renders a launch to a GeneratedLaunch (EmitLaunch.cpp); `buffers` are the plan's.
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &kernelName,
                              const std::vector<BufferDesc> &buffers, const ElementwiseTuning &t);

@@ -40,7 +40,6 @@ template <class Spec, int N> __device__ __forceinline__ void colSumKernel(const 
                 "a slab's columns are finished by one thread each");
   __shared__ float slots[Spec::kNumSlots > 0 ? Spec::kNumSlots + 1 : 1];
   __shared__ float laneSums[kRowLanes][kSlabCols + 1];
-  __shared__ bool last;
   rows::runScalars<Spec>(args.buffers, args.m, slots);
   const i64 rowsN = Spec::kRows.eval(args.m);
   const i64 per = (rowsN + kChunks - 1) / kChunks;
@@ -106,13 +105,7 @@ template <class Spec, int N> __device__ __forceinline__ void colSumKernel(const 
         s = __fadd_rn(s, laneSums[l][col]);
       partial[chunk * Spec::kCols + cs + col] = s;
     }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-      last = atomicAdd(&counter[slab], 1u) == u32(kChunks - 1);
-    __syncthreads();
-    if (last) {
-      __threadfence();
+    if (lastToArrive(&counter[slab], u32(kChunks))) {
       if (colOk) {
         // The partials in chunk order, kBatch loads in flight before they are added.
         constexpr int kBatch = 8;

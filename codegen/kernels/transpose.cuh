@@ -141,22 +141,17 @@ __device__ __forceinline__ float castScale(void *const *buf, const float *slots)
 /// The end of a column-sum unit: thread t < 64 holds the unit's sum `p` of column t of tile
 /// column `tcol`, which goes into partial[chunk][c]; the last unit of the tile column (the
 /// per-tile-column counter, zeroed before the launch) adds the chunks in order and stores the
-/// sums. `flag` is a shared float the block may use. Every thread of the block calls it.
+/// sums. Every thread of the block calls it.
 template <class Spec>
-__device__ __forceinline__ void publishColumnPartial(void *const *buf, i64 chunk, i64 tcol, float p,
-                                                     float *flag) {
+__device__ __forceinline__ void publishColumnPartial(void *const *buf, i64 chunk, i64 tcol,
+                                                     float p) {
   float *partial = f32p(buf[Spec::kPartialBuf]);
   u32 *counter = static_cast<u32 *>(buf[Spec::kCounterBuf]);
   const i64 c = tcol * kTile + threadIdx.x;
   if (threadIdx.x < kTile && c < Spec::kCols)
     partial[chunk * Spec::kCols + c] = p;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0)
-    *flag = atomicAdd(&counter[tcol], 1u) == u32(Spec::kColChunks - 1) ? 1.0f : 0.0f;
-  __syncthreads();
-  if (*flag != 0.0f && threadIdx.x < kTile && c < Spec::kCols) {
-    __threadfence();
+  if (lastToArrive(&counter[tcol], u32(Spec::kColChunks)) && threadIdx.x < kTile &&
+      c < Spec::kCols) {
     float sum = 0.0f;
     for (int k = 0; k < Spec::kColChunks; ++k)
       sum = __fadd_rn(sum, __ldcg(&partial[k * Spec::kCols + c]));
@@ -186,7 +181,7 @@ __device__ __forceinline__ void finishColumnUnit(void *const *buf, i64 chunk, i6
   colScratch[threadIdx.x] = csum;
   __syncthreads();
   const float p = sumColumnSlices<kThreads / kTile>(colScratch);
-  publishColumnPartial<Spec>(buf, chunk, tcol, p, &colScratch[kThreads]);
+  publishColumnPartial<Spec>(buf, chunk, tcol, p);
 }
 
 /// Phase 1 of a per-output-row scale: the max |v| of each column of the tile in shared memory
@@ -469,7 +464,7 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ TileOf<Spec> tile;
-  __shared__ float colScratch[Spec::kColSum.buf >= 0 || outRowScales<Spec>() ? kThreads + 1 : 1];
+  __shared__ float colScratch[Spec::kColSum.buf >= 0 || outRowScales<Spec>() ? kThreads : 1];
   static_assert(kThreads == kTile * kChunks, "one chunk per thread per tile");
   static_assert(kThreads == 4 * kTile, "column sums: four quarters of 16 rows per column");
   // (The entry point's enterLaunch() lets the next launch or GEMM start setting up.)

@@ -9,12 +9,12 @@
 // transposed copy's, with the column sums: one cooperative launch for both copies (kRowCast),
 // also with M a dynamic dim; and delayed's gelu_grad of a saved e4m3 input, whose derivative
 // the launch reads from a 256-entry table (rows.cuh), also against the same launch with the
-// tables off, bit for bit. The given-scale form with whole 8-column chunks runs the
+// tables off, bit for bit. The given-scale forms with whole 8-column chunks run the
 // byte-staged form (transpose_bytes.cuh): checked against the interpreter and, bit for bit,
-// against the general form (also with M dynamic and both FP8 types). FP8 outputs, amax and scale
-// must match exactly; column sums (f32 in another order, then bf16) within a bound stated below.
-// Outputs are poisoned, so an unwritten element fails; a mismatch names its first elements and
-// their inputs.
+// against the general form (also with M dynamic, both FP8 types and the column sums). FP8 outputs,
+// amax and scale must match exactly; column sums (f32 in another order, then bf16) within a bound
+// stated below. Outputs are poisoned, so an unwritten element fails; a mismatch names its first
+// elements and their inputs.
 #include "GpuTestSupport.h"
 
 #include <fmt/format.h>
@@ -47,11 +47,12 @@ struct CtCase {
 };
 
 /// The given-scale forms with whole 8-column chunks run the byte-staged cast-transpose
-/// (transpose_bytes.cuh), except one input with column sums; the others the general form
-/// (TransposeOnly inlines the cast into a plain transpose's stored value; the current-scale
-/// forms are cooperative).
+/// (transpose_bytes.cuh); the others the general form (TransposeOnly inlines the cast into a
+/// plain transpose's stored value; the current-scale forms are cooperative).
 bool byteStaged(const CtCase &c) {
-  return (c.form == Form::GivenScaleBothCopies || c.form == Form::GeluGradE4m3) && c.n % 8 == 0;
+  return (c.form == Form::GivenScaleBothCopies || c.form == Form::GivenScaleColSum ||
+          c.form == Form::GeluGradE4m3) &&
+         c.n % 8 == 0;
 }
 
 std::string graphText(const CtCase &c) {
@@ -283,9 +284,9 @@ INSTANTIATE_TEST_SUITE_P(
                       CtCase{Form::GivenScaleBothCopies, 300, 96, true},
                       CtCase{Form::GivenScaleBothCopies, 1000, 200, true, "f8E4M3FN"},
                       CtCase{Form::TransposeOnly, 130, 64, true},
-                      // The general form with a given scale and the column sums (delayed's dY);
-                      // the byte-staged gelu_grad of a saved e4m3 input with the column sums
-                      // (units of several 128-row tiles, empty units past the rows).
+                      // The byte-staged form with a given scale and the column sums (delayed's
+                      // dY) and the gelu_grad of a saved e4m3 input with them (units of several
+                      // 128-row tiles, empty units past the rows).
                       CtCase{Form::GivenScaleColSum, 1, 8}, CtCase{Form::GivenScaleColSum, 257, 72},
                       CtCase{Form::GivenScaleColSum, 4099, 200, false, "f8E4M3FN"},
                       CtCase{Form::GivenScaleColSum, 1000, 136, true},

@@ -269,8 +269,9 @@ TEST(TrainingGpuPlan, GemmOutputScaleJoinsTheCastTransposeBeforeIt) {
 // The cast-transposes of the MLP's step, every recipe: one with a tensor scale takes its Args as
 // a __grid_constant__ parameter, while the per-output-row ones (the unskewed tile) take them
 // plainly (EmitLaunch). A launch with fused column sums splits its tile rows into chunks
-// (LaunchGroup): at 8192 tokens (128 tile rows) units of at least 4 tile rows (dY: 32 chunks,
-// not 66); at 512 tokens (8 tile rows, fewer units than resident blocks) one tile row each. The
+// (LaunchGroup): at 8192 tokens units of at least 256 rows (the general form's dY: 32 chunks of
+// 4 tile rows, not 66; the byte-staged form's 128-row tiles: 22 chunks of 3); at 512 tokens
+// (fewer units than resident blocks) one tile row each. The
 // launches a GEMM step runs after cuBLASLt (the delayed gelu_grad's) count too.
 TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
   for (const int64_t tokens : {8192, 512})
@@ -301,10 +302,12 @@ TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
           continue;
         ++withSums;
         const int chunks = std::stoi(src.substr(at + 13));
-        const int tileRows = static_cast<int>(tokens / 64),
+        // (The byte-staged form's tiles are 128 rows high, the general form's 64.)
+        const int tileHeight = src.find("kByteStaged = true") != std::string::npos ? 128 : 64;
+        const int tileRows = static_cast<int>(tokens / tileHeight),
                   perUnit = (tileRows + chunks - 1) / chunks;
         if (tokens == 8192)
-          EXPECT_GE(perUnit, 4) << gl->entry << ": " << chunks << " chunks";
+          EXPECT_GE(perUnit * tileHeight, 256) << gl->entry << ": " << chunks << " chunks";
         else
           EXPECT_EQ(chunks, tileRows) << gl->entry;
         EXPECT_LE(chunks * perUnit - tileRows, perUnit - 1) << "no chunk without rows";
