@@ -224,7 +224,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // so it takes fewer (at most the general form's, which the partial sums are sized for).
   const int64_t colChunks =
       byteStaged && d.colSumBuf >= 0
-          ? std::min<int64_t>(colSumUnitChunks(d.rows, d.cols, 128), d.colSumChunks)
+          ? std::min<int64_t>(colSumUnitChunks(d.rows, d.cols, 128, 4), d.colSumChunks)
           : d.colSumChunks;
   if (hasValue) {
     spec << "  static constexpr fp8c::Extent kRows = " << extentStr(d.rows) << ";\n";

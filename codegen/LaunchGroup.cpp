@@ -352,22 +352,24 @@ void LaunchBuilder::transposedOutput(const Group &g, int outBuf, LaunchDesc &d) 
     fuseColSum(*g.fusedColSum, d);
 }
 
-int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight) {
+int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight,
+                         int64_t blocksPerSm) {
   // About four units per resident block of an H100/H200 (132 SMs x 8 blocks), so the last wave
   // is short. With a static row count (a training step compiled for its token count), every
   // chunk has rows, and a unit has at least 4 tile rows where that still leaves a unit per
-  // resident block: a unit ends with barriers, a fence, an atomic and a row of partial sums
-  // (H200, kernel_ab, the delayed MLP's dY at 8192 tokens, general form: 2 rows per unit
-  // 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us; byte-staged, 128-row tiles, thirty-seventh
-  // session: the Linear's dY 138.0 / 136.2 / 137.5 us at 2 / 4 / 8 tiles per unit, the MLP's
-  // gelu_grad 180.2 / 177.5 / 182.7).
+  // block resident at the launch's `blocksPerSm`: a unit ends with barriers, a fence, an atomic
+  // and a row of partial sums (H200, kernel_ab, the delayed MLP's dY at 8192 tokens, general
+  // form: 2 rows per unit 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us; byte-staged, 128-row tiles,
+  // thirty-seventh session: the Linear's dY 138.0 / 136.2 / 137.5 us at 2 / 4 / 8 tiles per
+  // unit, the MLP's 42.5 / 40.5 / 39.9 and at 3 tiles, 22 chunks, 44.4; the MLP's gelu_grad
+  // 180.2 / 177.5 / 182.7).
   constexpr int64_t kResident = 132 * 8;
   const int64_t tileCols = ceilDiv(cols, 64);
   int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * kResident, tileCols), 1, 256);
   if (rows.perM == 0) {
     const int64_t tileRows = std::max<int64_t>(1, ceilDiv(rows.fixed, tileHeight));
     const int64_t fine = ceilDiv(tileRows, std::min(chunks, tileRows)); // rows per unit
-    const int64_t coarse = std::clamp<int64_t>(tileRows * tileCols / kResident, 1, 4);
+    const int64_t coarse = std::clamp<int64_t>(tileRows * tileCols / (132 * blocksPerSm), 1, 4);
     chunks = ceilDiv(tileRows, std::max(fine, coarse));
   }
   return chunks;
@@ -380,7 +382,7 @@ void LaunchBuilder::fuseColSum(const Op &cs, LaunchDesc &d) {
   d.colSumBuf = lw_.bufferOf(cs.result());
   d.colSumDt = cs.result()->type().dtype();
   const int64_t tileCols = ceilDiv(d.cols, 64);
-  d.colSumChunks = static_cast<int>(colSumUnitChunks(d.rows, d.cols, 64));
+  d.colSumChunks = static_cast<int>(colSumUnitChunks(d.rows, d.cols, 64, 8));
   d.partialBuf = lw_.newTemp("colsum_partial", TensorType({d.colSumChunks, d.cols}, DType::F32));
   d.counterBuf = lw_.newTemp("colsum_counter", TensorType({tileCols}, DType::I32), 0, true);
   d.description += ", " + opsList({&cs});

@@ -358,9 +358,11 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 void attachSideLaunches(std::vector<Step> &steps, const std::vector<BufferDesc> &buffers);
 
 /// The chunks of tile rows a cast-transpose's column sums are split into (units: a chunk of one
-/// 64-wide tile column) for tiles `tileHeight` rows high: 64 for transpose.cuh's general form,
-/// 128 for the byte-staged one (LaunchGroup.cpp, beside the rule's measurements).
-int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight);
+/// 64-wide tile column) for tiles `tileHeight` rows high and `blocksPerSm` resident blocks:
+/// transpose.cuh's general form 64 and 8 (nominal), the byte-staged one 128 and 4 (its 60-80
+/// registers hold 3-4 blocks per SM). LaunchGroup.cpp, beside the rule's measurements.
+int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight,
+                         int64_t blocksPerSm);
 
 /// Renders a launch to a GeneratedLaunch (EmitLaunch.cpp); `buffers` are the plan's.
 GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &kernelName,

@@ -270,7 +270,7 @@ TEST(TrainingGpuPlan, GemmOutputScaleJoinsTheCastTransposeBeforeIt) {
 // a __grid_constant__ parameter, while the per-output-row ones (the unskewed tile) take them
 // plainly (EmitLaunch). A launch with fused column sums splits its tile rows into chunks
 // (LaunchGroup): at 8192 tokens units of at least 256 rows (the general form's dY: 32 chunks of
-// 4 tile rows, not 66; the byte-staged form's 128-row tiles: 22 chunks of 3); at 512 tokens
+// 4 tile rows, not 66; the byte-staged form's 128-row tiles: 16 chunks of 4); at 512 tokens
 // (fewer units than resident blocks) one tile row each. The
 // launches a GEMM step runs after cuBLASLt (the delayed gelu_grad's) count too.
 TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
