@@ -167,7 +167,7 @@ bool byteStagedFits(const LaunchDesc &d) {
   // Measured (H200, kernel_ab after a GEMM, the delayed steps at 8192 tokens; bench/README.md
   // "The byte-staged cast-transpose" and "Column-sum units with their loads in flight"): x 8 %
   // and W 4 % faster than the general form, the gelu_grad of the saved e4m3 input 24 %, dY with
-  // the bias gradient's column sums 4 % (the Linear) and 9-11 % (the MLP); two bf16 inputs
+  // the bias gradient's column sums 4 % (the Linear) and 8 % (the MLP); two bf16 inputs
   // spilled at 80 registers.
   bool inputs = d.inputs.size() == 1 || (d.inputs.size() == 2 && d.tabIn >= 0);
   for (size_t i = 0; i < d.inputs.size(); ++i) {
