@@ -229,6 +229,10 @@ def main():
     ap.add_argument("--after-gemm", type=int, default=0, metavar="N",
                     help="run an N x N x N f16 matmul (untimed) before each timed launch: the "
                          "launch then starts as it does in a training step, right after a GEMM")
+    ap.add_argument("--soak-ms", type=float, default=0.0, metavar="MS",
+                    help="with --after-gemm: run that matmul back to back for about MS ms before "
+                         "each timed launch, so the launch runs at the clock a sustained, "
+                         "power-capped training step settles at")
     ap.add_argument("--save-cubin", metavar="DIR",
                     help="write each variant's CUBIN as DIR/KERNEL.NAME.cubin (for cuobjdump)")
     args = ap.parse_args()
@@ -257,15 +261,28 @@ def main():
             grid, regs = resident_grid(fn, dyn)
             variants.append((name, fn, grid, regs, [], dyn))
         zeroed = [a for a, b in zip(arrays, bufs) if "zeroed" in b["role"]]
+        soaks = 0
         if args.after_gemm:
             ga = cp.ones((args.after_gemm, args.after_gemm), dtype=cp.float16)
             gc = cp.empty_like(ga)
+            if args.soak_ms > 0:
+                # Random operands: a GEMM of constants draws less power than a training step's.
+                gs = cp.asarray(rng.standard_normal(ga.shape, dtype=np.float32)).astype(cp.float16)
+                s0, s1 = cp.cuda.Event(), cp.cuda.Event()
+                cp.matmul(gs, gs, out=gc)
+                s0.record()
+                cp.matmul(gs, gs, out=gc)
+                s1.record()
+                s1.synchronize()
+                soaks = max(1, int(args.soak_ms / cp.cuda.get_elapsed_time(s0, s1)))
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         for rep in range(args.reps + 2):
             for name, fn, grid, regs, times, dyn in variants:
                 for a in zeroed:
                     a.fill(0)
                 if args.after_gemm:
+                    for _ in range(soaks):
+                        cp.matmul(gs, gs, out=gc)
                     cp.matmul(ga, ga, out=gc)
                 start.record()
                 launch(fn, grid, arrays, args.m, dyn)
