@@ -9,7 +9,10 @@ histories 1.0, buffers marked `zeroed` are cleared before every launch. The grid
 persistent one the runtime uses (resident blocks per SM x SMs). Variants run interleaved, one
 launch each per round; the medians (CUDA events around the launch alone) are printed with the
 bytes the launch moves at that time. --after-gemm N runs an untimed f16 N^3 matmul before each
-timed launch (a training step's launches start right after a GEMM). For kernel development; the
+timed launch (a training step's launches start right after a GEMM); --soak-ms MS runs that matmul
+(random operands) back to back for about MS ms first, so the launch runs at the SM clock a
+sustained, power-capped step settles at (H200: 1400-1470 MHz, where a launch that issues many
+instructions per byte slows more than one bound by DRAM). For kernel development; the
 product is timed by fp8c-train-bench and fp8c-bench.
 
 A variant is NAME=DIR, optionally followed by `@B` (launch bounds, e.g. 256,4) and by comma-free
