@@ -19,8 +19,9 @@
 // per row and tile), so both copies cost two reads of the input instead of three.
 // With kCopy, input kIn[kCopyIn] is also written untransposed, converted to an FP8 type without a
 // scale (the e4m3 copy of the GELU's input a training step saves, gelu_saved=e4m3).
-// With kByteStaged, a one-pass cast of a bf16 input with a known tensor scale runs the leaner
-// byte-staged form instead (transpose_bytes.cuh).
+// With kByteStaged, a one-pass cast with a known tensor scale (one bf16 input, or two where one
+// is FP8 read through the FP8 table; with or without column sums) runs the leaner byte-staged
+// form instead (transpose_bytes.cuh).
 // With kColSum, the launch also writes the column sums of the value (fp8.col_sum, the bias
 // gradient), deterministically: the work is then split into units of (chunk of tile rows,
 // tile column); a unit sums its column strip down its rows in order into partial[chunk][c],
@@ -454,13 +455,10 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
 
 namespace fp8c {
 
-/// The kernel body of a (cast-)transpose: instantiate from a generated entry point.
-template <class Spec, int N> __device__ __forceinline__ void transposeKernel(const Args<N> &args) {
-  using namespace transpose;
-  if constexpr (Spec::kByteStaged) {
-    bytes::kernel<Spec>(args);
-    return;
-  } else {
+namespace transpose {
+
+/// The general form's kernel body (the 64 x 64 f32 staging tile; see the top of this file).
+template <class Spec, int N> __device__ __forceinline__ void tiledKernel(const Args<N> &args) {
   __shared__ float slots[Spec::kNumSlots + 1];
   __shared__ float scratch[kWarps];
   __shared__ TileOf<Spec> tile;
@@ -505,7 +503,16 @@ template <class Spec, int N> __device__ __forceinline__ void transposeKernel(con
   }
   static_assert(Spec::kPush.history < 0 || (C.src != ScaleSrc::Local && !outRowScales<Spec>()),
                 "a history push in a one-pass (cast-)transpose");
-  }
+}
+
+} // namespace transpose
+
+/// The kernel body of a (cast-)transpose: instantiate from a generated entry point.
+template <class Spec, int N> __device__ __forceinline__ void transposeKernel(const Args<N> &args) {
+  if constexpr (Spec::kByteStaged)
+    bytes::kernel<Spec>(args);
+  else
+    transpose::tiledKernel<Spec>(args);
 }
 
 } // namespace fp8c

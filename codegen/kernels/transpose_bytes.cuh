@@ -116,10 +116,8 @@ __device__ __forceinline__ float element(const R &raw, int j, int e) {
   } else {
     static_assert(I == Spec::kTabIn, "an FP8 input is read through the FP8 table");
     const uint2 &u = raw.v[j];
-    // rows::tableAt with the code isolated by one byte permute and the lane's copy addressed
-    // from its own base: a permute and a shift-add per lookup.
-    const u32 code = __byte_perm(e < 4 ? u.x : u.y, 0u, 0x4440u + u32(e % 4));
-    return (rows::tableBase() + (threadIdx.x & 31))[code << 5];
+    // The code isolated by one byte permute.
+    return rows::tableAt(__byte_perm(e < 4 ? u.x : u.y, 0u, 0x4440u + u32(e % 4)));
   }
 }
 

@@ -221,7 +221,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
     }
   }
   EXPECT_GT(compiled, 0);
-  // The delayed steps' x and weight cast-transposes take the byte-staged form.
+  // The delayed steps' x, weight, dY and gelu_grad cast-transposes take the byte-staged form.
   EXPECT_GT(byteStaged, 0) << "no byte-staged cast-transpose (transpose_bytes.cuh) compiled";
   std::cout << "[ codegen  ] training sm_90a: " << launches << " launches, " << compiled
             << " distinct sources compiled in " << seconds << " s (" << byteStaged
