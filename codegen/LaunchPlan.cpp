@@ -87,7 +87,8 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
       for (const auto *fallbacks :
            {&std::get<CublasLtGemm>(s).biasFallback, &std::get<CublasLtGemm>(s).auxFallback,
             &std::get<CublasLtGemm>(s).transFallback, &std::get<CublasLtGemm>(s).epiFallback,
-            &std::get<CublasLtGemm>(s).dualFallback, &std::get<CublasLtGemm>(s).side})
+            &std::get<CublasLtGemm>(s).dualFallback, &std::get<CublasLtGemm>(s).side,
+            &std::get<CublasLtGemm>(s).pushFallback})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);
   }
@@ -99,15 +100,20 @@ std::vector<int> buffersOf(const Step &s) {
     return g->buffers;
   const auto &c = std::get<CublasLtGemm>(s);
   std::vector<int> out;
-  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
-                c.transD, c.epiIn, c.colSum, c.colPartials, c.epiD, c.aPadded, c.dPadded,
-                c.b2, c.invScaleB2, c.gateD, c.upD, c.blockScaleOut, c.blockInvOut})
+  for (int b : {c.a,           c.b,           c.d,
+                c.invScaleA,   c.invScaleB,   c.bias,
+                c.amaxD,       c.scaleD,      c.aux,
+                c.transD,      c.epiIn,       c.colSum,
+                c.colPartials, c.epiD,        c.aPadded,
+                c.dPadded,     c.b2,          c.invScaleB2,
+                c.gateD,       c.upD,         c.blockScaleOut,
+                c.blockInvOut, c.pushHistory, c.pushCounter})
     if (b >= 0)
       out.push_back(b);
   // The launches the step may run after the GEMM (or instead of part of its epilogue), and the
   // side launch that runs beside it.
   for (const auto *fallbacks : {&c.biasFallback, &c.auxFallback, &c.transFallback, &c.epiFallback,
-                                &c.dualFallback, &c.side})
+                                &c.dualFallback, &c.side, &c.pushFallback})
     for (const GeneratedLaunch &l : *fallbacks)
       out.insert(out.end(), l.buffers.begin(), l.buffers.end());
   return out;

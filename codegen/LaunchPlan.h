@@ -222,6 +222,19 @@ struct CublasLtGemm {
   int blockScaleOut = -1, blockInvOut = -1;
   int64_t blockMargin = 0;
   bool blockPow2 = false;
+  /// Delayed scaling's history push of amaxD by this step instead of a state launch at the end
+  /// of the run (Lowerer::foldHistoryPushes), or pushHistory -1: amaxD rounded to pushRound is
+  /// pushed into the pushLen entries of pushHistory in place, and with pushResetAmax amaxD
+  /// (then Scratch) is put back to zero. The generated GEMM's last block pushes (pushCounter, a
+  /// Scratch u32); with pushInFallback, the epiFallback or dualFallback launch that reduces
+  /// amaxD pushes it where that launch runs (its last block, kPush); otherwise `pushFallback` runs
+  /// after cuBLASLt (and its fallbacks) and after the unfused form's launches. At an M where
+  /// the GEMM has no rows (the step does not run) pushFallback pushes the amax left at zero.
+  int pushHistory = -1, pushCounter = -1;
+  int64_t pushLen = 0;
+  DType pushRound = DType::F32;
+  bool pushResetAmax = false;
+  bool pushInFallback = false;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   GemmEpilogue epilogue = GemmEpilogue::Default;
   bool fastAccum = true;
@@ -275,6 +288,9 @@ struct CublasLtGemm {
   /// on cuBLASLt as its own launch after the GEMM. It shares no buffer with the GEMM, so either
   /// order computes the same. Empty, or one launch with a sideSpec.
   std::vector<GeneratedLaunch> side;
+  /// pushHistory >= 0: the history push (and the amax reset) as a one-block launch, run where
+  /// neither the generated GEMM nor an epiFallback launch pushes (above). Empty, or one launch.
+  std::vector<GeneratedLaunch> pushFallback;
 };
 
 using Step = std::variant<GeneratedLaunch, CublasLtGemm>;

@@ -214,6 +214,7 @@ private:
   void lowerKernel(const Op &kernel, int index);
   void lowerStateKernel(const Op &kernel, int index);
   bool foldHistoryPushes(const Op &kernel);
+  std::string historyPushLine(int out, int in, int amax, int64_t len) const;
   bool foldScalarLaunch(const LaunchDesc &d);
 
   const Graph &g_;

@@ -103,14 +103,28 @@ bool Lowerer::foldScalarLaunch(const LaunchDesc &d) {
   return true;
 }
 
-// Delayed scaling's history pushes join the launches that reduced their amaxes where those are
+// One history push as a line of a Small launch (the state launch; a GEMM's pushFallback).
+std::string Lowerer::historyPushLine(int out, int in, int amax, int64_t len) const {
+  std::string a = "fp8c::f32p(@" + std::to_string(amax) + "@)[0]";
+  if (amaxRound(amax) != DType::F32) // cuBLASLt's AMAX_D, before rounding to D's type
+    a = "fp8c::roundTo<" + dtName(amaxRound(amax)) + ">(" + a + ")";
+  const std::string n = std::to_string(len);
+  if (out == in)
+    return "fp8c::historyPushInPlace<" + n + ">(fp8c::f32p(@" + std::to_string(out) + "@), " + a +
+           ");";
+  return "fp8c::historyPushTo<" + n + ">(fp8c::f32p(@" + std::to_string(out) + "@), fp8c::f32p(@" +
+         std::to_string(in) + "@), " + a + ");";
+}
+
+// Delayed scaling's history pushes join the steps that reduced their amaxes where those are
 // one-pass rows or (cast-)transpose launches of a tensor amax (the activation's cast before a
-// GEMM, a weight's cast, a training step's cast-transposes): the launch's last block pushes
-// (rows.cuh, pushHistoryWhenLast) and no state launch runs, which at decode sizes is a launch
-// and a memset out of a few. Only when every push of
-// the state kernel finds such a launch, updates its history in place, and that launch is the
-// last step touching the history and the amax. An amax that no other step touches becomes
-// Scratch the launch puts back to zero (no memset per run).
+// GEMM, a weight's cast, a training step's cast-transposes; rows.cuh, pushHistoryWhenLast) or
+// generated GEMMs whose epilogue reduces a tensor amax (the MLP's hidden in the training
+// forward; gemm_sm90_epilogue.cuh, pushAmaxWhenLast): the step's last block pushes and no state
+// launch runs, which at decode sizes is a launch and a memset out of a few. Only when every
+// push of the state kernel finds such a step, updates its history in place, and that step is
+// the last touching the history and the amax. An amax that no other step touches becomes
+// Scratch the step puts back to zero (no memset per run).
 bool Lowerer::foldHistoryPushes(const Op &kernel) {
   if (loadTime_)
     return false;
@@ -133,7 +147,7 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
     auto st = stateTarget_.find(res);
     const int out = st != stateTarget_.end() ? st->second : bufferOf(res);
     const int hist = bufferOf(op.operand(0)), amax = bufferOf(op.operand(1));
-    if (out != hist || amaxRound(amax) != DType::F32)
+    if (out != hist)
       return false;
     std::optional<size_t> last; // the last step touching the history or the amax
     int amaxTouches = 0;
@@ -144,17 +158,29 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
       if (a || std::find(bs.begin(), bs.end(), hist) != bs.end())
         last = s;
     }
-    const auto *gl = last ? std::get_if<GeneratedLaunch>(&plan_.steps[*last]) : nullptr;
-    auto rd = gl ? rendered_.find(gl->kernelName) : rendered_.end();
-    if (rd == rendered_.end() || hosts.count(*last))
+    if (!last || hosts.count(*last))
       return false;
-    const LaunchDesc &d = rd->second;
-    const bool oneAmax = (d.kind == LaunchKind::Rows || d.kind == LaunchKind::Transpose) &&
-                         d.amaxBuf == amax &&
-                         d.amaxGran == Granularity::Tensor && d.barrierBuf < 0 &&
-                         d.pushHistory < 0 && !(d.cast && d.cast->src == CastInfo::Src::Local);
-    if (!oneAmax)
-      return false;
+    if (const auto *gl = std::get_if<GeneratedLaunch>(&plan_.steps[*last])) {
+      auto rd = rendered_.find(gl->kernelName);
+      if (rd == rendered_.end())
+        return false;
+      const LaunchDesc &d = rd->second;
+      const bool oneAmax = (d.kind == LaunchKind::Rows || d.kind == LaunchKind::Transpose) &&
+                           d.amaxBuf == amax && amaxRound(amax) == DType::F32 &&
+                           d.amaxGran == Granularity::Tensor && d.barrierBuf < 0 &&
+                           d.pushHistory < 0 && !(d.cast && d.cast->src == CastInfo::Src::Local);
+      if (!oneAmax)
+        return false;
+    } else {
+      // A GEMM step whose epilogue reduces this tensor amax (on cuBLASLt: AMAX_D or its
+      // epilogue launches).
+      const auto &c = std::get<CublasLtGemm>(plan_.steps[*last]);
+      const DType round = amaxRound(amax);
+      const bool oneAmax = c.amaxD == amax && !c.amaxRows && !c.blockCast && c.pushHistory < 0 &&
+                           (round == DType::F32 || round == DType::BF16 || round == DType::F16);
+      if (!oneAmax)
+        return false;
+    }
     hosts.insert(*last);
     const BufferDesc &ad = desc(amax);
     folds.push_back({*last, hist, amax, colsOf(op.operand(0)->type()),
@@ -164,18 +190,64 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
   if (folds.empty())
     return false;
   for (const Fold &f : folds) {
-    auto &gl = std::get<GeneratedLaunch>(plan_.steps[f.step]);
-    LaunchDesc &d = rendered_.at(gl.kernelName);
-    d.pushHistory = f.history;
-    d.pushLen = f.len;
-    d.pushCounter = newScratch("push_counter", TensorType({}, DType::I32));
-    d.pushResetAmax = f.resetAmax;
+    const int counter = newScratch("push_counter", TensorType({}, DType::I32));
     if (f.resetAmax) {
       desc(f.amax).role = BufferRole::Scratch;
       desc(f.amax).zeroInit = false;
     }
-    d.description += ", " + f.what;
-    gl = render(d, gl.kernelName);
+    if (auto *gl = std::get_if<GeneratedLaunch>(&plan_.steps[f.step])) {
+      LaunchDesc &d = rendered_.at(gl->kernelName);
+      d.pushHistory = f.history;
+      d.pushLen = f.len;
+      d.pushCounter = counter;
+      d.pushResetAmax = f.resetAmax;
+      d.description += ", " + f.what;
+      *gl = render(d, gl->kernelName);
+    } else {
+      auto &c = std::get<CublasLtGemm>(plan_.steps[f.step]);
+      c.pushHistory = f.history;
+      c.pushLen = f.len;
+      c.pushCounter = counter;
+      c.pushRound = amaxRound(f.amax);
+      c.pushResetAmax = f.resetAmax;
+      c.description += ", " + f.what;
+      // After cuBLASLt, the epilogue launch that reduces the amax pushes it, as a cast's own
+      // launch does; its value is rounded to the op's dtype before the amax, so the amax needs
+      // no rounding there. Only the launches that run whenever the generated GEMM does not:
+      // epiFallback (after cuBLASLt and the unfused form), dualFallback (after cuBLASLt; the
+      // dual GEMM has no unfused form).
+      for (std::vector<GeneratedLaunch> *fallbacks : {&c.epiFallback, &c.dualFallback})
+        for (GeneratedLaunch &l : *fallbacks) {
+          if (c.backend == GemmBackend::Generated || c.pushInFallback)
+            break;
+          auto rd = rendered_.find(l.kernelName);
+          if (rd == rendered_.end())
+            continue;
+          LaunchDesc &d = rd->second;
+          if ((d.kind != LaunchKind::Rows && d.kind != LaunchKind::Transpose) ||
+              d.amaxBuf != f.amax || d.amaxGran != Granularity::Tensor || d.barrierBuf >= 0 ||
+              d.pushHistory >= 0 || (d.cast && d.cast->src == CastInfo::Src::Local))
+            continue;
+          d.pushHistory = f.history;
+          d.pushLen = f.len;
+          d.pushCounter = newScratch("push_counter", TensorType({}, DType::I32));
+          d.pushResetAmax = f.resetAmax;
+          d.description += ", " + f.what;
+          l = render(d, l.kernelName);
+          c.pushInFallback = true;
+        }
+      // Elsewhere (after cuBLASLt's AMAX_D or other epilogue launches; where the GEMM has no
+      // rows), one block pushes, as the state launch would have, and leaves the amax at zero.
+      LaunchDesc d;
+      d.kind = LaunchKind::Small;
+      d.suffix = "push";
+      d.smallLines.push_back(historyPushLine(f.history, f.history, f.amax, f.len));
+      if (f.resetAmax)
+        d.smallLines.push_back("if (threadIdx.x == 0) fp8c::f32p(@" + std::to_string(f.amax) +
+                               "@)[0] = 0.0f; // read above, before the push's barriers");
+      d.description = f.what;
+      c.pushFallback.push_back(renderNamed(d, -1));
+    }
     if (desc(f.history).role == BufferRole::State)
       stateWrites_.push_back(f.history);
     stateStep_ = std::max(stateStep_, static_cast<int>(f.step));
@@ -197,16 +269,7 @@ void Lowerer::lowerStateKernel(const Op &kernel, int index) {
     auto st = stateTarget_.find(res);
     const int out = st != stateTarget_.end() ? st->second : bufferOf(res);
     const int in = bufferOf(op.operand(0)), amax = bufferOf(op.operand(1));
-    const std::string len = std::to_string(colsOf(op.operand(0)->type()));
-    std::string a = "fp8c::f32p(@" + std::to_string(amax) + "@)[0]";
-    if (amaxRound(amax) != DType::F32) // cuBLASLt's AMAX_D, before rounding to D's type
-      a = "fp8c::roundTo<" + dtName(amaxRound(amax)) + ">(" + a + ")";
-    if (out == in)
-      d.smallLines.push_back("fp8c::historyPushInPlace<" + len + ">(fp8c::f32p(@" +
-                             std::to_string(out) + "@), " + a + ");");
-    else
-      d.smallLines.push_back("fp8c::historyPushTo<" + len + ">(fp8c::f32p(@" + std::to_string(out) +
-                             "@), fp8c::f32p(@" + std::to_string(in) + "@), " + a + ");");
+    d.smallLines.push_back(historyPushLine(out, in, amax, colsOf(op.operand(0)->type())));
     d.description += (d.description.empty() ? "" : ", ") + std::string(op.name()) + " %" +
                      op.result()->name() + (out == in ? " (in place)" : "");
     if (desc(out).role == BufferRole::State)

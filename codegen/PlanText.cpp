@@ -138,6 +138,16 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   if (c.colSum >= 0)
     os << ", column sums to " << bufStr(p, c.colSum) << " (partials per 64 rows in "
        << bufStr(p, c.colPartials) << ")";
+  if (c.pushHistory >= 0)
+    os << ", the amax"
+       << (c.pushRound != DType::F32 ? " (rounded to " + std::string(dtypeName(c.pushRound)) + ")"
+                                     : std::string())
+       << " pushed into " << bufStr(p, c.pushHistory) << " in place"
+       << (c.pushResetAmax ? ", then zeroed" : "") << " (by the generated GEMM's last block"
+       << (c.backend == GemmBackend::Generated ? ""
+           : c.pushInFallback                  ? "; after cuBLASLt, by its epilogue launch"
+                                               : "; after cuBLASLt, by a launch")
+       << ")";
   os << "\n";
   // Auto (the default) prints nothing here: cuBLASLt, and at run time the generated sm90 GEMM
   // where cuBLASLt refuses the configuration.
@@ -167,6 +177,14 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
   after(c.epiFallback,
         " after cuBLASLt (the epilogue from its bf16 result " + bufStr(p, c.epiD) + ")");
   after(c.transFallback, " after cuBLASLt (D transposed)");
+  for (const GeneratedLaunch &f : c.pushFallback) {
+    GeneratedLaunch copy = f;
+    printStep(os, p, Step(std::move(copy)),
+              label + (c.backend == GemmBackend::Generated || c.pushInFallback
+                           ? " instead, at an M where it has no rows (the history push)"
+                           : " after cuBLASLt (the history push), or instead at an M where it "
+                             "has no rows"));
+  }
   // The side launch: on the generated GEMM inside it, on cuBLASLt after it.
   for (const GeneratedLaunch &f : c.side) {
     GeneratedLaunch copy = f;

@@ -167,10 +167,12 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
           return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);
-      if (c.m.eval(m) <= 0) { // no GEMM at this M; its side launch (its own work) still runs
-        for (const GeneratedLaunch &l : c.side)
-          if (Status st = launch(l, ptrs, m, stream); !st)
-            return st;
+      if (c.m.eval(m) <= 0) { // no GEMM at this M; its side launch (its own work) still runs,
+        // and the history push it would have made
+        for (const auto *ls : {&c.side, &c.pushFallback})
+          for (const GeneratedLaunch &l : *ls)
+            if (Status st = launch(l, ptrs, m, stream); !st)
+              return st;
         continue;
       }
       const Status st = runGemm(c, ptrs, m, stream);

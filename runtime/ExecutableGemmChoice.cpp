@@ -61,7 +61,7 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   add(g.b2, Fill::Random);
   add(g.invScaleB2, Fill::One);
   for (int i : {g.d, g.dPadded, g.bias, g.amaxD, g.aux, g.transD, g.colSum, g.colPartials, g.epiD,
-                g.gateD, g.upD, g.blockScaleOut, g.blockInvOut})
+                g.gateD, g.upD, g.blockScaleOut, g.blockInvOut, g.pushHistory, g.pushCounter})
     add(i, Fill::Zero);
   for (const auto *fallbacks : {&g.biasFallback, &g.auxFallback, &g.transFallback, &g.epiFallback,
                                 &g.dualFallback, &g.side})

@@ -109,6 +109,10 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     for (const GeneratedLaunch &l : g.epiFallback)
       if (Status st = launch(l, ptrs, m, stream); !st)
         return st;
+    if (!g.pushInFallback) // the history push, which the fused GEMM would have made
+      for (const GeneratedLaunch &l : g.pushFallback)
+        if (Status st = launch(l, ptrs, m, stream); !st)
+          return st;
     gemmLog[g.name] = gemmLog[u.name] + "; the epilogue by launches from its bf16 result";
     gemmLog.erase(u.name);
     return Status::ok();
@@ -200,6 +204,10 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
   for (const GeneratedLaunch &l : g.side) // the side launch, which the generated GEMM runs inside
     if (Status st = launch(l, ptrs, m, stream); !st)
       return st;
+  if (!g.pushInFallback) // the history push, which the generated GEMM makes itself
+    for (const GeneratedLaunch &l : g.pushFallback)
+      if (Status st = launch(l, ptrs, m, stream); !st)
+        return st;
   return Status::ok();
 }
 

@@ -21,11 +21,13 @@ bool rangesOverlap(const BufferSlot &a, const BufferSlot &b) {
 
 std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &c) {
   std::set<int> generated;
-  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux,
-                c.transD, c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2,
-                c.blockScaleOut, c.blockInvOut})
+  for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux, c.transD,
+                c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2, c.blockScaleOut,
+                c.blockInvOut, c.pushHistory, c.pushCounter})
     generated.insert(b);
   for (const GeneratedLaunch &l : c.side) // both forms run it
+    generated.insert(l.buffers.begin(), l.buffers.end());
+  for (const GeneratedLaunch &l : c.pushFallback) // at an M without GEMM rows
     generated.insert(l.buffers.begin(), l.buffers.end());
   std::set<int> only;
   auto add = [&](int b) {

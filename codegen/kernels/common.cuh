@@ -407,6 +407,22 @@ __device__ __forceinline__ bool lastToArrive(u32 *counter, u32 arrivals) {
   return last != 0;
 }
 
+/// fp8.history_push in place by one warp: h = [amax, h[0], ..., h[len - 2]], moved 32 entries
+/// at a time from the top, so no entry is overwritten before it is read. Every lane calls it.
+__device__ __forceinline__ void warpHistoryPush(float *h, int len, float amax, int lane) {
+  for (int base = (len - 1) / 32 * 32; base >= 0; base -= 32) {
+    const int i = base + lane;
+    const float keep = i >= 1 && i < len ? h[i - 1] : 0.0f;
+    __syncwarp();
+    if (i >= 1 && i < len)
+      h[i] = keep;
+    __syncwarp();
+  }
+  if (lane == 0)
+    h[0] = amax;
+  __syncwarp();
+}
+
 // --- grid barrier (cooperative launches only) --------------------------------------------------
 
 /// Waits until every block of the grid has arrived; all blocks must be co-resident (cooperative

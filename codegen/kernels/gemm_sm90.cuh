@@ -566,6 +566,10 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
   // No block may exit while another block of its cluster can still arrive on its barriers.
   if constexpr (Cm > 1)
     clusterSync();
+  // Every epilogue (the consumers', or the offloaded one on the producer's warps) has added its
+  // amax by now.
+  if (p.pushHistory != nullptr)
+    pushAmaxWhenLast(p);
 }
 
 } // namespace sm90

@@ -57,6 +57,13 @@ struct GemmParams {
   u8 *aCast;
   u32 *aReady;
   i64 ldaSrc, ldaCast;
+  // Delayed scaling's history push (pushAmaxWhenLast, gemm_sm90_epilogue.cuh), or pushHistory
+  // null: the grid's last block pushes the tensor amax (`amax`, rounded to pushRound, a Dt) into
+  // the pushLen entries of pushHistory in place, and with pushResetAmax puts the amax back to
+  // zero. pushCounter: a u32 at zero before the launch, left at zero after it.
+  float *pushHistory;
+  u32 *pushCounter;
+  int pushLen, pushRound, pushResetAmax, pushPad;
 };
 
 constexpr int kBK = 128;     ///< K (bytes) of one stage

@@ -278,6 +278,39 @@ __device__ __forceinline__ void storeQuad8(const GemmParams &p, const u32 (&u)[4
   store16(p, row0 + 8 * (q >> 1), colBase + 8 * (j + 2 * (q & 1)), 1, w);
 }
 
+/// Delayed scaling's history push by the GEMM that reduced the amax (p.pushHistory; the
+/// lowering's foldHistoryPushes, instead of a state launch after it): every thread of the block
+/// calls it after its last epilogue. The block barrier orders each warp's amax atomic before
+/// thread 0's fence and count; the grid's last block then reads the amax, pushes it (rounded
+/// as the state launch rounds an amax of a bf16 / f16 value) with warp 0 and, where the amax is
+/// its own scratch, puts it back to zero; the counter is left at zero for the next run. No
+/// shared memory: the kernel's dynamic shared memory may fill the SM.
+__device__ __forceinline__ void pushAmaxWhenLast(const GemmParams &p) {
+  __syncthreads();
+  if (threadIdx.x >= 32)
+    return;
+  const int lane = int(threadIdx.x);
+  u32 last = 0;
+  if (lane == 0) {
+    __threadfence();
+    last = atomicAdd(p.pushCounter, 1u) == gridDim.x * gridDim.y * gridDim.z - 1 ? 1u : 0u;
+    if (last) {
+      __threadfence();
+      atomicExch(p.pushCounter, 0u);
+    }
+  }
+  if (__shfl_sync(0xFFFFFFFFu, last, 0) == 0)
+    return;
+  float a = __ldcg(p.amax);
+  if (p.pushRound == int(Dt::BF16))
+    a = roundTo<Dt::BF16>(a);
+  else if (p.pushRound == int(Dt::F16))
+    a = roundTo<Dt::F16>(a);
+  warpHistoryPush(p.pushHistory, p.pushLen, a, lane);
+  if (p.pushResetAmax && lane == 0)
+    atomicExch(p.amax, 0.0f); // every lane read it above (warpHistoryPush synchronizes)
+}
+
 /// The epilogue of one consumer warpgroup's 64 x WN accumulators (already scaled when
 /// S == Scale::Block). `rowBase` is the first row of the warpgroup's 64, `colBase` the tile's
 /// first column; `sa` the scales of the thread's two rows (Scale::Row), `cols` the tile's

@@ -225,22 +225,6 @@ __device__ __forceinline__ void sideStore16(void *base, i64 ld, i64 r, i64 c0, c
   }
 }
 
-/// fp8.history_push in place by one warp: h = [amax, h[0], ..., h[Len - 2]], moved 32 entries
-/// at a time from the top, so no entry is overwritten before it is read.
-template <int Len> __device__ __forceinline__ void sideHistoryPush(float *h, float amax, int lane) {
-  for (int base = (Len - 1) / 32 * 32; base >= 0; base -= 32) {
-    const int i = base + lane;
-    const float keep = i >= 1 && i < Len ? h[i - 1] : 0.0f;
-    __syncwarp();
-    if (i >= 1 && i < Len)
-      h[i] = keep;
-    __syncwarp();
-  }
-  if (lane == 0)
-    h[0] = amax;
-  __syncwarp();
-}
-
 /// The column sums of one unit (chunk, tile column): each lane's 8 column sums over its rows,
 /// added over the 4 lanes of its columns, into partial[chunk][c]; the unit that finishes its
 /// tile column last adds the kColChunks partials in chunk order and stores the sums.
@@ -460,7 +444,7 @@ __device__ __forceinline__ void sideCastTranspose(const Args<N> &args, u8 *smem,
     if (last) {
       float *amaxBuf = f32p(buf[Spec::kAmax.buf]);
       const float a = __ldcg(amaxBuf);
-      sideHistoryPush<P.len>(f32p(buf[P.history]), a, lane);
+      warpHistoryPush(f32p(buf[P.history]), P.len, a, lane);
       if constexpr (P.resetAmax)
         if (lane == 0)
           atomicExch(amaxBuf, 0.0f); // every lane read it above

@@ -42,8 +42,11 @@ struct DeviceParams {
   uint8_t *aCast;
   uint32_t *aReady;
   int64_t ldaSrc, ldaCast;
+  float *pushHistory;
+  uint32_t *pushCounter;
+  int32_t pushLen, pushRound, pushResetAmax, pushPad;
 };
-static_assert(sizeof(DeviceParams) == 232, "DeviceParams must match sm90::GemmParams");
+static_assert(sizeof(DeviceParams) == 264, "DeviceParams must match sm90::GemmParams");
 
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
@@ -282,6 +285,16 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (k.colSumType && (!p->colSums || !p->colPartials || !aligned(p->colPartials, 8)))
     return fail("the column sums need their output (colSums) and an 8-byte aligned f32 "
                 "workspace of ceil(M/64) x N (colPartials)");
+  if (p->pushHistory) {
+    if (!k.amaxD || k.amaxRows || k.blockCast || !p->amaxD)
+      return fail("a history push takes the kernel's tensor amax (amaxD, not per-row or "
+                  "per-block amaxes)");
+    if (!p->pushCounter || !aligned(p->pushCounter, 4) || p->pushLen < 1 || p->pushLen > INT32_MAX)
+      return fail("a history push needs its zeroed u32 counter (pushCounter) and a history "
+                  "length of at least 1");
+    if (p->pushRound != DType::F32 && p->pushRound != DType::BF16 && p->pushRound != DType::F16)
+      return fail("a history push rounds the amax to f32, bf16 or f16");
+  }
   return Status::ok();
 }
 
@@ -450,6 +463,13 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   dp.ldbi = prob.ldBlockInv;
   dp.castMargin = prob.castMargin;
   dp.castPow2 = prob.castPow2 ? 1 : 0;
+  if (p.pushHistory) {
+    dp.pushHistory = p.pushHistory;
+    dp.pushCounter = p.pushCounter;
+    dp.pushLen = int32_t(p.pushLen);
+    dp.pushRound = p.pushRound == DType::BF16 ? 2 : p.pushRound == DType::F16 ? 1 : 0; // Dt
+    dp.pushResetAmax = p.pushResetAmax ? 1 : 0;
+  }
   if (k.castAhead) {
     dp.aSrc = p.a;
     dp.aCast = static_cast<uint8_t *>(p.aCast);

@@ -273,6 +273,15 @@ struct GemmSm90Pointers {
   /// (the run's dynamic size, which the launch's Spec takes, not the GEMM's M).
   std::array<void *, kGemmSm90MaxSideBuffers> side{};
   int64_t sideM = 0;
+  /// Delayed scaling's history push, or pushHistory null: the grid's last block pushes amaxD
+  /// (a tensor amax; rounded to pushRound, bf16 / f16 / f32) into the pushLen entries of
+  /// pushHistory in place, and with pushResetAmax puts amaxD back to zero. pushCounter: a u32
+  /// at zero before the first call; each call leaves it zero.
+  float *pushHistory = nullptr;
+  uint32_t *pushCounter = nullptr;
+  int64_t pushLen = 0;
+  DType pushRound = DType::F32;
+  bool pushResetAmax = false;
 };
 
 /// u32 counters of the aReady workspace a castAhead problem of m rows needs (any tile).

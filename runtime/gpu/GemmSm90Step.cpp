@@ -161,6 +161,8 @@ std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
   u.blockCast = false;
   u.blockAct = EpiActivation::None;
   u.blockScaleOut = u.blockInvOut = -1;
+  u.pushHistory = u.pushCounter = -1; // (a GEMM with a push has no unfused form)
+  u.pushFallback.clear();
   u.backend = GemmBackend::Generated;
   u.biasFallback.clear();
   u.auxFallback.clear();
@@ -221,6 +223,13 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   p.colPartials = static_cast<float *>(addr(g.colPartials));
   p.blockScale = static_cast<float *>(addr(g.blockScaleOut));
   p.blockInv = static_cast<float *>(addr(g.blockInvOut));
+  if (g.pushHistory >= 0) {
+    p.pushHistory = static_cast<float *>(addr(g.pushHistory));
+    p.pushCounter = static_cast<uint32_t *>(addr(g.pushCounter));
+    p.pushLen = g.pushLen;
+    p.pushRound = g.pushRound;
+    p.pushResetAmax = g.pushResetAmax;
+  }
   if (!g.side.empty()) { // (gemmSm90KernelOf bounds its buffer count)
     const std::vector<int> &sb = g.side.front().buffers;
     for (size_t i = 0; i < sb.size() && i < p.side.size(); ++i)

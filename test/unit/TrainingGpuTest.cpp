@@ -190,8 +190,10 @@ TEST(TrainingGpuPlan, BothHalvesLowerAndShareTheSavedTensors) {
 
 // Delayed scaling in training: the Linear's cast-transposes (x and w forward, dY backward) each
 // push their tensor amax into its history from their last block, so neither half runs a state
-// launch; the MLP's halves keep one each (its hidden's amax comes from the first GEMM's
-// epilogue, dh's from the dgrad GEMM's), pushing every history of its half.
+// launch. The MLP's hidden amax comes from the first GEMM's epilogue, whose last block pushes it
+// (the generated GEMM: pushAmaxWhenLast); dh's from the dgrad GEMM's epilogue, or on cuBLASLt
+// from the gelu_grad launch after it, and whichever of the two runs pushes it. So neither of the
+// MLP's halves runs a state launch either.
 TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   auto halves = [](const char *file) {
     std::vector<LaunchPlan> plans;
@@ -223,16 +225,53 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(lf.pushing, 2) << "x and w";
   EXPECT_EQ(lb.state, 0);
   EXPECT_EQ(lb.pushing, 1) << "dY";
-  // The MLP's backward's dh amax comes from the dgrad GEMM's epilogue (gelu_grad over the saved
-  // e4m3 copy of the GELU's input, gelu_saved=e4m3; on cuBLASLt from its fallback launch), so a
-  // state launch pushes both histories after it.
   const std::vector<LaunchPlan> mlp = halves("mlp.mlir");
   ASSERT_EQ(mlp.size(), 2u);
   const Count mf = count(mlp[0]), mb = count(mlp[1]);
-  EXPECT_EQ(mf.state, 1);
-  EXPECT_EQ(mf.pushing, 0);
-  EXPECT_EQ(mb.state, 1);
-  EXPECT_EQ(mb.pushing, 0);
+  EXPECT_EQ(mf.state, 0);
+  EXPECT_EQ(mf.pushing, 3) << "x, w1 and w2";
+  EXPECT_EQ(mb.state, 0);
+  EXPECT_EQ(mb.pushing, 1) << "dY";
+  // The GEMM steps that push: the forward's first GEMM (generated only: its epilogue writes the
+  // GELU input's e4m3 copy and D^T) and the backward's dgrad GEMM with the gelu_grad epilogue.
+  auto pushingGemm = [](const LaunchPlan &p, const std::string &history) -> const CublasLtGemm * {
+    const CublasLtGemm *found = nullptr;
+    for (const Step &s : p.steps)
+      if (const auto *c = std::get_if<CublasLtGemm>(&s); c && c->pushHistory >= 0) {
+        EXPECT_EQ(found, nullptr) << "one pushing GEMM per half";
+        found = c;
+        EXPECT_EQ(p.buffers[c->pushHistory].name, history);
+        EXPECT_EQ(p.buffers[c->pushHistory].role, BufferRole::State);
+        EXPECT_EQ(c->pushLen, 16);
+        // An amax of a bf16 value, as the state launch rounded it.
+        EXPECT_EQ(c->pushRound, DType::BF16);
+        // The amax is the GEMM's own: Scratch, put back to zero after the push.
+        EXPECT_TRUE(c->pushResetAmax);
+        EXPECT_EQ(p.buffers[c->amaxD].role, BufferRole::Scratch);
+        EXPECT_EQ(p.buffers[c->pushCounter].role, BufferRole::Scratch);
+        // Where the GEMM has no rows: one block pushes the amax left at zero, then zeroes it.
+        EXPECT_EQ(c->pushFallback.size(), 1u);
+        for (const GeneratedLaunch &f : c->pushFallback) {
+          EXPECT_NE(f.source.find("fp8c::historyPushInPlace<16>"), std::string::npos);
+          EXPECT_NE(f.source.find("fp8c::roundTo<fp8c::Dt::BF16>"), std::string::npos);
+          EXPECT_NE(f.source.find("[0] = 0.0f;"), std::string::npos);
+          EXPECT_FALSE(f.grid.persistent);
+        }
+      }
+    return found;
+  };
+  const CublasLtGemm *g1 = pushingGemm(mlp[0], "g_amax_history");
+  ASSERT_NE(g1, nullptr);
+  EXPECT_EQ(g1->backend, GemmBackend::Generated);
+  EXPECT_FALSE(g1->pushInFallback);
+  const CublasLtGemm *dgrad = pushingGemm(mlp[1], "h_grad_amax_history");
+  ASSERT_NE(dgrad, nullptr);
+  EXPECT_NE(dgrad->backend, GemmBackend::Generated);
+  // On cuBLASLt (and the unfused form), the gelu_grad cast-transpose after it pushes.
+  EXPECT_TRUE(dgrad->pushInFallback);
+  ASSERT_EQ(dgrad->epiFallback.size(), 1u);
+  EXPECT_NE(dgrad->epiFallback[0].source.find("fp8c::PushDesc::to("), std::string::npos);
+  EXPECT_NE(dgrad->epiFallback[0].description.find("fp8.history_push"), std::string::npos);
 }
 
 // The delayed MLP's first GEMM casts its GELU with a scale from the GELU's history. That scale

@@ -12,7 +12,7 @@
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=ROW
 // RUN: fp8c %fp8c_src/examples/swiglu_mlp.mlir --recipe=blockwise --emit=cuda | FileCheck %s --check-prefix=BLOCK
 
-// AUTO-LABEL: // fp8c CUDA for @swiglu_mlp: 5 generated launches, 2 cuBLASLt GEMMs, 0 of the steps at load
+// AUTO-LABEL: // fp8c CUDA for @swiglu_mlp: 4 generated launches, 2 cuBLASLt GEMMs, 0 of the steps at load
 // AUTO: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k3_gemm =====
 // AUTO-NEXT: //   ops: fp8.scaled_matmul %gate, fp8.scaled_matmul %up, fp8.swiglu %h, fp8.amax %h_amax, fp8.cast %h_fp8 (one GEMM for both weights)
 // AUTO-NEXT: //   D[M, 14336] = A[M, 4096] * B[14336, 4096]^T (TN)
@@ -21,8 +21,11 @@
 // AUTO-NEXT: //   epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, FP8 D scale #{{[0-9]+}} %h_scale, D from swiglu(A B^T, A B2^T) (cuBLASLt: the results to #{{[0-9]+}} %gate and #{{[0-9]+}} %up)
 // AUTO: // ===== step 4 after cuBLASLt (the swiglu epilogue from #{{[0-9]+}} %gate and #{{[0-9]+}} %up): launch fp8c_swiglu_mlp_k3_dual_fallback =====
 // AUTO: fp8c::op::swiglu
+// AUTO: static constexpr fp8c::PushDesc kPush = fp8c::PushDesc::to(
+// AUTO: // ===== step 4 instead, at an M where it has no rows (the history push): launch fp8c_swiglu_mlp_k5_push =====
 // AUTO: // ===== step 5: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
 // AUTO-NOT: k3_gemm1
+// AUTO-NOT: _state
 
 // Tensorwise: h stays bf16 (its cast needs h's own amax first), the amax is fused.
 // TW: // ===== step 4: cuBLASLt GEMM fp8c_swiglu_mlp_k4_gemm =====
@@ -30,11 +33,12 @@
 // TW: B2 #{{[0-9]+}} %w_up_fp8 (up), D #{{[0-9]+}} %h
 // TW: epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, D from swiglu(A B^T, A B2^T)
 
-// GEN-LABEL: // fp8c CUDA for @swiglu_mlp: 5 generated launches, 0 cuBLASLt GEMMs, 2 generated sm90 GEMMs, 0 of the steps at load
+// GEN-LABEL: // fp8c CUDA for @swiglu_mlp: 4 generated launches, 0 cuBLASLt GEMMs, 2 generated sm90 GEMMs, 0 of the steps at load
 // GEN-NOT: %gate tensor
 // GEN: // ===== step 4: generated sm90 GEMM fp8c_swiglu_mlp_k3_gemm =====
-// GEN: //   epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, FP8 D scale #{{[0-9]+}} %h_scale, D from swiglu(A B^T, A B2^T){{$}}
+// GEN: //   epilogue DEFAULT, AMAX_D #{{[0-9]+}} %h_amax, FP8 D scale #{{[0-9]+}} %h_scale, D from swiglu(A B^T, A B2^T), the amax (rounded to bf16) pushed into #{{[0-9]+}} %h_amax_history in place, then zeroed (by the generated GEMM's last block){{$}}
 // GEN-NOT: dual_fallback
+// GEN-NOT: _state
 
 // With cuBLASLt the swiglu, the amax of h and its cast run in a launch after the two GEMMs,
 // which also pushes that amax into h's history (every history push joins the launch that
