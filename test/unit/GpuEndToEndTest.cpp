@@ -239,8 +239,12 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<384x256xbf16>, %b1: tensor<38
         hist[g.input(i)->name()] =
             HostTensor::make(g.input(i)->type().shape(), g.input(i)->type().dtype());
     ASSERT_EQ(hist.size(), 4u);
+    // Both layers' operands scale with stddev, so the hidden (and its amax) shrinks 4x per run:
+    // gentler than the Linear's case above, whose single cast keeps its error small at any
+    // ratio, where here the hidden's FP8 cast would underflow to subnormals (both sides alike,
+    // but then a one-ulp difference in the GEMM's sum is a large relative one).
     const int64_t rows[] = {37, 1, 0, 300, 2};
-    const double stddev[] = {64.0, 16.0, 4.0, 1.0, 0.25};
+    const double stddev[] = {4.0, 2.0, 1.0, 0.5, 0.25};
     for (int r = 0; r < 5; ++r) {
       std::map<std::string, HostTensor> in = {
           {"x", nonZero({rows[r], 256}, DType::BF16, 21 + r, stddev[r])},
