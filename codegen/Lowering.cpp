@@ -119,12 +119,13 @@ std::string Lowerer::historyPushLine(int out, int in, int amax, int64_t len) con
 // Delayed scaling's history pushes join the steps that reduced their amaxes where those are
 // one-pass rows or (cast-)transpose launches of a tensor amax (the activation's cast before a
 // GEMM, a weight's cast, a training step's cast-transposes; rows.cuh, pushHistoryWhenLast) or
-// generated GEMMs whose epilogue reduces a tensor amax (the MLP's hidden in the training
-// forward; gemm_sm90_epilogue.cuh, pushAmaxWhenLast): the step's last block pushes and no state
-// launch runs, which at decode sizes is a launch and a memset out of a few. Only when every
-// push of the state kernel finds such a step, updates its history in place, and that step is
-// the last touching the history and the amax. An amax that no other step touches becomes
-// Scratch the step puts back to zero (no memset per run).
+// GEMM steps whose epilogue reduces a tensor amax (the MLP's hidden; the generated GEMM's last
+// block pushes, gemm_sm90_epilogue.cuh's pushAmaxWhenLast, and after cuBLASLt the epilogue
+// launch that reduces the amax or a one-block pushFallback launch): no state launch runs, which
+// at decode sizes is a launch and a memset out of a few. Only when every push of the state
+// kernel finds such a step, updates its history in place, and that step is the last touching
+// the history and the amax. An amax that no other step touches becomes Scratch the push puts
+// back to zero (no memset per run).
 bool Lowerer::foldHistoryPushes(const Op &kernel) {
   if (loadTime_)
     return false;
