@@ -144,6 +144,42 @@ func.func @quant(%x: tensor<?x{k}xbf16>) -> (tensor<f32>, tensor<?x{k}xf8E4M3FN>
   }
 }
 
+// The interpreter's histories of a delayed graph before its first run (zeros), by state input.
+std::map<std::string, HostTensor> startingHistories(const Graph &g) {
+  std::map<std::string, HostTensor> hist;
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (g.inputAttrs(i).has("fp8.state"))
+      hist[g.input(i)->name()] =
+          HostTensor::make(g.input(i)->type().shape(), g.input(i)->type().dtype());
+  return hist;
+}
+
+// One run of a delayed graph on the GPU and on the interpreter, which continues from `hist`
+// (its histories after the previous run; updated to this run's): the output y within the
+// GEMM's tolerance (where it has rows), every history on the device bit for bit the
+// interpreter's.
+void expectRunMatches(Executable &exe, const std::map<std::string, HostTensor> &in,
+                      std::map<std::string, HostTensor> &hist, int run, int64_t rows) {
+  std::map<std::string, HostTensor> gpu = runOnDevice(exe, in, nullptr);
+  std::map<std::string, HostTensor> cpuIn = in;
+  for (const auto &[key, h] : hist)
+    cpuIn[key] = h;
+  std::map<std::string, HostTensor> cpu = runOnCpu(exe.graph(), cpuIn);
+  ASSERT_TRUE(gpu.count("y") && cpu.count("y"));
+  if (rows > 0)
+    EXPECT_LT(relativeFrobeniusError(gpu["y"], cpu["y"]), 2e-2) << "run " << run;
+  for (auto &[key, h] : hist) {
+    ASSERT_TRUE(cpu.count(key + "_next")) << key;
+    h = cpu[key + "_next"];
+    Expected<std::vector<float>> dev = exe.readState(key, nullptr);
+    ASSERT_TRUE(dev.hasValue()) << (dev ? "" : dev.error());
+    ASSERT_EQ(dev->size(), h.data.size()) << key;
+    for (size_t i = 0; i < h.data.size(); ++i)
+      EXPECT_EQ((*dev)[i], h.data[i])
+          << key << "[" << i << "] after run " << run << " (M " << rows << ")";
+  }
+}
+
 // Delayed Linear: each cast pushes its amax into its history in place (its last block; no
 // state launch runs) and leaves its Scratch amax at zero. Five runs at different M (different
 // grids) with shrinking magnitudes, so that a leftover amax or a missed push would change the
@@ -166,12 +202,7 @@ func.func @lin(%x: tensor<?x256xbf16>, %w: tensor<384x256xbf16>, %b: tensor<384x
   for (const Step &s : exe->plan().steps)
     if (const auto *gl = std::get_if<GeneratedLaunch>(&s))
       EXPECT_EQ(gl->entry.find("_state"), std::string::npos) << "a state launch: " << gl->entry;
-  const Graph &g = exe->graph();
-  std::map<std::string, HostTensor> hist; // the interpreter's histories, by state input
-  for (unsigned i = 0; i < g.numInputs(); ++i)
-    if (g.inputAttrs(i).has("fp8.state"))
-      hist[g.input(i)->name()] =
-          HostTensor::make(g.input(i)->type().shape(), g.input(i)->type().dtype());
+  std::map<std::string, HostTensor> hist = startingHistories(exe->graph());
   ASSERT_EQ(hist.size(), 2u);
   const int64_t rows[] = {37, 1, 300, 4097, 2};
   const double stddev[] = {64.0, 16.0, 4.0, 1.0, 0.25};
@@ -180,23 +211,7 @@ func.func @lin(%x: tensor<?x256xbf16>, %w: tensor<384x256xbf16>, %b: tensor<384x
         {"x", nonZero({rows[r], 256}, DType::BF16, 21 + r, stddev[r])},
         {"w", nonZero({384, 256}, DType::BF16, 41 + r, stddev[r])},
         {"b", nonZero({384}, DType::BF16, 61 + r, 1.0)}};
-    std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
-    std::map<std::string, HostTensor> cpuIn = in;
-    for (const auto &[key, h] : hist)
-      cpuIn[key] = h;
-    std::map<std::string, HostTensor> cpu = runOnCpu(g, cpuIn);
-    ASSERT_TRUE(gpu.count("y") && cpu.count("y"));
-    EXPECT_LT(relativeFrobeniusError(gpu["y"], cpu["y"]), 2e-2) << "run " << r;
-    for (auto &[key, h] : hist) {
-      ASSERT_TRUE(cpu.count(key + "_next")) << key;
-      h = cpu[key + "_next"];
-      Expected<std::vector<float>> dev = exe->readState(key, nullptr);
-      ASSERT_TRUE(dev.hasValue()) << (dev ? "" : dev.error());
-      ASSERT_EQ(dev->size(), h.data.size()) << key;
-      for (size_t i = 0; i < h.data.size(); ++i)
-        EXPECT_EQ((*dev)[i], h.data[i])
-            << key << "[" << i << "] after run " << r << " (M " << rows[r] << ")";
-    }
+    expectRunMatches(*exe, in, hist, r, rows[r]);
   }
 }
 
@@ -232,12 +247,7 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<384x256xbf16>, %b1: tensor<38
         pushingGemms += std::get<CublasLtGemm>(s).pushHistory >= 0;
     }
     EXPECT_EQ(pushingGemms, 1);
-    const Graph &g = exe->graph();
-    std::map<std::string, HostTensor> hist;
-    for (unsigned i = 0; i < g.numInputs(); ++i)
-      if (g.inputAttrs(i).has("fp8.state"))
-        hist[g.input(i)->name()] =
-            HostTensor::make(g.input(i)->type().shape(), g.input(i)->type().dtype());
+    std::map<std::string, HostTensor> hist = startingHistories(exe->graph());
     ASSERT_EQ(hist.size(), 4u);
     // Both layers' operands scale with stddev, so the hidden (and its amax) shrinks 4x per run:
     // gentler than the Linear's case above, whose single cast keeps its error small at any
@@ -252,24 +262,7 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<384x256xbf16>, %b1: tensor<38
           {"b1", nonZero({384}, DType::BF16, 61 + r, 1.0)},
           {"w2", nonZero({256, 384}, DType::BF16, 81 + r, stddev[r])},
           {"b2", nonZero({256}, DType::BF16, 101 + r, 1.0)}};
-      std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
-      std::map<std::string, HostTensor> cpuIn = in;
-      for (const auto &[key, h] : hist)
-        cpuIn[key] = h;
-      std::map<std::string, HostTensor> cpu = runOnCpu(g, cpuIn);
-      ASSERT_TRUE(gpu.count("y") && cpu.count("y"));
-      if (rows[r] > 0)
-        EXPECT_LT(relativeFrobeniusError(gpu["y"], cpu["y"]), 2e-2) << "run " << r;
-      for (auto &[key, h] : hist) {
-        ASSERT_TRUE(cpu.count(key + "_next")) << key;
-        h = cpu[key + "_next"];
-        Expected<std::vector<float>> dev = exe->readState(key, nullptr);
-        ASSERT_TRUE(dev.hasValue()) << (dev ? "" : dev.error());
-        ASSERT_EQ(dev->size(), h.data.size()) << key;
-        for (size_t i = 0; i < h.data.size(); ++i)
-          EXPECT_EQ((*dev)[i], h.data[i])
-              << key << "[" << i << "] after run " << r << " (M " << rows[r] << ")";
-      }
+      expectRunMatches(*exe, in, hist, r, rows[r]);
     }
   }
 }
