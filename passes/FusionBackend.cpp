@@ -1,11 +1,20 @@
 // Backend choice per planned kernel (see FusionBackend.h).
 #include "passes/FusionBackend.h"
 
+#include <algorithm>
+
 namespace fp8c {
 
 void chooseBackend(PlannedKernel &k) {
   if (k.kind != KernelKind::Gemm) {
     k.backend = "generated";
+    const bool pushesOnly =
+        !k.ops.empty() && std::all_of(k.ops.begin(), k.ops.end(), [](const Op *op) {
+          return op->kind() == OpKind::HistoryPush;
+        });
+    if (pushesOnly) // codegen/Lowering.cpp, Lowerer::foldHistoryPushes
+      k.backendReason = "the state update: each push joins the launch or GEMM that reduced its "
+                        "amax where all can, else one launch at the end";
     return;
   }
   k.backend = "cublaslt";

@@ -22,7 +22,7 @@
 // DELAYED-NEXT: kernel #1 gemm -> generated (casts A to FP8 in a prologue launch)
 // DELAYED-NEXT:   prologue: fp8.amax %x_amax, fp8.history_scale %x_scale, fp8.cast %x_fp8
 // DELAYED-NEXT:   main: fp8.scaled_matmul %y
-// DELAYED-NEXT: kernel #2 reduce -> generated
+// DELAYED-NEXT: kernel #2 reduce -> generated (the state update: each push joins the launch or GEMM that reduced its amax where all can, else one launch at the end)
 // DELAYED-NEXT:   body: fp8.history_push %x_amax_history_next, fp8.history_push %w_amax_history_next
 // DELAYED-NOT: {{.}}
 

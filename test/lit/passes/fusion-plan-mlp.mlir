@@ -34,7 +34,7 @@
 // DELAYED-NEXT:   epilogue: fp8.gelu %g, fp8.amax %g_amax, fp8.cast %g_fp8
 // DELAYED-NEXT: kernel #3 gemm -> cublaslt
 // DELAYED-NEXT:   main: fp8.scaled_matmul %y
-// DELAYED-NEXT: kernel #4 reduce -> generated
+// DELAYED-NEXT: kernel #4 reduce -> generated (the state update: each push joins the launch or GEMM that reduced its amax where all can, else one launch at the end)
 // DELAYED-NEXT:   body: fp8.history_push %x_amax_history_next, fp8.history_push %w1_amax_history_next, fp8.history_push %g_amax_history_next, fp8.history_push %w2_amax_history_next
 // DELAYED-NOT: {{.}}
 

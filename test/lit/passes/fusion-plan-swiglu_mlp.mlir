@@ -38,7 +38,7 @@
 // DELAYED-NEXT:   epilogue: fp8.swiglu %h, fp8.amax %h_amax, fp8.cast %h_fp8
 // DELAYED-NEXT: kernel #4 gemm -> cublaslt
 // DELAYED-NEXT:   main: fp8.scaled_matmul %y
-// DELAYED-NEXT: kernel #5 reduce -> generated
+// DELAYED-NEXT: kernel #5 reduce -> generated (the state update: each push joins the launch or GEMM that reduced its amax where all can, else one launch at the end)
 // DELAYED-NEXT:   body: fp8.history_push %x_amax_history_next, fp8.history_push %w_gate_amax_history_next, fp8.history_push %w_up_amax_history_next, fp8.history_push %h_amax_history_next, fp8.history_push %w_down_amax_history_next
 // DELAYED-NOT: {{.}}
 
