@@ -11,12 +11,15 @@
 // GemmSm90BenchCommon.h.
 //
 //   fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule cooperative|pingpong|both]
+//                   [--accum-probe]
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
 //                   [--no-prologue]
 //                   [--variants row,fp8,precise,block] [--dgelu-shape M K N]...
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
+// --accum-probe first reads each GEMM's promotion interval from its output
+// (GemmSm90AccumProbe.cpp).
 // --dgelu-shape adds the gelu_grad dgrad GEMM's forms at that shape (GemmSm90GeluGradBench.cpp;
 // none by default).
 // --cast-shape replaces the shapes of the bf16-A section (M 8192 K 4096 N 14336 and
@@ -26,8 +29,9 @@
 // --no-plain / --no-cast leave out the plain shapes' and the bf16-A prologue's sections;
 // --variants keeps only the named epilogue variants (row scales + bias + GELU, FP8 D + amax,
 // tensor scales without fast accumulation, blockwise scales; all by default).
-// --soak runs each fast-accumulating epilogue config (and the bf16-A section's e4m3-A and
-// cast-ahead kernels) back to back for SECONDS more and prints the Unix times around it (to compare clocks and power between configs in an nvidia-smi log).
+// --soak runs each epilogue config and its cuBLASLt peer (and the bf16-A section's e4m3-A and
+// cast-ahead kernels) back to back for SECONDS more and prints the Unix times around it (to compare
+// clocks and power between configs in an nvidia-smi log).
 // --quick times the heuristic's config, ping-pong 128 x 128 x 6 (unless --schedule cooperative)
 // and the clusters of two sharing B (TMA multicast): ping-pong 128 x 128 x 6 and cooperative
 // 128 x 256 x 4 (64 x 128 x 8 for decode). --schedule picks the consumer schedules of the
@@ -55,7 +59,7 @@ using namespace fp8c::gemmbench;
 namespace {
 
 bool wantCoop = true, wantPingPong = true;
-double soakS = 0; ///< --soak: seconds of back-to-back launches per fast-accumulating epilogue config
+double soakS = 0;    ///< --soak: seconds of back-to-back launches per epilogue config
 double hbmTBs = 4.8; ///< --hbm-tbs: the HBM bandwidth of benchCastA's cast floor
 std::string variants = "row,fp8,precise,block"; ///< --variants: the epilogue variants to time
 
@@ -312,6 +316,9 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     if (probe) {
       lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
       std::printf("  %-36s cuBLASLt %-26s %9.1f us\n", v.name, v.peer, lms * 1e3);
+      if (soakS > 0)
+        soak(std::string("cuBLASLt ") + v.peer, soakS,
+             [&](int i) { return lt.run(v.c, lp(i), nullptr); });
     } else {
       std::printf("  %-36s (cuBLASLt %s: %s)\n", v.name, v.peer, probe.message().c_str());
     }
@@ -377,7 +384,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       if (probe)
         std::printf("  %.3fx cuBLASLt", lms / ms);
       std::printf("%s\n", same.c_str());
-      if (soakS > 0 && !k.promotes())
+      if (soakS > 0)
         soak(k.name(), soakS, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
     }
   }
@@ -387,7 +394,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 
 int main(int argc, char **argv) {
-  bool quick = false, noPlain = false, noCast = false, prologue = true;
+  bool probe = false, quick = false, noPlain = false, noCast = false, prologue = true;
   std::vector<Shape> shapes, epilogueShapes, castShapes, dgeluShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
@@ -414,6 +421,8 @@ int main(int argc, char **argv) {
       soakS = std::atof(argv[++i]);
     else if (a == "--dump-cubin" && i + 1 < argc)
       dumpDir = argv[++i];
+    else if (a == "--accum-probe")
+      probe = true;
     else if (a == "--quick")
       quick = true;
     else if (a == "--no-plain")
@@ -433,7 +442,8 @@ int main(int argc, char **argv) {
     } else
       die("unknown argument " + a +
           " (usage: fp8c-gemm-bench [--dump-cubin DIR] [--quick] [--schedule "
-          "cooperative|pingpong|both] [--shape M K N]... [--epilogue-shape M K N]... "
+          "cooperative|pingpong|both] [--accum-probe] [--shape M K N]... [--epilogue-shape M K "
+          "N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
           "[--no-prologue] [--variants row,fp8,precise,block] [--dgelu-shape M K N]...)");
   }
@@ -454,6 +464,8 @@ int main(int argc, char **argv) {
     shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};
   if (epilogueShapes.empty())
     epilogueShapes = {{8192, 4096, 14336}};
+  if (probe)
+    accumProbe(**g, **lt);
   if (noPlain)
     shapes.clear();
   for (const Shape &s : shapes)

@@ -70,6 +70,9 @@ int repsFor(const Shape &s);
 /// e4m3-A and cast-ahead kernels back to back that many seconds more each.
 void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hbmTBs,
                 bool prologue, double soakS);
+/// --accum-probe: each GEMM's promotion interval, read from its output
+/// (GemmSm90AccumProbe.cpp).
+void accumProbe(GemmSm90Runner &g, CublasLtRunner &lt);
 /// The gelu_grad dgrad GEMM's forms at shape `s` (GemmSm90GeluGradBench.cpp).
 void benchGeluGrad(GemmSm90Runner &g, const Shape &s);
 

@@ -21,6 +21,8 @@
 //     tensor cores' FP8 accumulation keeps fewer bits than f32 (cuBLASLt's "fast accumulation"
 //     is that mode; promotion is its precise counterpart, as in DeepSeek-V3 / DeepGEMM). The
 //     two warpgroups alternate their blocks, each promoting while the other's wgmmas run.
+//     A 256-wide slice (tensor scales) goes through a 128-column set in two halves, each
+//     issued, waited for and added, the halves alternating between the warpgroups.
 //   - PingPong: each warpgroup owns whole BM x BN tiles (BM / 64 wgmma m64nBNk32 per k32 step,
 //     BM * BN / 128 accumulators per thread), warpgroup w the block's tiles w, w + 2, ...; it
 //     skips the ring stages of the other's tiles. The main loops alternate (turn mbarriers), so
@@ -214,7 +216,13 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       // more precise than their own FP8 accumulation over all of K.
       const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
       using Sc = PromoteScales<WN, S, Dual>;
-      float tmp0[1][WN / 2];
+      // A 256-wide slice (tensor scales) holds 128 accumulators of its result: its K blocks go
+      // through a 128-column register set in two halves, each issued, waited for and added.
+      constexpr int kParts = WN > 192 ? 2 : 1;
+      constexpr int PW = WN / kParts;
+      static_assert(kParts == 1 || (S == Scale::Tensor && !Dual),
+                    "promotion in halves: tensor scales, no dual GEMM");
+      float tmp0[1][PW / 2];
       int r = s; // the ring position of the block to release next
       const int kBlocks = p.kBlocks;
       // Blockwise scales: read from the ring stage of the block (gemm_sm90_block_scales.cuh)
@@ -235,13 +243,30 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       if (cw == 1 && !staggered)
         namedBarrier(3, 256);
       for (int kb = 0; kb < kBlocks; ++kb) {
-        issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
-        wgmmaWait<0>();
-        if (cw == 0 && !staggered && kb == 0)
-          namedBarrierArrive(3, 256);
-        const Sc sc = scalesOf(r, kb);
-        retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-        promote<WN, S, Dual>(acc[0], tmp0[0], sc, colBase);
+        if constexpr (kParts == 1) {
+          issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+          wgmmaWait<0>();
+          if (cw == 0 && !staggered && kb == 0)
+            namedBarrierArrive(3, 256);
+          const Sc sc = scalesOf(r, kb);
+          retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
+          promote<WN, S, Dual>(acc[0], tmp0[0], sc, colBase);
+        } else {
+          // Half 0 from the next stage (advancing s), half 1 from the same stage (r), which is
+          // released after it; the warpgroups alternate their halves as they do whole blocks.
+          issueBlock<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+          wgmmaWait<0>();
+          if (cw == 0 && !staggered && kb == 0)
+            namedBarrierArrive(3, 256);
+#pragma unroll
+          for (int i = 0; i < PW / 2; ++i)
+            fenceReg(tmp0[0][i]);
+          promotePart<WN, PW, 0>(acc[0], tmp0[0]);
+          issueColumns<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff + u32(PW) * kBK, r);
+          wgmmaWait<0>();
+          retireBlock<PW, Stages, Cm>(tmp0, ring.empty(r), r, lane);
+          promotePart<WN, PW, 1>(acc[0], tmp0[0]);
+        }
       }
       staggered = true;
     } else {

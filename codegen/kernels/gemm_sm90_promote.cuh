@@ -65,19 +65,37 @@ __device__ __forceinline__ void promote(float (&acc)[WN / 2], const float (&tmp)
   }
 }
 
-/// Issues one K block's wgmmas into `tmp` (scale-d 0: overwritten) from ring position
-/// (s, phase), which it advances; committed as one group.
+/// Tensor scales, a slice promoted in parts of PW columns: acc's columns Part * PW.. += tmp.
+template <int WN, int PW, int Part>
+__device__ __forceinline__ void promotePart(float (&acc)[WN / 2], const float (&tmp)[PW / 2]) {
+#pragma unroll
+  for (int i = 0; i < PW / 2; ++i)
+    acc[Part * (PW / 2) + i] += tmp[i];
+}
+
+/// Issues the wgmmas of WN columns of stage `stage` (B rows from bOff) into `tmp` (scale-d 0:
+/// overwritten), committed as one group; the stage must be full.
 template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB>
-__device__ __forceinline__ void issueBlock(float (&tmp)[1][WN / 2], const Ring<BM, BN, Stages> &ring,
-                                           u32 aOff, u32 bOff, int &s, u32 &phase) {
+__device__ __forceinline__ void issueColumns(float (&tmp)[1][WN / 2],
+                                             const Ring<BM, BN, Stages> &ring, u32 aOff, u32 bOff,
+                                             int stage) {
   using R = Ring<BM, BN, Stages>;
-  mbarWait(ring.full(s), phase);
 #pragma unroll
   for (int i = 0; i < WN / 2; ++i)
     fenceReg(tmp[0][i]);
   wgmmaFence();
-  stageMma<WN, 1, TA, TB>(tmp, ring.a + s * R::kStageA + aOff, ring.b + s * R::kStageB + bOff, 0);
+  stageMma<WN, 1, TA, TB>(tmp, ring.a + stage * R::kStageA + aOff,
+                          ring.b + stage * R::kStageB + bOff, 0);
   wgmmaCommit();
+}
+
+/// Issues one K block's wgmmas (WN columns) into `tmp` from ring position (s, phase), which it
+/// advances, once the stage is full; committed as one group.
+template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB>
+__device__ __forceinline__ void issueBlock(float (&tmp)[1][WN / 2], const Ring<BM, BN, Stages> &ring,
+                                           u32 aOff, u32 bOff, int &s, u32 &phase) {
+  mbarWait(ring.full(s), phase);
+  issueColumns<WN, BM, BN, Stages, TA, TB>(tmp, ring, aOff, bOff, s);
   if (++s == Stages) {
     s = 0;
     phase ^= 1u;

@@ -186,10 +186,12 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       return fail("the 1x128-block cast (blockCast) needs whole 128-column blocks per consumer "
                   "warpgroup: 128 x 128 or 64 x 256 cooperative, or 128-wide ping-pong tiles");
   }
-  // Promotion holds the result and one K block's accumulators.
-  if (k.promotes() && wn > 192)
+  // Promotion holds the result and one K block's accumulators (of a 256-wide slice: one
+  // half's, tensor scales only).
+  if (k.promotes() && wn > 192 && (wn != 256 || k.scaleMode != GemmScaleMode::Tensor || k.swiglu))
     return fail("promotion per K block (Block128 scales, fastAccum off) holds two accumulator "
-                "sets: bn must be at most 192 (bm = 64: 128 or 256)");
+                "sets: bn must be at most 192 (bm = 64: 128 or 256), or 256 in halves with "
+                "tensor scales and no dual GEMM");
   return Status::ok();
 }
 

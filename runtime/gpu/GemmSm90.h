@@ -82,7 +82,9 @@ struct GemmSm90Kernel {
   bool overlap = true;
   /// The tensor cores' own FP8 accumulation over all of K (cuBLASLt's fast accumulation); when
   /// false, every 128-wide K block is promoted into f32 registers (always so for Block128).
-  /// Promotion holds two accumulator sets, so it needs bn <= 192.
+  /// Promotion holds two accumulator sets, so it needs bn <= 192, or with tensor scales
+  /// bn = 256 (bm = 128, cooperative), whose K blocks are promoted in two 128-column halves.
+  /// (The 128 of cuBLASLt's own promotion interval: fp8c-gemm-bench --accum-probe.)
   bool fastAccum = true;
   /// Blocks per cluster along M: 1, or 2 for pairs of blocks on vertically adjacent tiles that
   /// share the B tile, each loading half of it and multicasting it to both (TMA multicast:

@@ -116,6 +116,24 @@ TEST(GemmSm90AutotuneCandidates, SmallMTriesSixtyFourRowTiles) {
   expectValidDistinct(both, mid);
 }
 
+TEST(GemmSm90AutotuneCandidates, TensorScalePromotionAlsoTriesTheHalvesTile) {
+  // Fast accumulation off with tensor scales: 128 x 192 (the heuristic's) and 128 x 256, whose
+  // K blocks are promoted in two 128-column halves; ping-pong never.
+  GemmSm90Kernel base;
+  base.fastAccum = false;
+  const GemmSm90Problem prob = problem(8192, 4096, 14336);
+  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
+  ASSERT_FALSE(ks.empty());
+  EXPECT_EQ(ks[0].bn, 192);
+  bool halves = false;
+  for (const GemmSm90Kernel &k : ks) {
+    EXPECT_EQ(k.schedule, GemmSchedule::Cooperative) << k.name();
+    halves |= k.bm == 128 && k.bn == 256;
+  }
+  EXPECT_TRUE(halves) << "128 x 256 (promoted in halves) is a candidate";
+  expectValidDistinct(ks, prob);
+}
+
 TEST(GemmSm90AutotuneCandidates, BlockwisePromotionKeepsCooperativeTilesUpTo192) {
   GemmSm90Kernel base;
   base.scaleMode = GemmScaleMode::Block128;

@@ -40,7 +40,9 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     const std::string a = k.aType == DType::F8E4M3FN ? "e4m3" : "e5m2";
     const std::string b = k.bType == DType::F8E4M3FN ? "e4m3" : "e5m2";
     const bool pp = k.schedule == GemmSchedule::PingPong;
-    const int wn = pp || k.bm == 128 ? k.bn : k.bn / 2;
+    int wn = pp || k.bm == 128 ? k.bn : k.bn / 2;
+    if (k.promotes() && wn == 256)
+      wn = 128; // promotion in two 128-column halves
     const std::string mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(wn) +
                             "k32.f32." + a + "." + b;
     EXPECT_NE(r->ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
@@ -369,9 +371,12 @@ TEST(GemmSm90Compile, HostChecksNameTheProblem) {
   blk.bn = 256;
   blk.stages = 4;
   EXPECT_NE(checkGemmSm90(blk, p).message().find("at most 192"), std::string::npos);
-  GemmSm90Kernel precise = k; // 128 x 256: two sets of 128 accumulators do not fit
+  GemmSm90Kernel precise = k; // 128 x 256: promoted in two 128-column halves
   precise.fastAccum = false;
+  EXPECT_TRUE(checkGemmSm90(precise, p).isOk()) << checkGemmSm90(precise, p).message();
+  precise.scaleMode = GemmScaleMode::OuterVector; // the halves take tensor scales only
   EXPECT_NE(checkGemmSm90(precise, p).message().find("at most 192"), std::string::npos);
+  precise.scaleMode = GemmScaleMode::Tensor;
   precise.bn = 192;
   precise.stages = 5;
   EXPECT_TRUE(checkGemmSm90(precise, p).isOk()) << checkGemmSm90(precise, p).message();

@@ -459,6 +459,10 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(128, 6, false);
   k.fastAccum = false;
   out.push_back(k);
+  GemmSm90Kernel halves = kernel(256, 4, false); // promotion in two 128-column halves
+  halves.fastAccum = false;
+  halves.aType = DType::F8E5M2;
+  out.push_back(halves);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.bn = 64;
   k.stages = 8;

@@ -285,6 +285,15 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   wide.fastAccum = false;
   runCase(*runner, {wide, 8191, 333, 1000}, rng);
   runCase(*runner, {wide, 100, 328, 4000}, rng);
+  // 128 x 256 tiles: 128 accumulators of the result, each K block added in two 128-column
+  // halves; f32 D at K 4000 (the accumulation error alone), several tiles per block, tails.
+  GemmSm90Kernel halves = tiles(256, 4, false);
+  halves.fastAccum = false;
+  halves.dType = DType::F32;
+  runCase(*runner, {halves, 100, 333, 4000}, rng);
+  halves.dType = DType::BF16;
+  runCase(*runner, {halves, 8191, 1000, 1000}, rng);
+  runCase(*runner, {halves, 300, 600, 520, 2}, rng);
   precise.bn = 64;
   precise.stages = 8;
   precise.scaleMode = GemmScaleMode::OuterVector;
