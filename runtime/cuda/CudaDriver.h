@@ -62,6 +62,7 @@ namespace fp8c {
   X(cuStreamCreate)                                                                                \
   X(cuStreamDestroy)                                                                               \
   X(cuStreamSynchronize)                                                                           \
+  X(cuStreamWaitEvent)                                                                             \
   X(cuStreamBeginCapture)                                                                          \
   X(cuStreamEndCapture)                                                                            \
   X(cuStreamIsCapturing)                                                                           \
