@@ -183,10 +183,8 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
                                                    const TmaDesc &mapDT, float4 *colBuf, int cw,
                                                    float tensorScale, float upScale,
                                                    float scaleD) {
-  using R = Ring<BM, BN, Stages>;
   constexpr int WN = BM == 128 ? BN : BN / 2;
   using In = EpilogueInputs<WN, 1, S, HasBias, TBias, Dual>;
-  const int lane = threadIdx.x % 32;
   const int t = threadIdx.x % 128;
   const TileWalk<Cm> walk(p);
   int s = 0;
@@ -211,64 +209,12 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     for (int i = 0; i < WN / 2; ++i)
       acc[0][i] = 0.0f;
     if constexpr (Promote) {
-      // Per 128-wide K block: tmp = A_kb B_kb^T, acc += tmp * scaleA[kb][row] * scaleB[nb][kb]
-      // (Scale::Block), or acc += tmp: the f32 sum of the tensor cores' per-block results,
-      // more precise than their own FP8 accumulation over all of K.
-      const int row0 = rowBase + (t / 32) * 16 + (t % 32) / 4;
-      using Sc = PromoteScales<WN, S, Dual>;
-      // A 256-wide slice (tensor scales) holds 128 accumulators of its result: its K blocks go
-      // through a 128-column register set in two halves, each issued, waited for and added.
-      constexpr int kParts = WN > 192 ? 2 : 1;
-      constexpr int PW = WN / kParts;
-      static_assert(kParts == 1 || (S == Scale::Tensor && !Dual),
-                    "promotion in halves: tensor scales, no dual GEMM");
-      float tmp0[1][PW / 2];
-      int r = s; // the ring position of the block to release next
-      const int kBlocks = p.kBlocks;
-      // Blockwise scales: read from the ring stage of the block (gemm_sm90_block_scales.cuh)
-      // after its wgmmas completed, before the stage is released.
-      const int rowLocal = row0 - tm * BM;
+      // Blockwise scales: the thread's first row within the tile and the slice's first 128-column
+      // scale block within the tile's (gemm_sm90_block_scales.cuh).
+      const int rowLocal = rowBase - tm * BM + (t / 32) * 16 + (t % 32) / 4;
       const int nbLocal = Dual ? 0 : colBase / 128 - (tn * BN) / 128;
-      auto scalesOf = [&](int stage, int kb) {
-        if constexpr (S == Scale::Block)
-          return Sc::read(ring.scaleStage(stage), rowLocal, nbLocal, BM, kb);
-        else
-          return Sc{};
-      };
-      // Each block is waited for (wait_group 0) and added into acc while the tensor cores
-      // would idle, unless the other warpgroup's block runs meanwhile. So the warpgroups
-      // alternate: warpgroup 1 issues its first block once warpgroup 0's first one has
-      // completed (named barrier 3, once per kernel); from then on each one's block queues
-      // behind the other's, and each promotes while the other's wgmmas run.
-      if (cw == 1 && !staggered)
-        namedBarrier(3, 256);
-      for (int kb = 0; kb < kBlocks; ++kb) {
-        if constexpr (kParts == 1) {
-          issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
-          wgmmaWait<0>();
-          if (cw == 0 && !staggered && kb == 0)
-            namedBarrierArrive(3, 256);
-          const Sc sc = scalesOf(r, kb);
-          retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-          promote<WN, S, Dual>(acc[0], tmp0[0], sc, colBase);
-        } else {
-          // Half 0 from the next stage (advancing s), half 1 from the same stage (r), which is
-          // released after it; the warpgroups alternate their halves as they do whole blocks.
-          issueBlock<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
-          wgmmaWait<0>();
-          if (cw == 0 && !staggered && kb == 0)
-            namedBarrierArrive(3, 256);
-#pragma unroll
-          for (int i = 0; i < PW / 2; ++i)
-            fenceReg(tmp0[0][i]);
-          promotePart<WN, PW, 0>(acc[0], tmp0[0]);
-          issueColumns<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff + u32(PW) * kBK, r);
-          wgmmaWait<0>();
-          retireBlock<PW, Stages, Cm>(tmp0, ring.empty(r), r, lane);
-          promotePart<WN, PW, 1>(acc[0], tmp0[0]);
-        }
-      }
-      staggered = true;
+      promotingMainLoop<WN, BM, BN, Stages, TA, TB, S, Cm, Dual>(
+          acc[0], ring, aOff, bOff, p.kBlocks, s, phase, staggered, cw, rowLocal, nbLocal, colBase);
     } else {
       mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap, Cm>(acc, ring, aOff, bOff, p.kBlocks, s,
                                                           phase, [] {});

@@ -1,6 +1,7 @@
 // The Hopper FP8 GEMM's promotion per K block (gemm_sm90.cuh with Promote: blockwise scales,
-// or fast accumulation off): one K block's wgmmas issued into a second register set, its stage
-// released once they completed, and the block added into the f32 result with its scales.
+// or fast accumulation off): the cooperative consumers' main loop that issues each K block's
+// wgmmas into a second register set, releases its stage once they completed, and adds the
+// block into the f32 result with its scales.
 #pragma once
 
 #include "fp8c/gemm_sm90_block_scales.cuh"
@@ -113,6 +114,72 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
     releaseStage<Cm>(empty);
   if (++r == Stages)
     r = 0;
+}
+
+/// One tile's main loop with promotion, for cooperative consumer warpgroup cw (BM = 128: rows
+/// 64 cw.., aOff; BM = 64: columns, bOff), from ring position (s, phase), which it advances.
+/// Per 128-wide K block: tmp = A_kb B_kb^T, then acc += tmp * scaleA[kb][row] * scaleB[nb][kb]
+/// (Scale::Block: the thread's first row rowLocal within the tile, the slice's first scale block
+/// nbLocal) or acc += tmp: the f32 sum of the tensor cores' per-block results, more precise
+/// than their own FP8 accumulation over all of K.
+/// Each block is waited for (wait_group 0) and added into acc while the tensor cores would
+/// idle, unless the other warpgroup's block runs meanwhile. So the warpgroups alternate:
+/// warpgroup 1 issues its first block once warpgroup 0's first one has completed (named barrier
+/// 3, once per kernel: `staggered`); from then on each one's block queues behind the other's,
+/// and each promotes while the other's wgmmas run. A 256-wide slice (tensor scales) holds 128
+/// accumulators of its result: its K blocks go through a 128-column register set in two halves,
+/// each issued, waited for and added, alternating between the warpgroups as whole blocks do.
+template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB, Scale S, int Cm, bool Dual>
+__device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
+                                                  const Ring<BM, BN, Stages> &ring, u32 aOff,
+                                                  u32 bOff, int kBlocks, int &s, u32 &phase,
+                                                  bool &staggered, int cw, int rowLocal,
+                                                  int nbLocal, int colBase) {
+  using Sc = PromoteScales<WN, S, Dual>;
+  constexpr int kParts = WN > 192 ? 2 : 1;
+  constexpr int PW = WN / kParts;
+  static_assert(kParts == 1 || (S == Scale::Tensor && !Dual),
+                "promotion in halves: tensor scales, no dual GEMM");
+  const int lane = threadIdx.x % 32;
+  float tmp0[1][PW / 2];
+  int r = s; // the ring position of the block to release next
+  // Blockwise scales: read from the ring stage of the block after its wgmmas completed, before
+  // the stage is released.
+  auto scalesOf = [&](int stage, int kb) {
+    if constexpr (S == Scale::Block)
+      return Sc::read(ring.scaleStage(stage), rowLocal, nbLocal, BM, kb);
+    else
+      return Sc{};
+  };
+  if (cw == 1 && !staggered)
+    namedBarrier(3, 256);
+  for (int kb = 0; kb < kBlocks; ++kb) {
+    if constexpr (kParts == 1) {
+      issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+      wgmmaWait<0>();
+      if (cw == 0 && !staggered && kb == 0)
+        namedBarrierArrive(3, 256);
+      const Sc sc = scalesOf(r, kb);
+      retireBlock<WN, Stages, Cm>(tmp0, ring.empty(r), r, lane);
+      promote<WN, S, Dual>(acc, tmp0[0], sc, colBase);
+    } else {
+      // Half 0 from the next stage (advancing s), half 1 from the same stage (r), which is
+      // released after it.
+      issueBlock<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+      wgmmaWait<0>();
+      if (cw == 0 && !staggered && kb == 0)
+        namedBarrierArrive(3, 256);
+#pragma unroll
+      for (int i = 0; i < PW / 2; ++i)
+        fenceReg(tmp0[0][i]);
+      promotePart<WN, PW, 0>(acc, tmp0[0]);
+      issueColumns<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff + u32(PW) * kBK, r);
+      wgmmaWait<0>();
+      retireBlock<PW, Stages, Cm>(tmp0, ring.empty(r), r, lane);
+      promotePart<WN, PW, 1>(acc, tmp0[0]);
+    }
+  }
+  staggered = true;
 }
 
 } // namespace sm90
