@@ -15,7 +15,8 @@
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
 //                   [--no-prologue]
-//                   [--variants row,fp8,precise,block] [--dgelu-shape M K N]...
+//                   [--variants row,fp8,precise,block] [--a-transposed]
+//                   [--dgelu-shape M K N]...
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --accum-probe first reads each GEMM's promotion interval from its output
@@ -29,6 +30,8 @@
 // --no-plain / --no-cast leave out the plain shapes' and the bf16-A prologue's sections;
 // --variants keeps only the named epilogue variants (row scales + bias + GELU, FP8 D + amax,
 // tensor scales without fast accumulation, blockwise scales; all by default).
+// --a-transposed runs each epilogue config that takes it again with A MN-major (aTransposed:
+// A^T [K, M], the weight gradient's untransposed dY), on the same values (D compared).
 // --soak runs each epilogue config and its cuBLASLt peer (and the bf16-A section's e4m3-A and
 // cast-ahead kernels) back to back for SECONDS more and prints the Unix times around it (to compare
 // clocks and power between configs in an nvidia-smi log).
@@ -62,6 +65,7 @@ bool wantCoop = true, wantPingPong = true;
 double soakS = 0;    ///< --soak: seconds of back-to-back launches per epilogue config
 double hbmTBs = 4.8; ///< --hbm-tbs: the HBM bandwidth of benchCastA's cast floor
 std::string variants = "row,fp8,precise,block"; ///< --variants: the epilogue variants to time
+bool aTransposedToo = false; ///< --a-transposed: each epilogue config also with A MN-major
 
 bool wantVariant(const char *key) {
   return ("," + variants + ",").find(std::string(",") + key + ",") != std::string::npos;
@@ -236,6 +240,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   const int64_t ldsa = (s.m + 3) / 4 * 4, ldsb = (kb + 3) / 4 * 4;
   DeviceBuffer blkA = scalars(std::vector<float>(size_t(kb * ldsa), 0.5f));
   DeviceBuffer blkB = scalars(std::vector<float>(size_t(nb * ldsb), 0.25f));
+  DeviceBuffer aT; // --a-transposed: A^T, made once
 
   struct Variant {
     const char *name;
@@ -355,11 +360,41 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     }
     const size_t dBytes = size_t(s.m * s.n) * size_t(dtypeBytes(v.k.dType));
     std::vector<uint8_t> first;
+    // --a-transposed: every config of ks that takes it again with A MN-major (aTransposed),
+    // reading A^T [K, M] made on the host from A, so D must equal the first config's.
+    std::vector<GemmSm90Kernel> all;
     for (const GemmSm90Kernel &k : ks) {
+      all.push_back(k);
+      GemmSm90Kernel t = k;
+      t.aTransposed = true;
+      if (aTransposedToo && checkGemmSm90(t, GemmSm90Problem{s.m, s.n, s.k, s.m, s.k, s.n}).isOk())
+        all.push_back(t);
+    }
+    if (aTransposedToo && !aT.data()) {
+      std::vector<uint8_t> a(size_t(s.m * s.k)), t(a.size());
+      if (Status st = o.a.download(a.data(), a.size()); !st)
+        die(st.message());
+      for (int64_t r = 0; r < s.m; ++r)
+        for (int64_t c = 0; c < s.k; ++c)
+          t[size_t(c * s.m + r)] = a[size_t(r * s.k + c)];
+      aT = alloc(t.size());
+      if (Status st = aT.upload(t.data(), t.size()); !st)
+        die(st.message());
+    }
+    for (const GemmSm90Kernel &k : all) {
       dumpCubin(g, k);
-      const double ms = timeMs(reps, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
+      GemmSm90Problem kp = prob;
+      auto kgp = [&](int i) {
+        GemmSm90Pointers p = gp(i);
+        if (k.aTransposed)
+          p.a = aT.data();
+        return p;
+      };
+      if (k.aTransposed)
+        kp.lda = s.m;
+      const double ms = timeMs(reps, [&](int i) { return g.run(k, kp, kgp(i), nullptr); });
       // Every config's D on B set 0, byte for byte against the first config's.
-      if (Status st = g.run(k, prob, gp(0), nullptr); !st)
+      if (Status st = g.run(k, kp, kgp(0), nullptr); !st)
         die(st.message());
       drv->cuCtxSynchronize();
       std::vector<uint8_t> out(dBytes);
@@ -377,15 +412,15 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       const std::string cfg = std::string(k.schedule == GemmSchedule::PingPong ? "pp" : "coop") +
                               " m" + std::to_string(k.bm) + " n" + std::to_string(k.bn) + " s" +
                               std::to_string(k.stages) + (k.clusterM > 1 ? " c2" : "") +
-                              (k.promotes() ? " promote" : "") +
-                              (&k == &ks[0] ? " [heur]" : "");
+                              (k.promotes() ? " promote" : "") + (k.aTransposed ? " A^T" : "") +
+                              (&k == &all[0] ? " [heur]" : "");
       std::printf("  %-36s generated %-26s %9.1f us %7.0f TFLOP/s", v.name, cfg.c_str(),
                   ms * 1e3, flop / ms / 1e9);
       if (probe)
         std::printf("  %.3fx cuBLASLt", lms / ms);
       std::printf("%s\n", same.c_str());
       if (soakS > 0)
-        soak(k.name(), soakS, [&](int i) { return g.run(k, prob, gp(i), nullptr); });
+        soak(k.name(), soakS, [&](int i) { return g.run(k, kp, kgp(i), nullptr); });
     }
   }
 }
@@ -433,6 +468,8 @@ int main(int argc, char **argv) {
       prologue = false;
     else if (a == "--variants" && i + 1 < argc)
       variants = argv[++i];
+    else if (a == "--a-transposed")
+      aTransposedToo = true;
     else if (a == "--schedule" && i + 1 < argc) {
       const std::string v = argv[++i];
       if (v != "cooperative" && v != "pingpong" && v != "both")
@@ -445,7 +482,8 @@ int main(int argc, char **argv) {
           "cooperative|pingpong|both] [--accum-probe] [--shape M K N]... [--epilogue-shape M K "
           "N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
-          "[--no-prologue] [--variants row,fp8,precise,block] [--dgelu-shape M K N]...)");
+          "[--no-prologue] [--variants row,fp8,precise,block] [--a-transposed] "
+          "[--dgelu-shape M K N]...)");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)

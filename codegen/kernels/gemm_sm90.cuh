@@ -48,6 +48,11 @@
 // the main loops run, and the producer thread waits for a tile row's rows (per-tile-row ready
 // counters) before its TMA loads of them.
 //
+// A MN-major (AT, gemm_sm90_atrans.cuh): A is stored as A^T [K, M]; its tiles land as 128 K
+// rows by 128 bytes of M, and the cooperative consumers read them with transposing
+// shared-memory loads into the wgmma's register operand (tensor scales, the plain TMA-store
+// epilogue, which puts the rows back in order).
+//
 // Scales are *inverse* scales (dequantization factors, multiplied), laid out as cuBLASLt's:
 //   Scale::Tensor  scaleA[0], scaleB[0]
 //   Scale::Row     scaleA[M] (per row of A), scaleB[N] (per row of B)
@@ -96,6 +101,7 @@
 #pragma once
 
 #include "fp8c/common.cuh"
+#include "fp8c/gemm_sm90_atrans.cuh"
 #include "fp8c/gemm_sm90_block_cast.cuh"
 #include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_cast.cuh"
@@ -123,7 +129,7 @@ namespace sm90 {
 /// sums through the TMA-store or register epilogue; otherwise the extra-output epilogue
 /// (XO != 0), the TMA-store epilogue (EB > 0) or the register epilogue.
 template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax, int XO,
-          bool InAhead, bool Dual>
+          bool InAhead, bool Dual, bool AT = false>
 __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmParams &p,
                                             const TmaDesc &mapD, const TmaDesc &mapAux,
                                             const TmaDesc &mapDT, u32 epiBuf, u32 colSumBuf,
@@ -165,8 +171,8 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
         acc, p, mapD, mapAux, mapDT, epiBuf, colSumBuf, seq, bar, rowBase, colBase, sa, colBuf,
         tensorScale, scaleD);
   } else if constexpr (EB > 0) {
-    epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax>(acc, p, mapD, epiBuf, seq, bar, rowBase,
-                                                       colBase, sa, colBuf, tensorScale, scaleD);
+    epilogueTma<WN, EB, TD, S, HasBias, TBias, A, Amax, false, AT>(
+        acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, tensorScale, scaleD);
   } else {
     epilogue<WN, TD, S, HasBias, TBias, A, Amax>(acc, p, rowBase, colBase, sa, colBuf,
                                                 tensorScale, scaleD);
@@ -177,7 +183,8 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
 /// columns cw * BN / 2.. of every tile. With EW (the offloaded epilogue) the warpgroup only
 /// writes its slice's bf16 values into the tile's slot (gemm_sm90_offload.cuh).
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias,
-          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO, bool Dual, bool EW>
+          Act A, int Amax, bool Overlap, bool Promote, int Cm, int EB, int XO, bool Dual, bool EW,
+          bool AT>
 __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ring<BM, BN, Stages> &ring,
                                                    const TmaDesc &mapD, const TmaDesc &mapAux,
                                                    const TmaDesc &mapDT, float4 *colBuf, int cw,
@@ -198,7 +205,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
     walk.coords(u, p, tm, tn);
     const int rowBase = tm * BM + (BM == 128 ? cw * 64 : 0);
     const int colBase = tn * BN + (BM == 128 ? 0 : cw * WN);
-    const u32 aOff = BM == 128 ? u32(cw) * 64 * kBK : 0u;
+    // With A MN-major (AT, BM = 128): the lane's ldmatrix offset into the stage's A tile, in
+    // the 16-byte unit of its warp's 16 rows.
+    const u32 aOff = AT ? aTransLaneOffset(t % 32, 4 * cw + t / 32)
+                        : BM == 128 ? u32(cw) * 64 * kBK : 0u;
     const u32 bOff = BM == 128 ? 0u : u32(cw) * WN * kBK;
     In in;
     in.load(p, rowBase, colBase);
@@ -213,8 +223,10 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       // scale block within the tile's (gemm_sm90_block_scales.cuh).
       const int rowLocal = rowBase - tm * BM + (t / 32) * 16 + (t % 32) / 4;
       const int nbLocal = Dual ? 0 : colBase / 128 - (tn * BN) / 128;
-      promotingMainLoop<WN, BM, BN, Stages, TA, TB, S, Cm, Dual>(
+      promotingMainLoop<WN, BM, BN, Stages, TA, TB, S, Cm, Dual, AT>(
           acc[0], ring, aOff, bOff, p.kBlocks, s, phase, staggered, cw, rowLocal, nbLocal, colBase);
+    } else if constexpr (AT) {
+      mainLoopATrans<WN, BM, BN, Stages, TA, TB, Cm>(acc, ring, aOff, bOff, p.kBlocks, s, phase);
     } else {
       mainLoop<WN, 1, BM, BN, Stages, TA, TB, Overlap, Cm>(acc, ring, aOff, bOff, p.kBlocks, s,
                                                           phase, [] {});
@@ -230,7 +242,7 @@ __device__ __forceinline__ void consumeCooperative(const GemmParams &p, const Ri
       mbarArrive(ring.yFull(slot));
       ++tileSeq;
     } else {
-      finishSlice<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192), Dual>(
+      finishSlice<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, (WN <= 192), Dual, AT>(
           acc[0], p, mapD, mapAux, mapDT, ring.epiBuffer(cw), ring.colSumBuffer(cw), seq, 1 + cw,
           rowBase, colBase, in.sa[0], colBuf, tensorScale, upScale, scaleD);
     }
@@ -305,7 +317,7 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A,
           int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1, int CS = 0,
           bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false, bool EW = false,
-          bool CA = false, class Side = NoSide, int SideN = 1>
+          bool CA = false, class Side = NoSide, int SideN = 1, bool AT = false>
 __device__ __forceinline__ void
 gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const TmaDesc &mapD,
          const TmaDesc &mapAux, const TmaDesc &mapDT, const TmaDesc &mapSA, const TmaDesc &mapSB,
@@ -363,6 +375,13 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
   // The e4m3 saved input's derivative tables live in the offloaded epilogue's warps only.
   static_assert((XO & kXoGeluGradFp8) == 0 || (EW && (XO & kXoGeluGrad) != 0),
                 "the e4m3 saved input of gelu_grad (kXoGeluGradFp8): the offloaded epilogue only");
+  // A MN-major (gemm_sm90_atrans.cuh): FP8 A loaded as it is, the cooperative 128-row tiles of
+  // single blocks, tensor scales, and the plain TMA-store epilogue (its rows relabelled).
+  static_assert(!AT || (!kPingPong && BM == 128 && Cm == 1 && CS == 0 && !CA && !EW && !Dual &&
+                        !kSide && XO == 0 && EB > 0 && S == Scale::Tensor &&
+                        (Amax == kAmaxNone || Amax == kAmaxTensor)),
+                "A MN-major: cooperative 128-row single blocks, tensor scales, FP8 A, the plain "
+                "TMA-store epilogue with at most a tensor amax");
   static_assert(!kPingPong || BM * BN <= 128 * 128,
                 "ping-pong: a warpgroup's tile holds at most 128 accumulators per thread");
   // The dual GEMM (gemm_sm90_dual.cuh): gate and up halves of every warpgroup's columns, tensor,
@@ -480,7 +499,11 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
           mbarWait(ring.empty(s), phase ^ 1u);
           mbarExpectTx(ring.full(s), R::kStageA + R::kStageB +
                                          (S == Scale::Block ? blockScaleTxBytes<BM, Dual>() : 0u));
-          tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
+          // A MN-major: its tile is 128 rows of K by BM bytes of M.
+          if constexpr (AT)
+            tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), tm * BM, kb * kBK);
+          else
+            tmaLoad2d(ring.a + s * R::kStageA, &mapA, ring.full(s), kb * kBK, tm * BM);
           if constexpr (S == Scale::Block) {
             // The block's scales: A's rows of the tile, B's two 128-column blocks from the
             // tile's first (gemm_sm90_block_scales.cuh).
@@ -530,7 +553,7 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
                             tensorScale, upScale, scaleD);
     else
       consumeCooperative<BM, BN, Stages, TA, TB, TD, S, HasBias, TBias, A, Amax, Overlap,
-                         Promote, Cm, EB, XO, Dual, EW>(p, ring, mapD, mapAux, mapDT,
+                         Promote, Cm, EB, XO, Dual, EW, AT>(p, ring, mapD, mapAux, mapDT,
                                                     ring.colBuffer(smemRaw, wg - 1), wg - 1,
                                                     tensorScale, upScale, scaleD);
   }

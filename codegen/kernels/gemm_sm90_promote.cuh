@@ -4,6 +4,7 @@
 // block into the f32 result with its scales.
 #pragma once
 
+#include "fp8c/gemm_sm90_atrans.cuh"
 #include "fp8c/gemm_sm90_block_scales.cuh"
 #include "fp8c/gemm_sm90_ring.cuh"
 
@@ -75,28 +76,35 @@ __device__ __forceinline__ void promotePart(float (&acc)[WN / 2], const float (&
 }
 
 /// Issues the wgmmas of WN columns of stage `stage` (B rows from bOff) into `tmp` (scale-d 0:
-/// overwritten), committed as one group; the stage must be full.
-template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB>
+/// overwritten), committed as one group; the stage must be full. With AT (A MN-major,
+/// gemm_sm90_atrans.cuh) A comes from the fragments `f`, loaded here from the stage (aOff: the
+/// lane's offset); they must stay unchanged until the group completed.
+template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB, bool AT>
 __device__ __forceinline__ void issueColumns(float (&tmp)[1][WN / 2],
                                              const Ring<BM, BN, Stages> &ring, u32 aOff, u32 bOff,
-                                             int stage) {
+                                             int stage, AFrags &f) {
   using R = Ring<BM, BN, Stages>;
+  if constexpr (AT)
+    loadAFrags(f, ring.a + stage * R::kStageA, aOff);
 #pragma unroll
   for (int i = 0; i < WN / 2; ++i)
     fenceReg(tmp[0][i]);
   wgmmaFence();
-  stageMma<WN, 1, TA, TB>(tmp, ring.a + stage * R::kStageA + aOff,
-                          ring.b + stage * R::kStageB + bOff, 0);
+  if constexpr (AT)
+    stageMmaRs<WN, TA, TB>(tmp[0], f, ring.b + stage * R::kStageB + bOff, 0);
+  else
+    stageMma<WN, 1, TA, TB>(tmp, ring.a + stage * R::kStageA + aOff,
+                            ring.b + stage * R::kStageB + bOff, 0);
   wgmmaCommit();
 }
 
 /// Issues one K block's wgmmas (WN columns) into `tmp` from ring position (s, phase), which it
 /// advances, once the stage is full; committed as one group.
-template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB>
+template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB, bool AT>
 __device__ __forceinline__ void issueBlock(float (&tmp)[1][WN / 2], const Ring<BM, BN, Stages> &ring,
-                                           u32 aOff, u32 bOff, int &s, u32 &phase) {
+                                           u32 aOff, u32 bOff, int &s, u32 &phase, AFrags &f) {
   mbarWait(ring.full(s), phase);
-  issueColumns<WN, BM, BN, Stages, TA, TB>(tmp, ring, aOff, bOff, s);
+  issueColumns<WN, BM, BN, Stages, TA, TB, AT>(tmp, ring, aOff, bOff, s, f);
   if (++s == Stages) {
     s = 0;
     phase ^= 1u;
@@ -129,7 +137,8 @@ __device__ __forceinline__ void retireBlock(float (&tmp)[1][WN / 2], u32 empty, 
 /// and each promotes while the other's wgmmas run. A 256-wide slice (tensor scales) holds 128
 /// accumulators of its result: its K blocks go through a 128-column register set in two halves,
 /// each issued, waited for and added, alternating between the warpgroups as whole blocks do.
-template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB, Scale S, int Cm, bool Dual>
+template <int WN, int BM, int BN, int Stages, Dt TA, Dt TB, Scale S, int Cm, bool Dual,
+          bool AT = false>
 __device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
                                                   const Ring<BM, BN, Stages> &ring, u32 aOff,
                                                   u32 bOff, int kBlocks, int &s, u32 &phase,
@@ -142,6 +151,7 @@ __device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
                 "promotion in halves: tensor scales, no dual GEMM");
   const int lane = threadIdx.x % 32;
   float tmp0[1][PW / 2];
+  AFrags f; // AT: the block's A fragments (both halves read them)
   int r = s; // the ring position of the block to release next
   // Blockwise scales: read from the ring stage of the block after its wgmmas completed, before
   // the stage is released.
@@ -155,7 +165,7 @@ __device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
     namedBarrier(3, 256);
   for (int kb = 0; kb < kBlocks; ++kb) {
     if constexpr (kParts == 1) {
-      issueBlock<WN, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+      issueBlock<WN, BM, BN, Stages, TA, TB, AT>(tmp0, ring, aOff, bOff, s, phase, f);
       wgmmaWait<0>();
       if (cw == 0 && !staggered && kb == 0)
         namedBarrierArrive(3, 256);
@@ -165,7 +175,7 @@ __device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
     } else {
       // Half 0 from the next stage (advancing s), half 1 from the same stage (r), which is
       // released after it.
-      issueBlock<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff, s, phase);
+      issueBlock<PW, BM, BN, Stages, TA, TB, AT>(tmp0, ring, aOff, bOff, s, phase, f);
       wgmmaWait<0>();
       if (cw == 0 && !staggered && kb == 0)
         namedBarrierArrive(3, 256);
@@ -173,7 +183,7 @@ __device__ __forceinline__ void promotingMainLoop(float (&acc)[WN / 2],
       for (int i = 0; i < PW / 2; ++i)
         fenceReg(tmp0[0][i]);
       promotePart<WN, PW, 0>(acc, tmp0[0]);
-      issueColumns<PW, BM, BN, Stages, TA, TB>(tmp0, ring, aOff, bOff + u32(PW) * kBK, r);
+      issueColumns<PW, BM, BN, Stages, TA, TB, AT>(tmp0, ring, aOff, bOff + u32(PW) * kBK, r, f);
       wgmmaWait<0>();
       retireBlock<PW, Stages, Cm>(tmp0, ring.empty(r), r, lane);
       promotePart<WN, PW, 1>(acc, tmp0[0]);

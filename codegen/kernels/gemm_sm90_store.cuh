@@ -50,6 +50,13 @@ __device__ __forceinline__ void bulkWaitAll() {
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+/// The row, within a warp's 16, of the accumulators' row half h (0: d[4j + {0,1}], 1:
+/// d[4j + {2,3}]) of a thread whose lane / 4 is g: g + 8h, or with A MN-major
+/// (gemm_sm90_atrans.cuh) 2g + h.
+template <bool AT> __device__ __forceinline__ int rowOfHalf(int g, int h) {
+  return AT ? 2 * g + h : g + 8 * h;
+}
+
 /// Writes a warpgroup's packed 16-bit pairs of a 64 x 64 chunk (packed[jl][h]: column group jl,
 /// row half h, in the wgmma accumulator layout) into `buf` at the 128-byte swizzle: four
 /// stmatrix .x4 per thread, `rowOff` and `swz` its lane's row address and swizzle, `mi` = lane / 8.
@@ -71,8 +78,10 @@ __device__ __forceinline__ void stmatrixChunk(u32 buf, u32 rowOff, u32 swz, int 
 /// barrier; the rest as epilogue(). Thread 0 of the warpgroup issues and waits for the stores,
 /// and must call bulkWaitAll() before the block exits. With Prescaled the accumulators hold D's
 /// values already (the block cast): stored as they are, S, HasBias, A and scaleD unused.
+/// With AT (A MN-major, gemm_sm90_atrans.cuh) the accumulators' row halves are the warp's rows
+/// 2g and 2g + 1 instead of g and g + 8 (rowOfHalf); a tensor amax only.
 template <int WN, int EB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A, int Amax,
-          bool Prescaled = false>
+          bool Prescaled = false, bool AT = false>
 __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmParams &p,
                                             const TmaDesc &mapD, u32 bufs, int &seq, int bar,
                                             int rowBase, int colBase, const float (&sa)[2],
@@ -83,12 +92,14 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
   static_assert(WN % kCols == 0, "TMA-store epilogue: whole chunks per warpgroup");
   static_assert(EB == 1 || EB == 2, "one or two chunk buffers per warpgroup");
   constexpr bool kColInputs = S == Scale::Row || HasBias;
+  static_assert(!AT || S == Scale::Tensor, "A MN-major: tensor scales");
+  static_assert(!AT || Amax == kAmaxNone || Amax == kAmaxTensor, "A MN-major: a tensor amax");
   const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
-  const int row0 = rowBase + warp * 16 + lane / 4;
+  const int row0 = rowBase + warp * 16 + rowOfHalf<AT>(lane / 4, 0);
   // stmatrix .x4: lanes 8i .. 8i + 7 give the row addresses of matrix i = (column group
   // jl + i / 2, row half i % 2); a row is 128 bytes, its 16-byte units XOR-swizzled by row % 8.
   const int mi = lane / 8;
-  const int chunkRow = warp * 16 + 8 * (mi & 1) + lane % 8;
+  const int chunkRow = warp * 16 + rowOfHalf<AT>(lane % 8, mi & 1);
   const u32 rowOff = u32(chunkRow) * 128u, swz = u32(chunkRow & 7);
   float mags[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -112,7 +123,7 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
         }
         finishPair<S, HasBias, A>(v0, v1, tensorScale, sa[h], cv);
         if constexpr (Amax != kAmaxNone)
-          pairMag(mags[h], p, row0 + 8 * h, col, v0, v1);
+          pairMag(mags[h], p, row0 + rowOfHalf<AT>(0, h), col, v0, v1);
         if constexpr (k16)
           packed[jl][h] = TD == Dt::BF16 ? packBf16x2(v0, v1) : packF16x2(v0, v1);
         else
@@ -130,7 +141,7 @@ __device__ __forceinline__ void epilogueTma(float (&acc)[WN / 2], const GemmPara
       // bytes, the 8 rows of a warp land in 8 different 16-byte units (conflict-free).
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const u32 r = u32(warp * 16 + 8 * h + lane / 4);
+        const u32 r = u32(warp * 16 + rowOfHalf<AT>(lane / 4, h));
 #pragma unroll
         for (int jl = 0; jl < kGroups; ++jl) {
           const u32 byte = u32(8 * jl + 2 * (t % 4));

@@ -145,6 +145,23 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
   }
   if (k.amaxA && !k.castA && !k.castAhead)
     return fail("amaxA is taken by the bf16-A prologue or cast-ahead A: set castA or castAhead");
+  if (k.aTransposed) {
+    if (pingPong || k.bm != 128 || k.clusterM != 1)
+      return fail("A MN-major (aTransposed) runs in cooperative 128-row tiles of single blocks "
+                  "(bm = 128, clusterM = 1)");
+    if (k.castA || k.castAhead || k.epilogueWarps || k.swiglu || !k.sideSpec.empty())
+      return fail("A MN-major (aTransposed) loads FP8 A as it is: no bf16-A prologue, cast-ahead "
+                  "A, offloaded epilogue, dual GEMM or side launch");
+    if (k.scaleMode != GemmScaleMode::Tensor)
+      return fail("A MN-major (aTransposed) takes tensor scales (per-row and blockwise scales "
+                  "index A's rows, which its epilogue holds in another order)");
+    if (k.extraOutputs() || k.residualIn || k.blockCast || k.amaxRows)
+      return fail("A MN-major (aTransposed) has the plain TMA-store epilogue: no extra outputs, "
+                  "residual, block cast or per-row amax");
+    if (k.epilogueBuffers() == 0)
+      return fail("A MN-major (aTransposed) stores D through the TMA-store epilogue: a 16-bit or "
+                  "FP8 D, tmaStore, and room for its chunk buffers (fewer stages)");
+  }
   if (k.extraOutputs() && k.epilogueBuffers() == 0)
     return fail(!k.extraOutputsTyped()
                     ? "the transposed, gelu_grad and column-sum outputs and the e4m3 "
@@ -205,8 +222,14 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
                 std::to_string(prob.n) + ", " + std::to_string(prob.k) + ")");
   if (prob.m > INT32_MAX || prob.n > INT32_MAX || prob.k > INT32_MAX)
     return fail("M, N and K must be below 2^31");
-  if (prob.lda < prob.k || prob.ldb < prob.k || prob.ldd < prob.n)
-    return fail("row pitches must be at least K (A, B) and N (D)");
+  if (prob.lda < (k.aTransposed ? prob.m : prob.k) || prob.ldb < prob.k || prob.ldd < prob.n)
+    return fail(k.aTransposed ? "row pitches must be at least M (A^T, [K, M]), K (B) and N (D)"
+                              : "row pitches must be at least K (A, B) and N (D)");
+  const int64_t dPerUnit = isFp8(k.dType) ? 16 : 8; // elements of D per 16 bytes
+  if (k.aTransposed && (prob.n % dPerUnit != 0 || prob.ldd % dPerUnit != 0))
+    return fail("A MN-major (aTransposed) stores D by TMA only: N and D's pitch must be whole "
+                "16-byte units (N " +
+                std::to_string(prob.n) + ", pitch " + std::to_string(prob.ldd) + " elements)");
   const bool bf16A = k.castA || k.castAhead;
   if ((bf16A ? prob.lda * 2 : prob.lda) % 16 != 0 || prob.ldb % 16 != 0)
     return fail(std::string("A and B row pitches must be multiples of 16 bytes (got ") +
@@ -389,9 +412,11 @@ Status GemmSm90Runner::run(const GemmSm90Kernel &config, const GemmSm90Problem &
   CudaDriver *drv = *CudaDriver::get();
   CUtensorMap mapA, mapB; // the type carries the alignment cuTensorMapEncodeTiled needs
   // Cast-ahead A: the main loop loads the FP8 copy the kernel writes.
-  if (Status st = k.castAhead
-                      ? encodeOperandMap(drv, &mapA, p.aCast, prob.m, prob.k, prob.ldaCast, k.bm,
-                                         "A's FP8 copy", 1)
+  // A MN-major: tiles of 128 K rows by bm = 128 bytes of M from A^T [K, M].
+  if (Status st = k.castAhead ? encodeOperandMap(drv, &mapA, p.aCast, prob.m, prob.k, prob.ldaCast,
+                                                 k.bm, "A's FP8 copy", 1)
+                  : k.aTransposed
+                      ? encodeOperandMap(drv, &mapA, p.a, prob.k, prob.m, prob.lda, kBK, "A^T", 1)
                       : encodeOperandMap(drv, &mapA, p.a, prob.m, prob.k, prob.lda, k.bm,
                                          k.castA ? "bf16 A" : "A", k.castA ? 2 : 1);
       !st)

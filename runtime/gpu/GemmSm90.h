@@ -107,6 +107,14 @@ struct GemmSm90Kernel {
   /// (every block resident at once, or the launch fails), so never as a programmatic
   /// dependent. Single blocks, Tensor or OuterVector scales, not with castA or epilogueWarps.
   bool castAhead = false;
+  /// A given MN-major: A is stored as its transpose, [K, M] with M contiguous (pitch lda >= M,
+  /// in elements), e.g. the untransposed FP8 copy of a gradient read as the A = dY^T of a weight
+  /// gradient, so the cast that writes it needs no transposed copy. The consumers read A's
+  /// tiles with transposing shared-memory loads into wgmma's register operand (codegen/kernels/
+  /// gemm_sm90_atrans.cuh). Cooperative 128-row single blocks, FP8 A, tensor scales, and the
+  /// plain TMA-store epilogue (a 16-bit or FP8 D with N and D's pitch in whole 16-byte units; a
+  /// tensor amax at most, no extra outputs or dual GEMM).
+  bool aTransposed = false;
   /// With castA or castAhead: max |A| over the bf16 values into GemmSm90Pointers::amaxA (NaN
   /// wins), as the delayed recipe records it. amaxA must hold 0 (or a smaller magnitude) before
   /// the call.
@@ -216,9 +224,10 @@ struct GemmSm90Kernel {
   /// "_bias<dtype>", "_relu" / "_gelutanh" / "_geluerf" / "_silu" and "_amax" ("_amaxrow") when
   /// set, and "_abf16s<castSlots>" (castA) or "_aca" (castAhead) with "_amaxa" (amaxA),
   /// "_tms<buffers>" (TMA-store epilogue), "_aux" (auxOut; "_aux8" with auxFp8), "_dt"
-  /// (transD), "_dgelu" (geluGradIn; "_dgelu8" with geluGradInFp8), "_res" (residualIn), "_colsum<dtype>" (colSumType), "_swiglu"
-  /// (the dual GEMM), "_bcast" (blockCast) and "_ew" (epilogueWarps), "_side<hash of sideSpec>" (a
-  /// side launch). With colSumType the module also holds "<name>_colsum", the partial sums' kernel.
+  /// (transD), "_dgelu" (geluGradIn; "_dgelu8" with geluGradInFp8), "_res" (residualIn),
+  /// "_colsum<dtype>" (colSumType), "_swiglu" (the dual GEMM), "_bcast" (blockCast), "_ew"
+  /// (epilogueWarps), "_at" (aTransposed), "_side<hash of sideSpec>" (a side launch). With
+  /// colSumType the module also holds "<name>_colsum", the partial sums' kernel.
   std::string name() const;
   /// Dynamic shared memory of one block.
   int64_t sharedBytes() const;
@@ -230,7 +239,7 @@ constexpr int kGemmSm90MaxSideBuffers = 32;
 /// Sizes and row pitches (in elements) of one call.
 struct GemmSm90Problem {
   int64_t m = 0, n = 0, k = 0;
-  int64_t lda = 0, ldb = 0, ldd = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0; ///< with aTransposed, lda is A^T's pitch (>= M)
   int64_t ldsa = 0, ldsb = 0; ///< Block128 scale grid pitches
   int64_t ldAux = 0, ldDT = 0; ///< auxOut, transD: pitches of aux ([M, N]) and dT ([N, M])
   int64_t ldIn = 0;            ///< geluGradIn, residualIn: pitch of epiIn ([M, N])

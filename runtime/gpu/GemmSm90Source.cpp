@@ -97,6 +97,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_bcast";
   if (epilogueWarps)
     s += "_ew";
+  if (aTransposed)
+    s += "_at";
   if (!sideSpec.empty()) {
     // FNV-1a of the Spec: kernels with different side launches differ in name (the cache
     // keys on the source as well).
@@ -153,7 +155,10 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
       (k.amaxA ? "true" : "false") + ", " + std::to_string(k.epilogueBuffers()) + ", " +
       std::to_string(k.extraOutputBits()) + ", " + (k.swiglu ? "true" : "false") + ", " +
       (k.epilogueWarps ? "true" : "false") + ", " + (k.castAhead ? "true" : "false") +
-      (side ? ", Spec, " + sideN : std::string()) +
+      (side            ? ", Spec, " + sideN
+       : k.aTransposed ? ", fp8c::sm90::NoSide, 1"
+                       : std::string()) +
+      (k.aTransposed ? ", true" : "") +
       ">(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p" +
       (side ? ", &side" : "") + ");\n}\n";
   if (k.colSumType)

@@ -1,9 +1,10 @@
 // The generated Hopper FP8 GEMM without a GPU: every kernel config (tile shapes x dtypes x
-// scale modes x epilogues, both consumer schedules) compiles with NVRTC for sm_90a; the PTX holds FP8 wgmma; ptxas
-// reports no spill, no stack frame, and none of the wgmma serialization / setmaxnreg warnings
-// (C7519: ptxas had to insert warpgroup.arrive; C7508: setmaxnreg ignored; C7510/C7515: wgmma
-// serialized); a 16-bit D leaves through stmatrix and TMA stores where the chunk buffers fit,
-// any other D from registers. Also the host-side checks and names (runtime/gpu/GemmSm90.h).
+// scale modes x epilogues, both consumer schedules) compiles with NVRTC for sm_90a; the PTX holds
+// FP8 wgmma; ptxas reports no spill, no stack frame, and none of the wgmma serialization /
+// setmaxnreg warnings (C7519: ptxas had to insert warpgroup.arrive; C7508: setmaxnreg ignored;
+// C7510/C7513/C7515: wgmma serialized); a 16-bit D leaves through stmatrix and TMA stores where the
+// chunk buffers fit, any other D from registers. Also the host-side checks and names
+// (runtime/gpu/GemmSm90.h).
 #include "GemmSm90Configs.h"
 #include "runtime/gpu/GemmSm90.h"
 #include "runtime/gpu/GemmSm90Autotune.h"
@@ -75,6 +76,13 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     // The offloaded epilogue: the consumers' bf16 tile read back by the epilogue warps.
     EXPECT_EQ(r->ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos,
               k.epilogueWarps);
+    // A MN-major: its fragments from transposing shared-memory loads, the wgmma's A from
+    // registers (four of them in braces before B's descriptor).
+    EXPECT_EQ(r->ptx.find("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") != std::string::npos,
+              k.aTransposed);
+    EXPECT_EQ(r->ptx.find(mma + " {%f") != std::string::npos &&
+                  r->ptx.find("}, {%r", r->ptx.find(mma)) != std::string::npos,
+              k.aTransposed);
     EXPECT_EQ(r->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") !=
                   std::string::npos,
               tms);
@@ -90,7 +98,7 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
     if (k.auxOut && !k.auxFp8)
       EXPECT_NE(r->ptx.find("stmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
     EXPECT_FALSE(r->hasSpills()) << r->log;
-    for (const char *code : {"C7519", "C7508", "C7510", "C7515"})
+    for (const char *code : {"C7519", "C7508", "C7510", "C7513", "C7515"})
       EXPECT_EQ(r->log.find(code), std::string::npos) << code << " in the ptxas log:\n" << r->log;
     bool found = false;
     bool foundSums = false;
@@ -493,6 +501,51 @@ TEST(GemmSm90Compile, CastAheadChecks) {
   EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_aca_amaxa_tms2");
   EXPECT_NE(gemmSm90Source(k).find("Sched::PingPong, 1, 0, true, 2, 0, false, false, true>(mapA"),
             std::string::npos);
+}
+
+// A given MN-major (aTransposed): the kernels and problems it takes, each refusal naming what
+// to change, its name and template argument.
+TEST(GemmSm90Compile, ATransposedChecks) {
+  GemmSm90Kernel k = kernel(192, 5, false);
+  k.fastAccum = false;
+  k.aTransposed = true;
+  // M 100 rows of D read from A^T [K 1000, M]: pitch at least M, whole 16-byte units.
+  GemmSm90Problem p{100, 336, 1000, 112, 1008, 352};
+  EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
+  EXPECT_EQ(k.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n192_s5_o0_promote_tms1_at");
+  EXPECT_NE(gemmSm90Source(k).find("fp8c::sm90::NoSide, 1, true>(mapA"), std::string::npos);
+  GemmSm90Problem bad = p;
+  bad.lda = 96; // below M
+  EXPECT_NE(checkGemmSm90(k, bad).message().find("at least M (A^T"), std::string::npos);
+  bad.lda = 104; // not 16-byte units
+  EXPECT_NE(checkGemmSm90(k, bad).message().find("multiples of 16 bytes"), std::string::npos);
+  bad = p;
+  bad.n = 333; // D's width not in 16-byte units: no TMA-store epilogue
+  bad.ldd = 336;
+  EXPECT_NE(checkGemmSm90(k, bad).message().find("stores D by TMA only"), std::string::npos);
+  GemmSm90Kernel pp = pingPong(128, 128, 6);
+  pp.aTransposed = true;
+  EXPECT_NE(checkGemmSm90Kernel(pp).message().find("cooperative 128-row tiles"), std::string::npos);
+  GemmSm90Kernel c2 = kernel(128, 6);
+  c2.aTransposed = true;
+  c2.clusterM = 2;
+  EXPECT_NE(checkGemmSm90Kernel(c2).message().find("single blocks"), std::string::npos);
+  GemmSm90Kernel row = kernel(128, 6);
+  row.aTransposed = true;
+  row.scaleMode = GemmScaleMode::OuterVector;
+  EXPECT_NE(checkGemmSm90Kernel(row).message().find("tensor scales"), std::string::npos);
+  GemmSm90Kernel f32 = kernel(128, 6);
+  f32.aTransposed = true;
+  f32.dType = DType::F32;
+  EXPECT_NE(checkGemmSm90Kernel(f32).message().find("TMA-store epilogue"), std::string::npos);
+  GemmSm90Kernel cast = kernel(128, 6);
+  cast.aTransposed = cast.castA = true;
+  cast.stages = 4;
+  EXPECT_NE(checkGemmSm90Kernel(cast).message().find("no bf16-A prologue"), std::string::npos);
+  GemmSm90Kernel dt = kernel(128, 6);
+  dt.aTransposed = dt.transD = true;
+  dt.dType = DType::F8E4M3FN;
+  EXPECT_NE(checkGemmSm90Kernel(dt).message().find("no extra outputs"), std::string::npos);
 }
 
 TEST(GemmSm90Compile, TileHeuristic) {

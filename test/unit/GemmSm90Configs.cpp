@@ -409,6 +409,30 @@ std::vector<GemmSm90Kernel> blockCastConfigs() {
 }
 
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
+std::vector<GemmSm90Kernel> aTransposedConfigs() {
+  std::vector<GemmSm90Kernel> out;
+  for (GemmSm90Kernel k : {kernel(192, 5, false), kernel(256, 4, false), kernel(128, 6, false)}) {
+    k.aTransposed = true;
+    k.fastAccum = false;
+    k.aType = DType::F8E5M2;
+    out.push_back(k);
+  }
+  GemmSm90Kernel k = kernel(256, 4);
+  k.aTransposed = true;
+  k.biasType = DType::BF16;
+  out.push_back(k);
+  k = kernel(128, 6);
+  k.aTransposed = true;
+  k.dType = DType::F8E4M3FN;
+  k.amaxD = true;
+  out.push_back(k);
+  k.dType = DType::F16;
+  k.amaxD = false;
+  k.bType = DType::F8E5M2;
+  out.push_back(k);
+  return out;
+}
+
 std::vector<GemmSm90Kernel> configs() {
   std::vector<GemmSm90Kernel> out;
   out.push_back(kernel(256, 4));
@@ -516,6 +540,8 @@ std::vector<GemmSm90Kernel> configs() {
   for (const GemmSm90Kernel &c : residualConfigs())
     out.push_back(c);
   for (const GemmSm90Kernel &c : blockCastConfigs())
+    out.push_back(c);
+  for (const GemmSm90Kernel &c : aTransposedConfigs())
     out.push_back(c);
   // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
   k = pingPong(128, 128, 6);

@@ -30,6 +30,10 @@ std::vector<GemmSm90Kernel> residualConfigs();
 /// The 1x128-block FP8 cast of D: promoted 128 x 128 with bias and GELU (TMA and register
 /// stores), decode 64 x 256, ping-pong with row scales into e5m2.
 std::vector<GemmSm90Kernel> blockCastConfigs();
+/// A given MN-major (aTransposed, the weight gradient's dY read untransposed): the promoting
+/// e5m2 x e4m3 tiles the tuner tries for it (128 x 192, 128 x 256 in halves, 128 x 128), fast
+/// accumulation with a bias, an FP8 D with amax, an f16 D.
+std::vector<GemmSm90Kernel> aTransposedConfigs();
 /// `k` with the training MLP's first GEMM's epilogue: an FP8 D with bias, tanh GELU and amax,
 /// the bf16 pre-activation (auxOut) and D transposed (transD).
 GemmSm90Kernel withTrainingForwardEpilogue(GemmSm90Kernel k);

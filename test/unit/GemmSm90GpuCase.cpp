@@ -280,6 +280,21 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     scaleD = float(256.0 / std::max(top, 1e-30));
   }
   DeviceBuffer dA = upload(aBytes.data(), aBytes.size()), dB = upload(bBytes.data(), bBytes.size());
+  // A MN-major (aTransposed): the kernel reads A^T [K, M] (pitch M rounded up to 16, plus 16;
+  // finite garbage past M), and its D must equal, bit for bit, the same config's on the K-major
+  // A (the fragments hold the same values in the same K order).
+  const int64_t ldaT = (M + 15) / 16 * 16 + 16;
+  std::vector<uint8_t> atBytes;
+  if (k.aTransposed) {
+    atBytes.assign(size_t(K * ldaT), 0);
+    for (int64_t j = 0; j < K; ++j)
+      for (int64_t r = 0; r < ldaT; ++r)
+        atBytes[size_t(j * ldaT + r)] =
+            r < M ? aBytes[size_t(r * lda + j)] : uint8_t(byte(rng) & 0x3F);
+  }
+  DeviceBuffer dAT = upload(atBytes.data(), atBytes.size());
+  if (k.aTransposed)
+    prob.lda = ldaT;
   DeviceBuffer dB2 = upload(b2Bytes.data(), b2Bytes.size());
   DeviceBuffer dA16 = upload(a16.data(), a16.size() * 2);
   DeviceBuffer dQuantA = upload(quantA.data(), quantA.size() * 4);
@@ -299,7 +314,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   ASSERT_TRUE(dD->fill(0xFF).isOk());
 
   GemmSm90Pointers p;
-  p.a = bf16A ? dA16.data() : dA.data();
+  p.a = bf16A ? dA16.data() : k.aTransposed ? dAT.data() : dA.data();
   p.quantScaleA = bf16A ? static_cast<const float *>(dQuantA.data()) : nullptr;
   // Cast-ahead A: the FP8 copy (A's pitch, poisoned, a spare row) and its counters (zero, one
   // spare counter poisoned after them).
@@ -543,7 +558,17 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     ASSERT_TRUE(dSums->download(again.data(), bytes).isOk());
     EXPECT_EQ(sums, again) << "column sums differ between two runs";
   }
-  if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0 && !k.extraOutputs()) {
+  if (k.aTransposed) {
+    GemmSm90Kernel kMajor = k;
+    kMajor.aTransposed = false;
+    GemmSm90Pointers pk = p;
+    pk.a = dA.data();
+    GemmSm90Problem probKMajor = prob;
+    probKMajor.lda = lda;
+    sameBytes(runner, kMajor, probKMajor, pk, c.maxBlocks, dBytes, dAmax, out,
+              "bytes of D that differ from the K-major A kernel " + kMajor.name());
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  } else if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0 && !k.extraOutputs()) {
     // The TMA-store epilogue against the register epilogue of the same config: D (padding
     // included) and amax bit for bit.
     GemmSm90Kernel regs = k;

@@ -300,6 +300,27 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   runCase(*runner, {precise, 8192, 333, 1000}, rng);
 }
 
+// A given MN-major (aTransposed: A^T [K, M] read with transposing shared-memory loads into
+// wgmma's register operand): each config of GemmSm90Configs' aTransposedConfigs at M 1 to 8191
+// (row tails inside a warp's 16 rows, whose order the epilogue undoes), N with a partial last
+// tile, K with a partial last block, several tiles per block. Besides the f64 reference, D must
+// equal the same config's D on the K-major A bit for bit (runCase).
+TEST(GemmSm90Gpu, ATransposedReadsItsTranspose) {
+  FP8C_REQUIRE_SM90(runner);
+  std::mt19937 rng(43);
+  const std::vector<GemmSm90Kernel> ks = sm90configs::aTransposedConfigs();
+  for (int64_t m : {1, 7, 100, 8191})
+    runCase(*runner, {ks[0], m, 336, 1000}, rng);
+  runCase(*runner, {ks[0], 1000, 1024, 1500, 3}, rng);
+  runCase(*runner, {ks[1], 8191, 1000, 1000}, rng);
+  runCase(*runner, {ks[1], 300, 600, 520, 2}, rng);
+  runCase(*runner, {ks[2], 100, 336, 4000}, rng);
+  runCase(*runner, {ks[3], 8192, 1000, 1000}, rng);
+  runCase(*runner, {ks[3], 1000, 1024, 1500, 3}, rng);
+  runCase(*runner, {ks[4], 257, 336, 1000}, rng);
+  runCase(*runner, {ks[5], 7, 328, 300}, rng);
+}
+
 TEST(GemmSm90Gpu, DtypesAndOutputs) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(2);
