@@ -258,40 +258,43 @@ std::string caseName(const ::testing::TestParamInfo<CtCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GpuCastTransposeTest,
-    ::testing::Values(CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
-                      CtCase{Form::GeluGradColSum, 17, 63}, CtCase{Form::GeluGradColSum, 255, 100},
-                      CtCase{Form::GeluGradColSum, 257, 1000},
-                      CtCase{Form::GeluGradColSum, 1000, 64},
-                      CtCase{Form::GeluGradColSum, 4099, 1000},
-                      CtCase{Form::GivenScaleBothCopies, 7, 6},
-                      CtCase{Form::GivenScaleBothCopies, 257, 100},
-                      CtCase{Form::GivenScaleBothCopies, 1000, 1000},
-                      CtCase{Form::TransposeOnly, 17, 63}, CtCase{Form::TransposeOnly, 1000, 1000},
-                      CtCase{Form::RowPair, 1, 4}, CtCase{Form::RowPair, 7, 6},
-                      CtCase{Form::RowPair, 257, 100}, CtCase{Form::RowPair, 1000, 1000},
-                      CtCase{Form::RowPair, 4099, 1000}, CtCase{Form::BlockPair, 7, 130},
-                      CtCase{Form::BlockPair, 257, 300}, CtCase{Form::BlockPair, 1000, 1000},
-                      CtCase{Form::RowPair, 1, 96, true}, CtCase{Form::RowPair, 300, 96, true},
-                      CtCase{Form::RowPair, 4099, 200, true}, CtCase{Form::RowPair, 4099, 200},
-                      CtCase{Form::GeluGradColSum, 4099, 200}, CtCase{Form::GeluGradE4m3, 7, 6},
-                      CtCase{Form::GeluGradE4m3, 257, 100}, CtCase{Form::GeluGradE4m3, 4099, 1000},
-                      // The byte-staged form: tile tails in both dims (128 x 64 tiles), one row,
-                      // a padded output pitch (dynamic M), both FP8 types.
-                      CtCase{Form::GivenScaleBothCopies, 1, 8},
-                      CtCase{Form::GivenScaleBothCopies, 7, 64, false, "f8E4M3FN"},
-                      CtCase{Form::GivenScaleBothCopies, 129, 72},
-                      CtCase{Form::GivenScaleBothCopies, 4099, 136, false, "f8E4M3FN"},
-                      CtCase{Form::GivenScaleBothCopies, 300, 96, true},
-                      CtCase{Form::GivenScaleBothCopies, 1000, 200, true, "f8E4M3FN"},
-                      CtCase{Form::TransposeOnly, 130, 64, true},
-                      // The byte-staged form with a given scale and the column sums (delayed's
-                      // dY) and the gelu_grad of a saved e4m3 input with them (units of several
-                      // 128-row tiles, empty units past the rows).
-                      CtCase{Form::GivenScaleColSum, 1, 8}, CtCase{Form::GivenScaleColSum, 257, 72},
-                      CtCase{Form::GivenScaleColSum, 4099, 200, false, "f8E4M3FN"},
-                      CtCase{Form::GivenScaleColSum, 1000, 136, true},
-                      CtCase{Form::GivenScaleColSum, 8192, 64}, CtCase{Form::GeluGradE4m3, 1, 8},
-                      CtCase{Form::GeluGradE4m3, 130, 64}, CtCase{Form::GeluGradE4m3, 1000, 200}),
+    ::testing::Values(
+        CtCase{Form::GeluGradColSum, 1, 4}, CtCase{Form::GeluGradColSum, 7, 6},
+        CtCase{Form::GeluGradColSum, 17, 63}, CtCase{Form::GeluGradColSum, 255, 100},
+        CtCase{Form::GeluGradColSum, 257, 1000}, CtCase{Form::GeluGradColSum, 1000, 64},
+        CtCase{Form::GeluGradColSum, 4099, 1000}, CtCase{Form::GivenScaleBothCopies, 7, 6},
+        CtCase{Form::GivenScaleBothCopies, 257, 100},
+        CtCase{Form::GivenScaleBothCopies, 1000, 1000}, CtCase{Form::TransposeOnly, 17, 63},
+        CtCase{Form::TransposeOnly, 1000, 1000}, CtCase{Form::RowPair, 1, 4},
+        CtCase{Form::RowPair, 7, 6}, CtCase{Form::RowPair, 257, 100},
+        CtCase{Form::RowPair, 1000, 1000}, CtCase{Form::RowPair, 4099, 1000},
+        CtCase{Form::BlockPair, 7, 130}, CtCase{Form::BlockPair, 257, 300},
+        CtCase{Form::BlockPair, 1000, 1000}, CtCase{Form::RowPair, 1, 96, true},
+        CtCase{Form::RowPair, 300, 96, true}, CtCase{Form::RowPair, 4099, 200, true},
+        CtCase{Form::RowPair, 4099, 200}, CtCase{Form::GeluGradColSum, 4099, 200},
+        CtCase{Form::GeluGradE4m3, 7, 6}, CtCase{Form::GeluGradE4m3, 257, 100},
+        CtCase{Form::GeluGradE4m3, 4099, 1000},
+        // The byte-staged form: tile tails in both dims (128 x 64 tiles), one row,
+        // a padded output pitch (dynamic M), both FP8 types.
+        CtCase{Form::GivenScaleBothCopies, 1, 8},
+        CtCase{Form::GivenScaleBothCopies, 7, 64, false, "f8E4M3FN"},
+        CtCase{Form::GivenScaleBothCopies, 129, 72},
+        CtCase{Form::GivenScaleBothCopies, 4099, 136, false, "f8E4M3FN"},
+        CtCase{Form::GivenScaleBothCopies, 300, 96, true},
+        CtCase{Form::GivenScaleBothCopies, 1000, 200, true, "f8E4M3FN"},
+        CtCase{Form::TransposeOnly, 130, 64, true},
+        // The byte-staged form with a given scale and the column sums (delayed's
+        // dY) and the gelu_grad of a saved e4m3 input with them (units of several
+        // 128-row tiles, empty units past the rows).
+        CtCase{Form::GivenScaleColSum, 1, 8}, CtCase{Form::GivenScaleColSum, 257, 72},
+        CtCase{Form::GivenScaleColSum, 4099, 200, false, "f8E4M3FN"},
+        CtCase{Form::GivenScaleColSum, 1000, 136, true}, CtCase{Form::GivenScaleColSum, 8192, 64},
+        CtCase{Form::GeluGradE4m3, 1, 8}, CtCase{Form::GeluGradE4m3, 130, 64},
+        CtCase{Form::GeluGradE4m3, 1000, 200},
+        // Every tile inside (rows a multiple of 128, columns of 64, the transposed
+        // copy's pitch its row count): the form without bounds checks, as the
+        // training step's tensors take it (8192 x 64 above too).
+        CtCase{Form::GivenScaleBothCopies, 256, 128}, CtCase{Form::GeluGradE4m3, 384, 192}),
     caseName);
 
 } // namespace
