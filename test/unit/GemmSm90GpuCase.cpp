@@ -14,6 +14,7 @@
 #include "GemmSm90GpuCase.h"
 #include "GemmSm90GpuAux.h"
 #include "GemmSm90GpuBlockCast.h"
+#include "GemmSm90GpuBytes.h"
 #include "GemmSm90GpuCastAhead.h"
 
 #include "runtime/cuda/DeviceBuffer.h"
@@ -53,36 +54,6 @@ std::vector<uint8_t> bytesOf(const std::vector<float> &v, DType t) {
     std::memcpy(out.data() + i * dtypeBytes(t), &bits, dtypeBytes(t));
   }
   return out;
-}
-
-DeviceBuffer upload(const void *data, size_t bytes) {
-  Expected<DeviceBuffer> b = DeviceBuffer::allocate(std::max<size_t>(bytes, 16));
-  EXPECT_TRUE(b.hasValue()) << (b ? "" : b.error());
-  if (!b)
-    return {};
-  EXPECT_TRUE(b->upload(data, bytes).isOk());
-  return b.take();
-}
-
-/// Runs `k` into a fresh D poisoned with 0xFF (amaxD zeroed first) and expects D, padding
-/// included, byte for byte equal to `expect`.
-void sameBytes(GemmSm90Runner &runner, const GemmSm90Kernel &k, const GemmSm90Problem &prob,
-               GemmSm90Pointers p, int maxBlocks, size_t dBytes, DeviceBuffer &dAmax,
-               const std::vector<uint8_t> &expect, const std::string &what) {
-  Expected<DeviceBuffer> d = DeviceBuffer::allocate(dBytes);
-  ASSERT_TRUE(d.hasValue());
-  ASSERT_TRUE(d->fill(0xFF).isOk());
-  ASSERT_TRUE(dAmax.fill(0).isOk());
-  p.d = d->data();
-  Status st = runner.run(k, prob, p, nullptr, 0, maxBlocks);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  ASSERT_EQ((*CudaDriver::get())->cuCtxSynchronize(), CUDA_SUCCESS);
-  std::vector<uint8_t> got(dBytes);
-  ASSERT_TRUE(d->download(got.data(), dBytes).isOk());
-  int64_t differ = 0;
-  for (size_t i = 0; i < dBytes; ++i)
-    differ += got[i] != expect[i];
-  EXPECT_EQ(differ, 0) << what;
 }
 
 } // namespace
@@ -284,14 +255,8 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   // finite garbage past M), and its D must equal, bit for bit, the same config's on the K-major
   // A (the fragments hold the same values in the same K order).
   const int64_t ldaT = (M + 15) / 16 * 16 + 16;
-  std::vector<uint8_t> atBytes;
-  if (k.aTransposed) {
-    atBytes.assign(size_t(K * ldaT), 0);
-    for (int64_t j = 0; j < K; ++j)
-      for (int64_t r = 0; r < ldaT; ++r)
-        atBytes[size_t(j * ldaT + r)] =
-            r < M ? aBytes[size_t(r * lda + j)] : uint8_t(byte(rng) & 0x3F);
-  }
+  const std::vector<uint8_t> atBytes =
+      k.aTransposed ? transposedOperand(aBytes, M, K, lda, ldaT, rng) : std::vector<uint8_t>{};
   DeviceBuffer dAT = upload(atBytes.data(), atBytes.size());
   if (k.aTransposed)
     prob.lda = ldaT;
