@@ -217,8 +217,9 @@ __device__ __forceinline__ void tile(const Loads<Spec> &cur, void *const *buf, c
 /// tile()'s Edge form.
 template <class Spec, bool Edge>
 __device__ __forceinline__ void loops(void *const *buf, const float *slots, float s, i64 rowsN,
-                                      i64 ld, i64 tileRows, uint4 (*staged)[kTileC * kWordsPerCol / 4],
-                                      float *sums, u32 &mx) {
+                                      i64 ld, i64 tileRows,
+                                      uint4 (*staged)[kTileC * kWordsPerCol / 4], float *sums,
+                                      u32 &mx) {
   constexpr bool kSums = Spec::kColSum.buf >= 0;
   constexpr i64 kTileCols = (Spec::kCols + kTileC - 1) / kTileC;
   const int g = threadIdx.x >> 3, cg = threadIdx.x & 7; // row group, column group
@@ -239,8 +240,8 @@ __device__ __forceinline__ void loops(void *const *buf, const float *slots, floa
       const Loads<Spec> cur = next;
       if (t + gridDim.x < tiles)
         issue(t + gridDim.x);
-      tile<Spec, Edge>(cur, buf, slots, s, t / kTileCols * kTileR, t % kTileCols * kTileC, rowsN, ld,
-                 staged[slot], mx, cs);
+      tile<Spec, Edge>(cur, buf, slots, s, t / kTileCols * kTileR, t % kTileCols * kTileC, rowsN,
+                       ld, staged[slot], mx, cs);
       slot ^= 1;
     }
   } else {
