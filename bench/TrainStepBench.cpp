@@ -8,7 +8,8 @@
 //   GEMM backend after '@': delayed@generated, tensorwise+bwd_fast_accum=true@cublaslt; a
 //   final '%no_fp8_tables' turns the FP8 tables of the elementwise launches off,
 //   '%no_byte_transpose' keeps the one-pass cast-transposes in their general form (not the
-//   byte-staged transpose_bytes.cuh), '%side' runs a
+//   byte-staged transpose_bytes.cuh), '%checked_tiles' keeps its bounds checks on every tile
+//   (ElementwiseTuning::insideTiles = 0), '%side' runs a
 //   cast-transpose beside the GEMM before it: CompileOptions::sideLaunches, '%no_grad_epilogue'
 //   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue,
 //   '%reuse_weights' adds weights=static and times the later micro-batches of a gradient
@@ -310,6 +311,8 @@ int main(int argc, char **argv) {
       // "delayed%no_fp8_tables": the FP8 tables off (ElementwiseTuning::fp8Tables = 0);
       // "delayed%no_byte_transpose": the general cast-transpose form only
       // (ElementwiseTuning::byteStagedTranspose = 0);
+      // "delayed%checked_tiles": the byte-staged form's checked loops for every tile
+      // (ElementwiseTuning::insideTiles = 0);
       // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
       // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
       std::string spec = recipe, flag, backend;
@@ -328,6 +331,8 @@ int main(int argc, char **argv) {
         o.fp8Tables = 0;
       else if (flag == "no_byte_transpose")
         o.byteStagedTranspose = 0;
+      else if (flag == "checked_tiles")
+        o.insideTiles = 0;
       else if (flag == "side")
         o.sideLaunches = true;
       else if (flag == "no_grad_epilogue")
@@ -336,7 +341,7 @@ int main(int argc, char **argv) {
         reuseWeights = true;
       else if (!flag.empty())
         return fail("recipe '" + recipe + "': unknown '%" + flag +
-                    "' (known: %no_fp8_tables, %no_byte_transpose, %side, "
+                    "' (known: %no_fp8_tables, %no_byte_transpose, %checked_tiles, %side, "
                     "%no_grad_epilogue, %reuse_weights)");
       if (reuseWeights) {
         if (!o.recipeOptions.empty())

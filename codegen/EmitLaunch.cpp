@@ -302,6 +302,8 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
       spec << "  static constexpr bool kSkewTile = false;\n";
     if (byteStaged)
       spec << "  static constexpr bool kByteStaged = true;\n";
+    if (byteStaged && t.insideTiles == 0)
+      spec << "  static constexpr bool kInsideTiles = false;\n";
     if (d.kind == LaunchKind::Transpose) {
       spec << "  __device__ static long long outLd(long long m) { return ";
       if (d.outLdAlignM > 0)

@@ -364,7 +364,8 @@ Expected<LaunchPlan> Lowerer::run() {
 std::string ElementwiseTuning::str() const {
   return "chunk=" + std::to_string(chunk) + ",unroll=" + std::to_string(unroll) +
          ",tileTwoPass=" + std::to_string(tileTwoPass) + ",fp8Tables=" + std::to_string(fp8Tables) +
-         ",byteStagedTranspose=" + std::to_string(byteStagedTranspose);
+         ",byteStagedTranspose=" + std::to_string(byteStagedTranspose) +
+         ",insideTiles=" + std::to_string(insideTiles);
 }
 
 Expected<LaunchPlan> lowerGraph(const Graph &g, const CodegenOptions &opts) {

@@ -26,8 +26,12 @@ struct ElementwiseTuning {
   /// a table-read FP8 one) in the byte-staged form (transpose_bytes.cuh) instead of the general
   /// one (transpose.cuh); 0 = off.
   int byteStagedTranspose = -1;
+  /// The byte-staged form's loops without bounds checks where every tile lies inside
+  /// (transpose_bytes.cuh, kInsideTiles); 0 = the checked loops for every tile.
+  int insideTiles = -1;
   bool isDefault() const {
-    return chunk == 0 && unroll == 0 && tileTwoPass < 0 && fp8Tables < 0 && byteStagedTranspose < 0;
+    return chunk == 0 && unroll == 0 && tileTwoPass < 0 && fp8Tables < 0 &&
+           byteStagedTranspose < 0 && insideTiles < 0;
   }
   std::string str() const;
 };

@@ -40,6 +40,8 @@ struct TrainingOptions {
   int fp8Tables = -1;
   /// ElementwiseTuning::byteStagedTranspose of both halves (-1: the default, on; 0: off).
   int byteStagedTranspose = -1;
+  /// ElementwiseTuning::insideTiles of both halves (-1: the default, on; 0: off).
+  int insideTiles = -1;
   /// CompileOptions::sideLaunches of both halves (a cast-transpose beside the GEMM before it).
   bool sideLaunches = false;
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's

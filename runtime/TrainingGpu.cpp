@@ -21,6 +21,7 @@ Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, const Training
   CompileOptions co = trainingCompileOptions(o.tokens, o.gemmBackend);
   co.tuning.fp8Tables = o.fp8Tables;
   co.tuning.byteStagedTranspose = o.byteStagedTranspose;
+  co.tuning.insideTiles = o.insideTiles;
   co.sideLaunches = o.sideLaunches;
   Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe)

@@ -216,6 +216,9 @@ struct SpecDefaults {
   static constexpr bool kSkewTile = true;
   /// Transposes: the byte-staged one-pass form (transpose_bytes.cuh; codegen sets it).
   static constexpr bool kByteStaged = false;
+  /// The byte-staged form: its loops without bounds checks where every tile lies inside
+  /// (false: the checked loops for every tile, ElementwiseTuning::insideTiles = 0).
+  static constexpr bool kInsideTiles = true;
   __device__ static void scalars(void *const *, i64, float *, bool) {}
 };
 

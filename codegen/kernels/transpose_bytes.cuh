@@ -321,8 +321,8 @@ template <class Spec, int N> __device__ __forceinline__ void kernel(const Args<N
   u32 mx = 0; // max |v| as bits (NaN above +inf)
   // Every tile inside the input, the transposed copy's pitch its row count and 16-byte aligned
   // (the training step's tensors): the loops without any bounds checks.
-  const bool interior = rowsN % kTileR == 0 && ld == rowsN && ld % 16 == 0 &&
-                        Spec::kCols % kTileC == 0;
+  const bool interior = Spec::kInsideTiles && rowsN % kTileR == 0 && ld == rowsN &&
+                        ld % 16 == 0 && Spec::kCols % kTileC == 0;
   if (interior) // block-uniform
     loops<Spec, false>(buf, slots, s, rowsN, ld, tileRows, staged, sums, mx);
   else

@@ -170,10 +170,22 @@ TEST_P(GpuCastTransposeTest, MatchesInterpreterBitForBit) {
   std::map<std::string, HostTensor> cpu = runOnCpu(exe->graph(), in);
   // The byte-staged form where it applies, and bit for bit the general form's outputs.
   EXPECT_EQ(launchesWith(*exe, {"kByteStaged = true"}), byteStaged(c) ? 1 : 0);
-  if (byteStaged(c)) // (the column sums, added in another order, are bounded below)
+  if (byteStaged(c)) { // (the column sums, added in another order, are bounded below)
     expectSameWithTuning(
         fused.graph(), fused.options, [](ElementwiseTuning &t) { t.byteStagedTranspose = 0; },
         "kByteStaged = true", "the byte-staged cast-transpose", in, gpu, "b");
+    // Its loops with the bounds checks on every tile (ElementwiseTuning::insideTiles = 0): every
+    // output bit for bit, the column sums too (the same tiles and units, in the same order).
+    CompileOptions checked = fused.options;
+    checked.tuning.insideTiles = 0;
+    Expected<std::unique_ptr<Executable>> other = compile(fused.graph(), checked);
+    ASSERT_TRUE(other.hasValue()) << other.error();
+    EXPECT_EQ(launchesWith(**other, {"kInsideTiles = false"}), 1);
+    std::map<std::string, HostTensor> out = runOnDevice(**other, in, nullptr);
+    for (const std::string &name : (*other)->outputNames())
+      EXPECT_EQ(countBitMismatches(gpu.at(name), out.at(name)), 0)
+          << name << ": the checked loops' result differs (" << c.m << " x " << c.n << ")";
+  }
   if (c.form == Form::GeluGradE4m3) {
     // The derivative of the e4m3 input comes from the FP8 table; with the tables off, from
     // its per-element evaluation: the two launches must agree on every bit of every output.

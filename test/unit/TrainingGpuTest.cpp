@@ -312,6 +312,36 @@ TEST(TrainingGpuPlan, GemmOutputScaleJoinsTheCastTransposeBeforeIt) {
 // 4 tile rows, not 66; the byte-staged form's 128-row tiles: 16 chunks of 4); at 512 tokens
 // (fewer units than resident blocks) one tile row each. The
 // launches a GEMM step runs after cuBLASLt (the delayed gelu_grad's) count too.
+// The byte-staged cast-transposes take their loops without bounds checks unless
+// ElementwiseTuning::insideTiles is 0, which their Specs then say (kInsideTiles = false); the
+// other launches are the same either way.
+TEST(TrainingGpuPlan, InsideTilesKnobReachesTheByteStagedLaunches) {
+  for (const char *file : {"linear.mlir", "mlp.mlir"}) {
+    SCOPED_TRACE(file);
+    std::optional<LoweredTraining> on = lowerTraining(file, "delayed", 8192);
+    std::optional<LoweredTraining> off = lowerTraining(file, "delayed", 8192, false, 0);
+    ASSERT_TRUE(on.has_value() && off.has_value());
+    int byteStaged = 0;
+    for (const auto &[a, b] : {std::pair{&on->forward.plan, &off->forward.plan},
+                               std::pair{&on->backward.plan, &off->backward.plan}}) {
+      ASSERT_EQ(a->steps.size(), b->steps.size());
+      for (size_t i = 0; i < a->steps.size(); ++i) {
+        const auto *la = std::get_if<GeneratedLaunch>(&a->steps[i]);
+        const auto *lb = std::get_if<GeneratedLaunch>(&b->steps[i]);
+        ASSERT_EQ(la == nullptr, lb == nullptr);
+        if (!la)
+          continue;
+        const bool staged = la->source.find("kByteStaged = true") != std::string::npos;
+        byteStaged += staged;
+        EXPECT_EQ(la->source.find("kInsideTiles"), std::string::npos) << la->entry;
+        EXPECT_EQ(lb->source.find("kInsideTiles = false") != std::string::npos, staged)
+            << lb->entry;
+      }
+    }
+    EXPECT_GE(byteStaged, 3) << "x, the weights and dY";
+  }
+}
+
 TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
   for (const int64_t tokens : {8192, 512})
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {

@@ -141,8 +141,8 @@ struct LoweredTraining {
   CompiledGraph forward, backward;
 };
 inline std::optional<LoweredTraining> lowerTraining(const char *file, const std::string &recipe,
-                                                    int64_t tokens = 128,
-                                                    bool sideLaunches = false) {
+                                                    int64_t tokens = 128, bool sideLaunches = false,
+                                                    int insideTiles = -1) {
   DiagnosticEngine diag;
   LoweredTraining l;
   l.module = parseModule(readExample(file), file, diag);
@@ -165,6 +165,7 @@ inline std::optional<LoweredTraining> lowerTraining(const char *file, const std:
   CompileOptions co = trainingCompileOptions(o.tokens);
   co.arch = "sm_90a";
   co.sideLaunches = sideLaunches;
+  co.tuning.insideTiles = insideTiles;
   Expected<CompiledGraph> f = compileToPlan(*l.graphs.forward, co);
   Expected<CompiledGraph> b = compileToPlan(*l.graphs.backward, co);
   if (!f || !b) {
