@@ -225,8 +225,8 @@ Status checkGemmSm90(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
   if (prob.lda < (k.aTransposed ? prob.m : prob.k) || prob.ldb < prob.k || prob.ldd < prob.n)
     return fail(k.aTransposed ? "row pitches must be at least M (A^T, [K, M]), K (B) and N (D)"
                               : "row pitches must be at least K (A, B) and N (D)");
-  const int64_t dPerUnit = isFp8(k.dType) ? 16 : 8; // elements of D per 16 bytes
-  if (k.aTransposed && (prob.n % dPerUnit != 0 || prob.ldd % dPerUnit != 0))
+  // (The launch turns TMA stores off where D's width or pitch is not whole 16-byte units.)
+  if (k.aTransposed && launchedGemmSm90Kernel(k, prob).epilogueBuffers() == 0)
     return fail("A MN-major (aTransposed) stores D by TMA only: N and D's pitch must be whole "
                 "16-byte units (N " +
                 std::to_string(prob.n) + ", pitch " + std::to_string(prob.ldd) + " elements)");
