@@ -15,6 +15,7 @@
 // of that round: clock and power drift (the board runs these GEMMs at its power cap) then
 // fall on both sides of each ratio alike.
 #include "bench/BenchDevice.h"
+#include "bench/CopyRate.h"
 #include "bench/DeviceFill.h"
 #include "bench/Report.h"
 #include "bench/Variants.h"
@@ -148,24 +149,11 @@ int fail(const std::string &msg) {
 Expected<Ceilings> measureCeilings(CudaDriver *drv, CUstream stream, int64_t l2,
                                    const TimingOptions &t) {
   Ceilings c;
-  const size_t bytes = size_t(1) << 30;
-  Expected<DeviceBuffer> src = allocateFor(bytes, "copy source");
-  Expected<DeviceBuffer> dst = allocateFor(bytes, "copy destination");
-  if (!src || !dst)
-    return Error(!src ? src.error() : dst.error());
-  if (Status s = fillRandom(*src, bytes / 2, DType::BF16, 1.0, 1); !s)
-    return Error(s.message());
-  Expected<Stats> cs = timeRuns(
-      drv, stream,
-      [&](int) -> Status {
-        FP8C_CU_TRY(drv, cuMemcpyDtoDAsync, dst->ptr(), src->ptr(), bytes, stream);
-        return Status::ok();
-      },
-      1, false, t);
-  if (!cs)
-    return Error(cs.error());
-  c.copyStats = *cs;
-  c.copyGBs = 2.0 * double(bytes) / (cs->medianUs * 1e-6) / 1e9;
+  Expected<CopyRate> cr = measureCopyRate(drv, stream, size_t(1) << 30, t);
+  if (!cr)
+    return Error(cr.error());
+  c.copyStats = cr->stats;
+  c.copyGBs = cr->gbs;
 
   Shape sq;
   sq.name = "peak";

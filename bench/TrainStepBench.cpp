@@ -34,8 +34,12 @@
 // --profile adds, per graph x recipe, each step's median time over 7 more profiled steps
 // (Executable::setProfiling: an event after every launch), forward and backward, with their
 // sum beside the unprofiled median; with --sustain, over one profiled step right after each
-// block instead, at the block's settled clocks.
+// block instead, at the block's settled clocks. Beside each launch that is not a GEMM it prints
+// the bytes of its buffers (bytesTouched: the fewest it can move) and their rate at its median;
+// per recipe, the bound with only the GEMMs and the floor with every other launch at the
+// device-to-device copy rate (measured first, at the start).
 #include "bench/BenchDevice.h"
+#include "bench/CopyRate.h"
 #include "bench/DeviceFill.h"
 #include "bench/SustainedTiming.h"
 #include "bench/Timing.h"
@@ -174,10 +178,17 @@ Status collectProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCa
   return st;
 }
 
-// Prints each launch's median over `runs`, forward then backward; `gemmUs` receives the sum of
-// the GEMM steps' medians (the step's floor with every other launch free).
-void printProfile(const ProfileRuns &runs, double *gemmUs) {
-  double total = 0, gemms = 0;
+// What a profile adds up to: the GEMM steps' medians (the step's floor with every other launch
+// free), and the other launches' bytes (StepTime::bytes) and medians.
+struct ProfileSums {
+  double gemmUs = 0, restUs = 0;
+  int64_t restBytes = 0;
+};
+
+// Prints each launch's median over `runs`, forward then backward, and beside each launch that is
+// not a GEMM the bytes of its buffers and the rate that makes at its median.
+ProfileSums printProfile(const ProfileRuns &runs) {
+  ProfileSums sums;
   for (int h = 0; h < 2; ++h) {
     double sum = 0;
     const auto &half = runs[size_t(h)];
@@ -186,23 +197,34 @@ void printProfile(const ProfileRuns &runs, double *gemmUs) {
       for (const auto &run : half)
         us.push_back(run[i].us);
       std::sort(us.begin(), us.end());
+      const double median = us[us.size() / 2];
       const StepTime &st = half[0][i];
-      std::printf("    %s %8.1f us  %-28s %s\n", h ? "bwd" : "fwd", us[us.size() / 2],
+      const bool gemm = st.what.rfind("gemm:", 0) == 0;
+      char rate[48] = "";
+      if (!gemm && st.bytes > 0)
+        std::snprintf(rate, sizeof rate, "%8.1f MB %5.2f TB/s", double(st.bytes) / 1e6,
+                      median > 0 ? double(st.bytes) / (median * 1e-6) / 1e12 : 0.0);
+      std::printf("    %s %8.1f us %-23s  %-28s %s\n", h ? "bwd" : "fwd", median, rate,
                   st.name.substr(0, 28).c_str(),
                   // A GEMM's whole line: its backend and the measured choice behind it.
-                  (st.what.rfind("gemm:", 0) == 0 ? st.what : st.what.substr(0, 110)).c_str());
-      sum += us[us.size() / 2];
-      if (st.what.rfind("gemm:", 0) == 0)
-        gemms += us[us.size() / 2];
+                  (gemm ? st.what : st.what.substr(0, 110)).c_str());
+      sum += median;
+      if (gemm) {
+        sums.gemmUs += median;
+      } else {
+        sums.restUs += median;
+        sums.restBytes += st.bytes;
+      }
     }
     std::printf("    %s total %.1f us\n", h ? "bwd" : "fwd", sum);
-    total += sum;
   }
+  const double total = sums.gemmUs + sums.restUs;
   std::printf("    step total (sum of step medians) %.1f us: GEMMs %.1f us, the rest %.1f us "
-              "(%.1f %%)\n",
-              total, gemms, total - gemms, total > 0 ? 100.0 * (total - gemms) / total : 0.0);
-  *gemmUs = gemms;
+              "(%.1f %%, %.1f MB)\n",
+              total, sums.gemmUs, sums.restUs, total > 0 ? 100.0 * sums.restUs / total : 0.0,
+              double(sums.restBytes) / 1e6);
   std::fflush(stdout);
+  return sums;
 }
 
 } // namespace
@@ -278,6 +300,16 @@ int main(int argc, char **argv) {
       monitor = m.take();
     else
       std::printf("energy per step: not measured (%s)\n", m.error().c_str());
+  }
+  // --profile: the device's copy rate, for each launch's rate beside it and the step's floor.
+  CopyRate copy;
+  if (profile) {
+    Expected<CopyRate> c = measureCopyRate(drv, stream, size_t(1) << 30, TimingOptions{});
+    if (!c)
+      return fail("the copy rate: " + c.error());
+    copy = *c;
+    std::printf("device-to-device copy: %.2f TB/s (bytes read + written, 1 GiB, median of %d)\n",
+                copy.gbs / 1e3, copy.stats.reps);
   }
   TimingOptions topt;
   topt.runsPerGraph = 1;
@@ -474,7 +506,7 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
     if (profile) {
-      std::vector<double> gemmUs(entries.size(), 0.0);
+      std::vector<ProfileSums> sums(entries.size());
       for (size_t i = 0; i < entries.size(); ++i) {
         Entry &e = entries[i];
         ProfileRuns &runs = sustainedProfiles[i];
@@ -484,17 +516,29 @@ int main(int argc, char **argv) {
         std::printf("%-12s %-10s per-launch profile (%s)\n", g.name().c_str(), e.recipe.c_str(),
                     sustainMs > 0 ? "one step after each block, medians over the blocks"
                                   : "medians of 7 steps");
-        printProfile(runs, &gemmUs[i]);
+        sums[i] = printProfile(runs);
       }
       // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every
-      // cast, transpose and scale launch free).
+      // cast, transpose and scale launch free); and the copy-speed floor: the GEMMs as profiled
+      // plus every other launch's bytes at the device's copy rate (no launch moves fewer bytes,
+      // and none moved them faster in any session's measurement).
       if (base != entries.end() && stats[baseIdx])
-        for (size_t i = 0; i < entries.size(); ++i)
-          if (i != baseIdx && gemmUs[i] > 0)
-            std::printf("%-12s %-10s bound: x%.3f vs none with only its GEMMs (%.1f us of GEMMs "
-                        "against none's %.1f us step)\n",
-                        g.name().c_str(), entries[i].recipe.c_str(),
-                        stats[baseIdx]->medianUs / gemmUs[i], gemmUs[i], stats[baseIdx]->medianUs);
+        for (size_t i = 0; i < entries.size(); ++i) {
+          if (i == baseIdx || sums[i].gemmUs <= 0)
+            continue;
+          const double noneUs = stats[baseIdx]->medianUs;
+          std::printf("%-12s %-10s bound: x%.3f vs none with only its GEMMs (%.1f us of GEMMs "
+                      "against none's %.1f us step)\n",
+                      g.name().c_str(), entries[i].recipe.c_str(), noneUs / sums[i].gemmUs,
+                      sums[i].gemmUs, noneUs);
+          const double copyUs = double(sums[i].restBytes) / (copy.gbs * 1e3);
+          std::printf("%-12s %-10s floor: x%.3f vs none with its GEMMs as profiled and every "
+                      "other launch at the copy rate (%.1f MB at %.2f TB/s: %.1f us against "
+                      "%.1f us profiled)\n",
+                      g.name().c_str(), entries[i].recipe.c_str(),
+                      noneUs / (sums[i].gemmUs + copyUs), double(sums[i].restBytes) / 1e6,
+                      copy.gbs / 1e3, copyUs, sums[i].restUs);
+        }
     }
   }
   if (!json.empty()) {

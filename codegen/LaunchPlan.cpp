@@ -1,5 +1,8 @@
-// Sizes of LaunchPlan buffers: the logical shape with M substituted, with padded row pitches.
+// Sizes of LaunchPlan buffers (the logical shape with M substituted, with padded row pitches) and
+// of the buffers a launch takes; the steps' buffers and launches.
 #include "codegen/LaunchPlan.h"
+
+#include <algorithm>
 
 namespace fp8c {
 
@@ -117,6 +120,16 @@ std::vector<int> buffersOf(const Step &s) {
     for (const GeneratedLaunch &l : *fallbacks)
       out.insert(out.end(), l.buffers.begin(), l.buffers.end());
   return out;
+}
+
+int64_t bytesTouched(const std::vector<BufferDesc> &buffers, const GeneratedLaunch &l, int64_t m) {
+  std::vector<int> ids = l.buffers;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  int64_t bytes = 0;
+  for (int b : ids)
+    bytes += buffers.at(size_t(b)).bytes(m);
+  return bytes;
 }
 
 } // namespace fp8c

@@ -302,6 +302,12 @@ std::vector<int> buffersOf(const Step &s);
 /// included (what NVRTC must compile).
 std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps);
 
+/// The bytes of the distinct buffers `l` takes, at run-time size `m` (BufferDesc::bytes, with
+/// padding): what the launch moves through device memory if it reads each input and writes each
+/// output once, so the fewest it can move. A launch's time against it over the device's copy
+/// rate is its distance from the copy-speed floor (fp8c-train-bench --profile).
+int64_t bytesTouched(const std::vector<BufferDesc> &buffers, const GeneratedLaunch &l, int64_t m);
+
 // What the GPU tests of the runtime should check of a plan (host-side expectations):
 //   - every generated launch compiles for the device's arch with compileWithNvrtc plus its
 //     nvrtcOptions, and its entry `entry` takes exactly {void *buffers[buffers.size()]; long long

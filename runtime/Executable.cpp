@@ -163,7 +163,9 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
       // (The profiler's events between steps would stand between the two kernels.)
       afterLaunch = !profiler;
       if (profiler)
-        if (Status st = profiler->mark(stream, g->kernelName, g->description); !st)
+        if (Status st = profiler->mark(stream, g->kernelName, g->description,
+                                       bytesTouched(plan().buffers, *g, m));
+            !st)
           return st;
     } else {
       const auto &c = std::get<CublasLtGemm>(s);

@@ -86,6 +86,9 @@ struct StepTime {
   std::string name; ///< the step's kernel or GEMM name
   std::string what; ///< the ops it runs, or "gemm: <who ran it>"
   double us = 0;
+  /// A generated launch: the bytes of the buffers it takes at the run's M (bytesTouched, the
+  /// fewest it can move). 0 for a GEMM step.
+  int64_t bytes = 0;
 };
 
 class Executable {

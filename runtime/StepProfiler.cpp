@@ -29,14 +29,14 @@ Status StepProfiler::begin(CUstream stream) {
   return Status::ok();
 }
 
-Status StepProfiler::mark(CUstream stream, std::string name, std::string what) {
+Status StepProfiler::mark(CUstream stream, std::string name, std::string what, int64_t bytes) {
   if (used_ == 0)
     return Error("StepProfiler::mark before begin");
   Expected<CUevent> e = eventAt(used_++);
   if (!e)
     return Error(e.error());
   FP8C_CU_TRY(drv_, cuEventRecord, *e, stream);
-  steps_.push_back({std::move(name), std::move(what), 0});
+  steps_.push_back({std::move(name), std::move(what), 0, bytes});
   return Status::ok();
 }
 

@@ -23,8 +23,8 @@ public:
 
   /// Starts a new run on `stream`: forgets the previous one's marks and records the first.
   Status begin(CUstream stream);
-  /// Marks the end of one step (recorded on `stream`).
-  Status mark(CUstream stream, std::string name, std::string what);
+  /// Marks the end of one step (recorded on `stream`); `bytes` as StepTime::bytes.
+  Status mark(CUstream stream, std::string name, std::string what, int64_t bytes = 0);
   /// Waits for the last mark and returns each step's time, in order.
   Expected<std::vector<StepTime>> times();
 
