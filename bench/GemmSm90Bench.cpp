@@ -15,7 +15,7 @@
 //                   [--shape M K N]... [--epilogue-shape M K N]... [--soak SECONDS]
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
 //                   [--no-prologue]
-//                   [--variants row,fp8,precise,block] [--a-transposed]
+//                   [--variants row,fp8,precise,block] [--a-transposed] [--cublaslt-tune]
 //                   [--dgelu-shape M K N]...
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
@@ -32,6 +32,8 @@
 // tensor scales without fast accumulation, blockwise scales; all by default).
 // --a-transposed runs each epilogue config that takes it again with A MN-major (aTransposed:
 // A^T [K, M], the weight gradient's untransposed dY), on the same values (D compared).
+// --cublaslt-tune tunes cuBLASLt's algorithm per config on its first call (CublasLtRunner
+// autotuning, sustained) and prints every candidate's time.
 // --soak runs each epilogue config and its cuBLASLt peer (and the bf16-A section's e4m3-A and
 // cast-ahead kernels) back to back for SECONDS more and prints the Unix times around it (to compare
 // clocks and power between configs in an nvidia-smi log).
@@ -53,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -318,6 +321,16 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     };
     Status probe = lt.run(v.c, lp(0), nullptr);
     double lms = 0;
+    if (probe)
+      if (std::optional<CublasLtRunner::TuneResult> t = lt.tuneResult(v.c)) {
+        // --cublaslt-tune: the first call timed the heuristic's algorithms sustained.
+        std::printf("  %-36s cuBLASLt algorithms timed sustained: %d, the heuristic's %.1f us, "
+                    "kept #%d %.1f us; each:",
+                    v.name, t->candidates, t->heuristicUs, t->chosen, t->chosenUs);
+        for (double us : t->candidateUs)
+          std::printf(" %.1f", us);
+        std::printf("\n");
+      }
     if (probe) {
       lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
       std::printf("  %-36s cuBLASLt %-26s %9.1f us\n", v.name, v.peer, lms * 1e3);
@@ -429,7 +442,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
 
 int main(int argc, char **argv) {
-  bool probe = false, quick = false, noPlain = false, noCast = false, prologue = true;
+  bool probe = false, quick = false, noPlain = false, noCast = false, prologue = true,
+       cublasLtTune = false;
   std::vector<Shape> shapes, epilogueShapes, castShapes, dgeluShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
@@ -454,6 +468,8 @@ int main(int argc, char **argv) {
       hbmTBs = std::atof(argv[++i]);
     else if (a == "--soak" && i + 1 < argc)
       soakS = std::atof(argv[++i]);
+    else if (a == "--cublaslt-tune")
+      cublasLtTune = true;
     else if (a == "--dump-cubin" && i + 1 < argc)
       dumpDir = argv[++i];
     else if (a == "--accum-probe")
@@ -482,7 +498,7 @@ int main(int argc, char **argv) {
           "cooperative|pingpong|both] [--accum-probe] [--shape M K N]... [--epilogue-shape M K "
           "N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
-          "[--no-prologue] [--variants row,fp8,precise,block] [--a-transposed] "
+          "[--no-prologue] [--variants row,fp8,precise,block] [--a-transposed] [--cublaslt-tune] "
           "[--dgelu-shape M K N]...)");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
@@ -497,6 +513,8 @@ int main(int argc, char **argv) {
   Expected<std::unique_ptr<CublasLtRunner>> lt = CublasLtRunner::create();
   if (!lt)
     die(lt.error());
+  if (cublasLtTune)
+    (*lt)->setAutotune(true);
   std::printf("device: %s\n", (*g)->device().str().c_str());
   if (shapes.empty())
     shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};

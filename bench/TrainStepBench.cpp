@@ -14,7 +14,9 @@
 //   keeps the backward's gelu_grad out of the dgrad GEMM: TrainingOptions::gradEpilogue,
 //   '%reuse_weights' adds weights=static and times the later micro-batches of a gradient
 //   accumulation: every forward after the first reuses the FP8 weight copies, WeightCasts::Reuse;
-//   'delayed+weights=static' alone casts the weights in every forward, as the first micro-batch)
+//   'delayed+weights=static' alone casts the weights in every forward, as the first micro-batch;
+//   '%cublaslt_tune' tunes cuBLASLt's algorithm per GEMM under a sustained load,
+//   CompileOptions::cublasLtAutotune)
 //                    [--json=FILE] [--profile] [--interleave] [--sustain=MS] [--cuda-graph]
 //                    GRAPH.mlir...
 //
@@ -346,7 +348,8 @@ int main(int argc, char **argv) {
       // "delayed%checked_tiles": the byte-staged form's checked loops for every tile
       // (ElementwiseTuning::insideTiles = 0);
       // "delayed%side": a launch beside the GEMM before it (TrainingOptions::sideLaunches);
-      // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue).
+      // "delayed%no_grad_epilogue": gelu_grad a launch of its own (TrainingOptions::gradEpilogue);
+      // "delayed%cublaslt_tune": cuBLASLt's algorithms tuned sustained (cublasLtAutotune).
       std::string spec = recipe, flag, backend;
       if (const size_t pct = spec.find('%'); pct != std::string::npos) {
         flag = spec.substr(pct + 1);
@@ -371,10 +374,12 @@ int main(int argc, char **argv) {
         o.gradEpilogue = false;
       else if (flag == "reuse_weights")
         reuseWeights = true;
+      else if (flag == "cublaslt_tune")
+        o.cublasLtAutotune = true;
       else if (!flag.empty())
         return fail("recipe '" + recipe + "': unknown '%" + flag +
                     "' (known: %no_fp8_tables, %no_byte_transpose, %checked_tiles, %side, "
-                    "%no_grad_epilogue, %reuse_weights)");
+                    "%no_grad_epilogue, %reuse_weights, %cublaslt_tune)");
       if (reuseWeights) {
         if (!o.recipeOptions.empty())
           o.recipeOptions += ' ';

@@ -356,6 +356,8 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   if (!runner)
     return Error(runner.error());
   impl->cublas = runner.take();
+  if (o.cublasLtAutotune)
+    impl->cublas->setAutotune(true);
   for (const auto *steps : {&impl->compiled.plan.loadSteps, &impl->compiled.plan.steps})
     if (Status st = impl->prepareGemms(*steps, std::max<int64_t>(o.maxTokens, 1)); !st)
       return Error(st.message());

@@ -59,6 +59,10 @@ struct CompileOptions {
   /// the weight-gradient GEMM at 8192 tokens tied with cuBLASLt plus the launch (958.8 against
   /// 965.9 us; bench/README.md, thirty-first session), so auto keeps the launch anyway.
   bool sideLaunches = false;
+  /// cuBLASLt's algorithm per GEMM config tuned on its first call: the heuristic's candidates
+  /// timed under a sustained load (CublasLtRunner autotuning; FP8C_CUBLASLT_AUTOTUNE=1 turns it
+  /// on for every executable). Off (the default): the heuristic's first choice.
+  bool cublasLtAutotune = false;
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).

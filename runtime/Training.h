@@ -44,6 +44,8 @@ struct TrainingOptions {
   int insideTiles = -1;
   /// CompileOptions::sideLaunches of both halves (a cast-transpose beside the GEMM before it).
   bool sideLaunches = false;
+  /// CompileOptions::cublasLtAutotune of both halves (cuBLASLt's algorithm tuned sustained).
+  bool cublasLtAutotune = false;
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's
   /// grad-epilogue; off also with sideLaunches, whose launch it would take).
   bool gradEpilogue = true;

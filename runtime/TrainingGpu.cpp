@@ -23,6 +23,7 @@ Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, const Training
   co.tuning.byteStagedTranspose = o.byteStagedTranspose;
   co.tuning.insideTiles = o.insideTiles;
   co.sideLaunches = o.sideLaunches;
+  co.cublasLtAutotune = o.cublasLtAutotune;
   Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe)
     return Error("compiling @" + g.name() + ": " + exe.error());

@@ -37,6 +37,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace fp8c {
 
@@ -134,9 +135,11 @@ public:
 /// workspace, and the descriptors and algorithm of every config seen. Thread-safe; for
 /// concurrent streams use one runner per stream (the workspace is shared by its calls).
 ///
-/// Autotuning (off unless FP8C_CUBLASLT_AUTOTUNE=1 or setAutotune(true)): the first call of a
-/// config outside a stream capture times up to kTuneCandidates of the heuristic's algorithms on
-/// that call's operands and stream (two rounds, the best of each) and keeps the fastest;
+/// Autotuning (off unless FP8C_CUBLASLT_AUTOTUNE=1, CompileOptions::cublasLtAutotune or
+/// setAutotune(true)): the first call of a config outside a stream capture times up to
+/// kTuneCandidates of the heuristic's algorithms on that call's operands and stream, under a
+/// sustained load as the generated GEMM's autotuner times its tiles (timeGpuCallsSustainedUs),
+/// and keeps the fastest;
 /// algorithms that reduce split-K partials in place (with atomics, not run-to-run
 /// deterministic) are not candidates. Under a capture the heuristic's first choice runs and the
 /// config is tuned on a later call. Off by default: on an H200 (2026-11-21) it gained nothing
@@ -161,10 +164,13 @@ public:
   /// How many configs have descriptors and an algorithm cached.
   size_t cachedConfigs() const;
   /// Autotuning's record of a config: how many algorithms were timed and, in microseconds per
-  /// call, the heuristic's first choice and the one kept; empty before the config is tuned.
+  /// call, the heuristic's first choice and the one kept (its index in the heuristic's order),
+  /// and every candidate's time in that order; empty before the config is tuned.
   struct TuneResult {
     int candidates = 0;
     double heuristicUs = 0, chosenUs = 0;
+    int chosen = 0;
+    std::vector<double> candidateUs;
   };
   std::optional<TuneResult> tuneResult(const CublasLtGemmConfig &c) const;
   void setAutotune(bool on) { autotune_ = on; }

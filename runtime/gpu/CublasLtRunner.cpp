@@ -4,10 +4,12 @@
 #include "runtime/cuda/CudaEvents.h"
 #include "runtime/gpu/CublasLtCheck.h"
 #include "runtime/gpu/CublasLtGemm.h"
+#include "runtime/gpu/GemmSm90Autotune.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -175,42 +177,27 @@ Status CublasLtRunner::matmul(const Entry &e, const cublasLtMatmulAlgo_t &algo,
 }
 
 // Times each candidate on this call's operands (beta = 0: D, and amaxD where asked, are
-// rewritten by the call that follows): one warm-up call, then two rounds of three calls per
-// candidate between events; a candidate's time is its better round.
+// rewritten by the call that follows) under a sustained load, as the generated GEMM's autotuner
+// does (timeGpuCallsSustainedUs: a soak, then rounds of a batch of each candidate in turn), and
+// keeps the fastest.
 Status CublasLtRunner::tune(Entry &e, const CublasLtGemmPointers &p, CUstream stream) {
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());
-  CudaDriver *drv = *drvOr;
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  FP8C_CU_TRY(drv, cuStreamIsCapturing, stream, &capture);
+  FP8C_CU_TRY(*drvOr, cuStreamIsCapturing, stream, &capture);
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
     return Status::ok(); // no timing inside a capture: tuned on a later call
-  Expected<CudaEvents> events = CudaEvents::create(drv, 2);
-  if (!events)
-    return Error(events.error());
-  const CUevent start = (*events)[0], stop = (*events)[1];
-  constexpr int kCalls = 3;
-  std::vector<double> best(e.candidates.size(), 1e30);
-  for (size_t i = 0; i < e.candidates.size(); ++i)
-    if (Status s = matmul(e, e.candidates[i], p, stream); !s)
-      return s;
-  for (int round = 0; round < 2; ++round)
-    for (size_t i = 0; i < e.candidates.size(); ++i) {
-      FP8C_CU_TRY(drv, cuEventRecord, start, stream);
-      for (int k = 0; k < kCalls; ++k)
-        if (Status s = matmul(e, e.candidates[i], p, stream); !s)
-          return s;
-      FP8C_CU_TRY(drv, cuEventRecord, stop, stream);
-      FP8C_CU_TRY(drv, cuEventSynchronize, stop);
-      Expected<float> ms = events->elapsedMs(0, 1);
-      if (!ms)
-        return Error(ms.error());
-      best[i] = std::min(best[i], 1e3 * *ms / kCalls);
-    }
-  const size_t pick = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  std::vector<std::function<Status()>> calls;
+  for (const cublasLtMatmulAlgo_t &algo : e.candidates)
+    calls.push_back([this, &e, &algo, &p, stream] { return matmul(e, algo, p, stream); });
+  Expected<std::vector<double>> us = timeGpuCallsSustainedUs(calls, stream);
+  if (!us)
+    return Error(us.error());
+  const size_t pick = static_cast<size_t>(std::min_element(us->begin(), us->end()) - us->begin());
   e.algo = e.candidates[pick];
-  e.tune = {static_cast<int>(e.candidates.size()), best[0], best[pick]};
+  e.tune = {static_cast<int>(e.candidates.size()), (*us)[0], (*us)[pick], static_cast<int>(pick),
+            *us};
   e.tuned = true;
   return Status::ok();
 }

@@ -367,9 +367,10 @@ timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstr
   // One timing at a time per process: compiles that run in parallel (fp8c-bench prepares its
   // variants on 8 threads) would otherwise time their GEMMs against each other's load (seen on
   // the H200: cuBLASLt's down projection "measured" at 2166 us, 678 us alone, and the
-  // generated GEMM picked for it).
-  static std::mutex serial;
-  std::lock_guard<std::mutex> lock(serial);
+  // generated GEMM picked for it). Recursive: a call may itself time (cuBLASLt's first call of
+  // a config tunes its algorithm, CublasLtRunner), inside this timing's untimed first call.
+  static std::recursive_mutex serial;
+  std::lock_guard<std::recursive_mutex> lock(serial);
   Expected<CudaDriver *> drvOr = CudaDriver::get();
   if (!drvOr)
     return Error(drvOr.error());

@@ -138,7 +138,8 @@ struct GemmSm90SustainedTiming {
 };
 
 /// Median microseconds per call of each of `calls` (see GemmSm90SustainedTiming); calls from
-/// several threads of a process are serialized, so none times against another's load. An
+/// several threads of a process are serialized, so none times against another's load (a call
+/// may time in turn, on the same thread: it does so inside its untimed first call). An
 /// error when
 /// a call fails, a CUDA call fails, `rounds` is below 1, or `stream` is being captured into a
 /// CUDA graph.

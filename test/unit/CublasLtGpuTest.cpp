@@ -411,8 +411,9 @@ TEST_F(CublasLtGpu, ConfigsAreCachedPerM) {
   EXPECT_EQ(runner->cachedConfigs(), before + 2);
 }
 
-// Autotuning (opt-in): the first call times the heuristic's candidates, keeps the fastest, and
-// its FP8 D and amax (written by every timed call) stay right. Off, nothing is timed.
+// Autotuning (opt-in): the first call times the heuristic's candidates under a sustained load,
+// keeps the fastest, and its FP8 D and amax (written by every timed call) stay right; the
+// record holds every candidate's time in the heuristic's order. Off, nothing is timed.
 TEST_F(CublasLtGpu, AutotuneKeepsTheFastestCandidateAndItsResultIsRight) {
   runner->setAutotune(true);
   Problem p =
@@ -435,6 +436,12 @@ TEST_F(CublasLtGpu, AutotuneKeepsTheFastestCandidateAndItsResultIsRight) {
     EXPECT_GE(t->candidates, 2);
     EXPECT_LE(t->chosenUs, t->heuristicUs);
     EXPECT_GT(t->chosenUs, 0.0);
+    ASSERT_EQ(t->candidateUs.size(), size_t(t->candidates));
+    EXPECT_EQ(t->candidateUs[0], t->heuristicUs);
+    ASSERT_GE(t->chosen, 0);
+    ASSERT_LT(t->chosen, t->candidates);
+    EXPECT_EQ(t->candidateUs[size_t(t->chosen)], t->chosenUs);
+    EXPECT_EQ(*std::min_element(t->candidateUs.begin(), t->candidateUs.end()), t->chosenUs);
   }
   runner->setAutotune(false);
   Problem q =

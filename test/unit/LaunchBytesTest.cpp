@@ -24,9 +24,9 @@ BufferDesc buffer(std::vector<int64_t> shape, DType dt, int64_t ld = 0) {
 
 TEST(LaunchBytes, CountsEachBufferOnceWithItsPadding) {
   const std::vector<BufferDesc> bufs = {
-      buffer({kDynamic, 100}, DType::BF16),           // 200 bytes a row
-      buffer({kDynamic, 100}, DType::F8E4M3FN, 112),  // padded to 112 bytes a row
-      buffer({}, DType::F32),                         // a scalar: 4 bytes
+      buffer({kDynamic, 100}, DType::BF16),          // 200 bytes a row
+      buffer({kDynamic, 100}, DType::F8E4M3FN, 112), // padded to 112 bytes a row
+      buffer({}, DType::F32),                        // a scalar: 4 bytes
   };
   GeneratedLaunch l;
   l.buffers = {0, 1, 2, 0, 1};
