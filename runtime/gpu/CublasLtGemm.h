@@ -142,10 +142,12 @@ public:
 /// and keeps the fastest;
 /// algorithms that reduce split-K partials in place (with atomics, not run-to-run
 /// deterministic) are not candidates. Under a capture the heuristic's first choice runs and the
-/// config is tuned on a later call. Off by default: on an H200 (2026-11-21) it gained nothing
-/// measurable on the training steps (within the run-to-run spread), and with it on the
-/// 128-block-scaled linear.mlir at M = 37 left 999 outputs unwritten (GpuExampleTest), a
-/// candidate other than the heuristic's first choice that was not investigated further.
+/// config is tuned on a later call. Off by default: on an H200 (2026-11-21, short bursts) it
+/// gained nothing measurable on the training steps, and with it on the 128-block-scaled
+/// linear.mlir at M = 37 left 999 outputs unwritten (GpuExampleTest), a candidate other than
+/// the heuristic's first choice that was not investigated further; timed sustained (2026-12-04,
+/// bench/README.md), the heuristic's first choice was the fastest of 8 at the Linear's wgrad
+/// shape and within 0.15 % at its dgrad shape, and the tuned training steps ran 1.2-1.3 % slower.
 class CublasLtRunner {
 public:
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
