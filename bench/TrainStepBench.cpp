@@ -39,7 +39,8 @@
 // block instead, at the block's settled clocks. Beside each launch that is not a GEMM it prints
 // the bytes of its buffers (bytesTouched: the fewest it can move) and their rate at its median;
 // per recipe, the bound with only the GEMMs and the floor with every other launch at the
-// device-to-device copy rate (measured first, at the start).
+// device-to-device copy rate (measured first, at the start). A launch a GEMM step runs itself
+// (a cuBLASLt fallback's epilogue launch) counts as that GEMM step's time in both.
 #include "bench/BenchDevice.h"
 #include "bench/CopyRate.h"
 #include "bench/DeviceFill.h"
