@@ -10,7 +10,7 @@ import lit.formats
 config.name = "fp8c"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "make_npy.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "make_npy.py", "expect_exit.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fp8c_obj_root, "test", "lit")
 
@@ -23,6 +23,10 @@ for var in ("CUDA_HOME", "HOME", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# `%expect-exit N cmd ...`: cmd must exit with exactly N (a negative test checks that the error is
+# a located one, exit 1, and not a crash or an internal error, which lit's `not` lets pass).
+config.substitutions.append(("%expect-exit", "%s %s" % (
+    config.python_executable, os.path.join(config.test_source_root, "expect_exit.py"))))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%fp8c_src", config.fp8c_src_root))
 
