@@ -1,19 +1,31 @@
 #!/usr/bin/env python3
-"""Merges fp8c-bench's JSON with the PyTorch peer's (bench/peers/torch_fp8.py), and renders
-the result: the merged JSON, a summary table (terminal and Markdown, for bench/README.md) and a
-PNG plot of each variant's speedup over bf16 per shape, one panel per recipe.
+"""Renders the benches' JSON: fp8c-bench's rows merged with the PyTorch peer's
+(bench/peers/torch_fp8.py), fp8c-train-bench's training steps with bench/peers/torch_train.py's,
+and fp8c-gemm-bench's GEMMs.
 
-usage: report.py FP8C.json [--torch TORCH.json | --torch-log TORCH.log] --out STEM
-  writes STEM.json, STEM.md, STEM.png (the plot needs matplotlib; skipped with a note if absent)
+usage: report.py FP8C.json [--torch TORCH.json | --torch-log TORCH.log] [--out STEM]
+                 [--train TRAIN.json [TORCH_TRAIN.json]]... [--gemm GEMM.json]
+                 [--markdown PAGE.md] [--plot PLOT.svg]
+
+--out STEM writes STEM.json (the merged rows), STEM.md (the summary table and every row) and
+STEM.png (each variant's speedup over bf16 per shape; needs matplotlib, skipped with a note
+where it does not import).
+--markdown writes the performance page (docs/performance.md): every table with the device, the
+date, the command and the peers of its run, each figure as a ratio against a peer of the same
+run with the roofline floor beside it; --train and --gemm add the training-step and GEMM tables.
+--plot writes one SVG bar chart (fp8c's speedup over bf16 per shape and recipe), made here
+without matplotlib.
 
 --torch-log reads the peer's progress lines instead, for a run whose torch.json was lost: those
 rows carry the median only (no spread), and the JSON says so.
 
 Rows from the PyTorch peer get their TFLOP/s, roofline floor (the ceilings fp8c-bench measured
-in the same session) and speedup against fp8c-bench's bf16 row of the same shape here.
+in the same run) and speedup against fp8c-bench's bf16 row of the same shape here.
 """
 import argparse
+import html
 import json
+import os
 import re
 import sys
 
@@ -133,7 +145,7 @@ HEAD = ["shape", "dims", "recipe"] + SUMMARY + ["floor", "fp8c vs bf16", "fp8c /
 
 def markdown(doc, rows):
     c = doc["ceilings"]
-    lines = [f"Device: {doc['driver']}; date {doc['date']}; ceilings measured in the same run: "
+    lines = [f"Device: {doc.get('device_info') or doc['driver']}; date {doc['date']}; ceilings measured in the same run: "
              f"cuBLASLt FP8 8192^3 {c['fp8_tflops']:.0f} TFLOP/s, device-to-device copy "
              f"{c['copy_gbs']:.0f} GB/s.", "",
              "Median microseconds per run (lower is better); floor = max(FLOPs / FP8 peak, "
@@ -216,13 +228,331 @@ def plot(doc, path):
     return True
 
 
+# ---- The performance page (--markdown) and its plot (--plot) ----
+
+RATIO_NOTE = ("A ratio is the peer's time over fp8c's (above 1: fp8c is faster), both timed in "
+              "the same run.")
+
+
+def fmt_us(v):
+    return "" if v is None else f"{v:.1f}"
+
+
+def fmt_x(v, digits=2):
+    return "" if not v else f"{v:.{digits}f}x"
+
+
+def run_line(doc):
+    """The device, its power limit and driver, the date and the command of one run."""
+    info = doc.get("device_info") or doc.get("driver") or doc.get("device", "unknown device")
+    parts = [info]
+    if doc.get("power_limit_w"):
+        parts.append(f"power limit {doc['power_limit_w']:.0f} W")
+    if doc.get("device_info") and doc.get("driver"):
+        parts.append(f"NVIDIA driver {doc['driver']}")
+    line = "; ".join(parts)
+    if doc.get("date"):
+        line += f"; {doc['date']}"
+    out = [f"- Device: {line}."]
+    if doc.get("command"):
+        out.append(f"- Command: `{doc['command']}`")
+    return out
+
+
+def peer_line(doc):
+    """The PyTorch peer's versions and command."""
+    ao = doc.get("torchao") or "not importable"
+    out = [f"- PyTorch peer: torch {doc.get('torch', '?')}, torchao {ao}, on {doc.get('device', '?')}."]
+    if doc.get("command"):
+        out.append(f"- Peer command: `{doc['command']}`")
+    return out
+
+
+def ratio(peer, mine):
+    if peer is None or mine is None or "median_us" not in peer or "median_us" not in mine:
+        return None
+    return peer["median_us"] / mine["median_us"]
+
+
+FWD_HEAD = ["shape", "dims", "fp8c us", "vs bf16", "vs unfused", "vs torchao.compile",
+            "fp8c.static us", "vs fp8-gemm", "vs torchao.infer", "floor us", "floor / fp8c"]
+
+
+def forward_section(doc, svg_name):
+    """fp8c-bench's rows: per recipe, fp8c and fp8c.static against the peers of the run."""
+    idx = index(doc)
+    c = doc["ceilings"]
+    shapes = []
+    for r in doc["rows"]:
+        if (r["shape"], r["dims"]) not in shapes:
+            shapes.append((r["shape"], r["dims"]))
+    peers = sorted({r["variant"] for r in doc["rows"]})
+    lines = ["## Inference: fused graphs against their peers (`fp8c-bench`)", ""]
+    lines += run_line(doc)
+    if doc.get("torch_peer"):
+        lines += peer_line(doc["torch_peer"])
+    lines += [f"- Ceilings measured at the start of the run: cuBLASLt FP8 e4m3 8192^3 "
+              f"{c['fp8_tflops']:.0f} TFLOP/s (tensor scales, fast accumulation), device-to-device "
+              f"copy {c['copy_gbs']:.0f} GB/s (1 GiB, bytes read + written).",
+              f"- Variants and peers in this run: {', '.join(f'`{p}`' for p in peers)}. The figures "
+              "are this run's: code changed after its date is not in them.", ""]
+    variants = doc.get("variants", {})
+    if variants:
+        lines += ["| peer | what it runs |", "|---|---|"]
+        for name, what in variants.items():
+            lines.append(f"| `{name}` | {what} |")
+        for name, what in TORCH_VARIANTS.items():
+            if name in peers:
+                lines.append(f"| `{name}` | {what} |")
+        lines.append("")
+    lines += [RATIO_NOTE + " `vs bf16`, `vs unfused`, `vs torchao.compile`: against `fp8c` "
+              "(weights quantized every run, as in training); `vs fp8-gemm` and "
+              "`vs torchao.infer`: against `fp8c.static` (weights quantized once, as in "
+              "inference). The floor is fp8c's: max(FLOPs / FP8 ceiling, bytes / copy rate), "
+              "bytes = what the graph must read and write at least; `floor / fp8c` is the "
+              "share of the roofline fp8c reaches. Times are medians in microseconds; an empty "
+              "cell: the peer does not run that recipe or shape.", ""]
+    if svg_name:
+        lines += [f"![fp8c's speedup over bf16 per shape and recipe]({svg_name})", ""]
+    for recipe in RECIPES:
+        if not any(k[1] == recipe and k[2] == "fp8c" for k in idx):
+            continue
+        lines += [f"### {recipe}", "", "| " + " | ".join(FWD_HEAD) + " |", "|" + "---|" * len(FWD_HEAD)]
+        for shape, dims in shapes:
+            fp = idx.get((shape, recipe, "fp8c"))
+            if fp is None:
+                continue
+            st = idx.get((shape, recipe, "fp8c.static"))
+            bf = idx.get((shape, "none", "bf16"))
+            floor = fp.get("floor_us")
+            cells = [shape, dims, fmt_us(fp.get("median_us")),
+                     fmt_x(ratio(bf, fp)), fmt_x(ratio(idx.get((shape, recipe, "unfused")), fp)),
+                     fmt_x(ratio(idx.get((shape, recipe, "torchao.compile")), fp)),
+                     fmt_us(st.get("median_us")) if st else "",
+                     fmt_x(ratio(idx.get((shape, recipe, "fp8-gemm")), st)),
+                     fmt_x(ratio(idx.get((shape, recipe, "torchao.infer")), st)),
+                     fmt_us(floor),
+                     f"{100 * floor / fp['median_us']:.0f} %" if floor and "median_us" in fp else ""]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+TORCH_VARIANTS = {
+    "torch.bf16": "PyTorch `nn.Linear` in bf16 (cuBLAS), GELU / SwiGLU in eager PyTorch",
+    "torch.scaled_mm": "`torch._scaled_mm` alone on pre-quantized e4m3 operands",
+    "torchao.eager": "torchao `Float8Linear` (tensorwise / rowwise), eager",
+    "torchao.compile": "the same under `torch.compile`",
+    "torchao.infer": "torchao's inference quantization (weights quantized once) under `torch.compile`",
+}
+
+
+def plain_recipe(r):
+    return not any(ch in r for ch in "%+@") and r != "none"
+
+
+def train_section(doc, peer):
+    """fp8c-train-bench's rows (and the PyTorch peer's) of one run."""
+    mode = doc.get("mode", "sustain")
+    title = {"sustain": "sustained", "interleave": "interleaved", "steps": "back to back"}.get(mode, mode)
+    lines = [f"### {doc['date']}: {', '.join(dict.fromkeys(r['graph'] for r in doc['rows']))}, "
+             f"{doc['tokens']} tokens, timed {title}", ""]
+    lines += run_line(doc)
+    if mode == "sustain":
+        lines.append(f"- Timing: the recipes round-robin, {doc['reps']} rounds; in each, a recipe's steps "
+                     f"back to back for {doc['sustain_ms']:.0f} ms, the first third left out, the "
+                     f"median of the rest; a ratio is the median of the per-round ratios.")
+    if doc.get("copy_gbs"):
+        lines.append(f"- Copy rate measured at the start of the same process: "
+                     f"{doc['copy_gbs'] / 1e3:.2f} TB/s (1 GiB device-to-device, bytes read + written).")
+    lines.append("- Peer in this process: recipe `none`, the same step with bf16 GEMMs (cuBLASLt).")
+    if peer:
+        lines += peer_line(peer)
+    lines.append("")
+    lines += ["`vs none`: recipe none's step time over this recipe's (above 1: faster than the bf16 "
+              "step). `bound`: the same ratio with only this recipe's GEMMs as profiled (every other "
+              "launch free). `floor`: with its GEMMs as profiled and every other launch's bytes "
+              "(each buffer read or written once) at the copy rate: what the step could reach if "
+              "only its GEMMs took compute. Energy from NVML over the timed blocks.", ""]
+    head = ["graph", "recipe", "median us", "p10 - p90", "vs none", "bound", "floor",
+            "J/step", "energy vs none", "SM MHz"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in doc["rows"]:
+        cells = [r["graph"], f"`{r['recipe']}`", fmt_us(r["median_us"]),
+                 f"{r['p10_us']:.1f} - {r['p90_us']:.1f}",
+                 fmt_x(r.get("speedup_vs_none"), 3), fmt_x(r.get("bound_speedup"), 3),
+                 fmt_x(r.get("floor_speedup"), 3),
+                 f"{r['joules_per_step']:.3f}" if r.get("joules_per_step") else "",
+                 fmt_x(r.get("energy_ratio_vs_none"), 3),
+                 f"{r['sm_mhz']:.0f}" if r.get("sm_mhz") else ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    if peer:
+        mine = {(r["graph"], r["recipe"]): r for r in doc["rows"]}
+        recipes = [r for r in dict.fromkeys(x["recipe"] for x in doc["rows"]) if plain_recipe(r)]
+        head = ["graph", "PyTorch peer", "median us", "vs torch.bf16"] + [f"fp8c {r} vs it" for r in recipes]
+        lines += ["The PyTorch peer, timed the same way in the same script run (`vs torch.bf16`: "
+                  "torch.bf16's time over the peer's; `fp8c R vs it`: the peer's time over fp8c's "
+                  "recipe R).", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        tb = {r["graph"]: r for r in peer["rows"] if r["variant"] == "torch.bf16" and "median_us" in r}
+        for r in peer["rows"]:
+            if "median_us" not in r:
+                lines.append(f"| {r['graph']} | `{r['variant']}` | n/a | " + " | " * len(recipes) + " |")
+                continue
+            cells = [r["graph"], f"`{r['variant']}`", fmt_us(r["median_us"]),
+                     fmt_x(ratio(tb.get(r["graph"]), r), 3)]
+            cells += [fmt_x(ratio(r, mine.get((r["graph"], rc))), 3) for rc in recipes]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+def gemm_section(doc):
+    """fp8c-gemm-bench's rows: the heuristic's and the fastest generated config against cuBLASLt."""
+    rows = doc["rows"]
+    best_rate = max((r["tflops"] for r in rows if r.get("tflops")), default=0)
+    copy = doc.get("copy_gbs")
+    lines = ["## The generated Hopper GEMM against cuBLASLt (`fp8c-gemm-bench`)", ""]
+    lines += run_line(doc)
+    lines += ["- Peer in this process: cuBLASLt on the same random e4m3 operands (its nearest "
+              "equivalent for each epilogue), timed just before the generated kernels.",
+              f"- Floor: max(the GEMM's FLOPs at {best_rate:.0f} TFLOP/s, the fastest rate any "
+              "kernel reached in the run; " + (
+                  f"A, B and D's bytes at the copy rate, {copy / 1e3:.2f} TB/s measured first)."
+                  if copy else "its bytes: no copy rate was measured in this run, so the floor "
+                  "is the compute one only)."), "",
+              "`vs cuBLASLt`: cuBLASLt's time over the generated kernel's (above 1: the generated "
+              "kernel is faster). `heuristic`: the config the tile heuristic picks; `fastest`: the "
+              "fastest config timed. Details of the configs and epilogues: [gemm.md](gemm.md).", ""]
+    head = ["M K N", "epilogue", "cuBLASLt us", "heuristic", "us", "vs cuBLASLt", "fastest",
+            "us", "vs cuBLASLt", "floor us"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    groups = []
+    for r in rows:
+        key = (r["m"], r["k"], r["n"], r["epilogue"])
+        if key not in groups:
+            groups.append(key)
+    for key in groups:
+        g = [r for r in rows if (r["m"], r["k"], r["n"], r["epilogue"]) == key]
+        lt = next((r for r in g if r["backend"] == "cublaslt"), None)
+        gen = [r for r in g if r["backend"] == "generated"]
+        if not gen:
+            continue
+        heur = next((r for r in gen if r.get("heuristic")), gen[0])
+        best = min(gen, key=lambda r: r["us"])
+        m, k, n = key[:3]
+        floor = 2.0 * m * n * k / (best_rate * 1e6) if best_rate else None
+        if copy and floor is not None:  # e4m3 A and B, D in e4m3 or bf16
+            d_bytes = 1 if "e4m3" in key[3] else 2
+            floor = max(floor, (m * k + n * k + m * n * d_bytes) / (copy * 1e3))
+        cells = [f"{key[0]} {key[1]} {key[2]}", key[3] + (f" ({lt['config']})" if lt and key[3] != "plain" else ""),
+                 fmt_us(lt["us"]) if lt else "n/a", heur["config"], fmt_us(heur["us"]),
+                 fmt_x(heur.get("vs_cublaslt"), 3), best["config"], fmt_us(best["us"]),
+                 fmt_x(best.get("vs_cublaslt"), 3), fmt_us(floor)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def page(doc, trains, gemm, svg_name, made_by):
+    lines = ["# Performance", "",
+             "<!-- Generated by bench/report.py; edit the generator, not this page. -->", "",
+             "The current measured figures of fp8c. " + RATIO_NOTE + " Each table names its own "
+             "run: the device, the date, the exact command and the peers measured with it. "
+             "Absolute times move with the clocks (the boards run at their power cap), so compare "
+             "ratios within one run only. How each figure is taken: [bench/README.md](../bench/README.md).",
+             "", "## Regenerating this page", "",
+             "On a machine with an NVIDIA GPU, after `scripts/build-gpu`:", "",
+             "    OUT=/tmp/fwd scripts/bench              # fp8c-bench and the PyTorch peer",
+             "    OUT=/tmp/train scripts/gpu-train step   # fp8c-train-bench --sustain --profile, torch_train.py",
+             "    OUT=/tmp/gemm scripts/gpu-gemm bench    # fp8c-gemm-bench --json",
+             "", "then, with those folders copied back:", "",
+             "    python3 bench/report.py /tmp/fwd/fp8c-bench.json --torch /tmp/fwd/torch.json \\",
+             "        --train /tmp/train/train-step.json /tmp/train/torch-train.json \\",
+             "        --gemm /tmp/gemm/gemm-bench.json --markdown docs/performance.md --plot docs/performance.svg",
+             "", "`--train` may be given once per run (each makes a table). This page was made by:", "",
+             f"    {made_by}", ""]
+    lines += forward_section(doc, svg_name)
+    if trains:
+        lines += ["## Training: one step, forward and backward (`fp8c-train-bench`)", "",
+                  "The graphs are examples/linear.mlir (M 8192, K 4096, N 14336, bias) and "
+                  "examples/mlp.mlir (M 8192, 4096 -> 14336 -> 4096, bias, GELU); recipes as `fp8c "
+                  "--recipe` names them, `%flag` an alternative plan the bench compares "
+                  "([bench/README.md](../bench/README.md)).", ""]
+        for t, p in trains:
+            lines += train_section(t, p)
+    if gemm:
+        lines += gemm_section(gemm)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+SVG_COLORS = {"tensorwise": "#4e79a7", "delayed": "#f28e2b", "rowwise": "#59a14f", "blockwise": "#b07aa1"}
+
+
+def svg_plot(doc, path, ymax=2.5):
+    """fp8c's speedup over bf16 (same run) per shape and recipe, as an SVG bar chart."""
+    idx = index(doc)
+    shapes = []
+    for r in doc["rows"]:
+        if r["shape"] not in shapes and (r["shape"], "none", "bf16") in idx:
+            shapes.append(r["shape"])
+    recipes = [rc for rc in RECIPES if any(k[1] == rc and k[2] == "fp8c" for k in idx)]
+    left, top, plot_h, group_w, bar_w = 60, 50, 300, 44, 9
+    width = left + group_w * len(shapes) + 110  # room for the last rotated label
+    height = top + plot_h + 130
+    y = lambda v: top + plot_h * (1 - min(v, ymax) / ymax)  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="18" font-size="13">{html.escape(doc["device"])}, {doc["date"]}: '
+           f'fp8c (weights quantized every run) over bf16 (cuBLASLt bf16, same run)</text>']
+    for t in (0, 0.5, 1.0, 1.5, 2.0, 2.5):
+        if t > ymax:
+            continue
+        out.append(f'<line x1="{left}" x2="{left + group_w * len(shapes)}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+                   f'stroke="{"black" if t == 1.0 else "#ddd"}" stroke-width="{1 if t == 1.0 else 0.5}"/>')
+        out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:.1f}x</text>')
+    for i, s in enumerate(shapes):
+        x0 = left + i * group_w + (group_w - bar_w * len(recipes)) / 2
+        bf = idx[(s, "none", "bf16")]
+        for j, rc in enumerate(recipes):
+            v = ratio(bf, idx.get((s, rc, "fp8c")))
+            if not v:
+                continue
+            x = x0 + j * bar_w
+            out.append(f'<rect x="{x:.1f}" y="{y(v):.1f}" width="{bar_w - 1}" '
+                       f'height="{top + plot_h - y(v):.1f}" fill="{SVG_COLORS.get(rc, "gray")}">'
+                       f'<title>{html.escape(s)} {rc}: {v:.2f}x</title></rect>')
+            if v > ymax:
+                out.append(f'<text x="{x + 4:.1f}" y="{top - 4}" text-anchor="middle" font-size="9">{v:.1f}</text>')
+        cx = left + i * group_w + group_w / 2
+        out.append(f'<text transform="translate({cx:.1f},{top + plot_h + 8}) rotate(45)" '
+                   f'text-anchor="start">{html.escape(s)}</text>')
+    for j, rc in enumerate(recipes):
+        lx = left + j * 110
+        out.append(f'<rect x="{lx}" y="28" width="10" height="10" fill="{SVG_COLORS.get(rc, "gray")}"/>')
+        out.append(f'<text x="{lx + 14}" y="37">{rc}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("main")
     ap.add_argument("--torch")
     ap.add_argument("--torch-log")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--train", nargs="+", action="append", default=[], metavar="JSON",
+                    help="fp8c-train-bench's JSON, optionally followed by torch_train.py's")
+    ap.add_argument("--gemm")
+    ap.add_argument("--markdown")
+    ap.add_argument("--plot")
     a = ap.parse_args()
+    if not (a.out or a.markdown):
+        ap.error("nothing to write: give --out and/or --markdown")
+    if a.plot and not a.markdown:
+        ap.error("--plot goes with --markdown")
     main_doc = json.load(open(a.main))
     torch_doc = None
     if a.torch:
@@ -233,16 +563,35 @@ def main():
     elif a.torch_log:
         torch_doc = torch_rows_from_log(a.torch_log, main_doc)
     doc = merge(main_doc, torch_doc)
-    with open(a.out + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
-    rows = summary_rows(doc)
-    print(terminal(rows))
-    with open(a.out + ".md", "w") as f:
-        f.write(markdown(doc, rows) + "\n## Every row\n\n" + full_markdown(doc))
-    if plot(doc, a.out + ".png"):
-        print(f"wrote {a.out}.json, .md, .png")
-    else:
-        print(f"wrote {a.out}.json, .md")
+    if a.out:
+        with open(a.out + ".json", "w") as f:
+            json.dump(doc, f, indent=1)
+        rows = summary_rows(doc)
+        print(terminal(rows))
+        with open(a.out + ".md", "w") as f:
+            f.write(markdown(doc, rows) + "\n## Every row\n\n" + full_markdown(doc))
+        if plot(doc, a.out + ".png"):
+            print(f"wrote {a.out}.json, .md, .png")
+        else:
+            print(f"wrote {a.out}.json, .md")
+    if a.markdown:
+        trains = []
+        for files in a.train:
+            if len(files) > 2:
+                ap.error("--train takes fp8c-train-bench's JSON and at most one torch_train.py JSON")
+            trains.append((json.load(open(files[0])), json.load(open(files[1])) if len(files) > 1 else None))
+        gemm = json.load(open(a.gemm)) if a.gemm else None
+        svg_name = None
+        if a.plot:
+            svg_plot(doc, a.plot)
+            svg_name = os.path.relpath(a.plot, os.path.dirname(os.path.abspath(a.markdown)))
+        # The command that made the page, with its inputs by file name.
+        made_by = "python3 bench/report.py " + " ".join(
+            os.path.basename(x) if os.path.isfile(x) and not x.endswith((".md", ".svg")) else x
+            for x in sys.argv[1:])
+        with open(a.markdown, "w") as f:
+            f.write(page(doc, trains, gemm, svg_name, made_by))
+        print(f"wrote {a.markdown}" + (f" and {a.plot}" if a.plot else ""))
 
 
 if __name__ == "__main__":

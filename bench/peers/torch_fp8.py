@@ -163,7 +163,8 @@ def main():
     dev = torch.cuda.get_device_properties(0)
     l2 = getattr(dev, "L2_cache_size", 50 << 20)
     info = {"tool": "torch_fp8.py", "torch": torch.__version__, "device": dev.name,
-            "torchao": None, "torchao_error": None, "rows": []}
+            "torchao": None, "torchao_error": None,
+            "command": " ".join(["python3"] + sys.argv), "rows": []}
     try:
         import torchao
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training

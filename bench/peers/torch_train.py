@@ -167,8 +167,9 @@ def main():
     if opts.sustain_ms < 0:
         ap.error("--sustain-ms must be positive")
     dev = torch.cuda.get_device_properties(0)
-    info = {"device": dev.name, "torch": torch.__version__, "tokens": opts.tokens,
-            "torchao": None, "rows": []}
+    info = {"tool": "torch_train.py", "device": dev.name, "torch": torch.__version__,
+            "tokens": opts.tokens, "torchao": None,
+            "command": " ".join(["python3"] + sys.argv), "rows": []}
     try:
         import torchao
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training
