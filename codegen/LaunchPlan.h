@@ -250,7 +250,7 @@ struct CublasLtGemm {
   /// A bf16/f16 GEMM whose K is not a multiple of 8 and whose two K-major operands are padded
   /// copies (zero pad columns up to a 16-byte pitch): the runtime runs cuBLASLt with K rounded
   /// up to 8, the same sums (the extra products are 0 * 0), with its tensor-core kernels
-  /// (H200, M 8192 K 4101 N 4096: 3012.7 us at K 4101; bench/NOTES.md, eighteenth session).
+  /// (H200, M 8192 K 4101 N 4096: cuBLASLt took 3012.7 us at K 4101).
   /// FP8 GEMMs always round K up to 16: every padded FP8 operand has zero pad columns.
   bool kPadsZero = false;
   /// An unquantized GEMM whose N is not a multiple of 8: B and the bias are copies with N
@@ -265,7 +265,7 @@ struct CublasLtGemm {
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 
   // What the runtime does where cuBLASLt refuses this GEMM at some M (measured on H200 with
-  // fp8c-cublaslt-support, bench/NOTES.md):
+  // fp8c-cublaslt-support; docs/gemm.md, "The cuBLASLt path"):
   //   - Block128 needs M % 4 == 0: it runs with M rounded up to 4. A (and D when internal)
   //     have BufferDesc::rowsAlignM = 4 when internal; an A the caller owns is first copied
   //     to `aPadded`, and a D the caller owns is written to `dPadded` ([roundup(M, 4), N] of

@@ -13,7 +13,7 @@
 namespace fp8c {
 
 /// Shape knobs of the generated elementwise launches (0 / -1: the built-in choice). The
-/// defaults are what the H200 sweep of `fp8c-quant-bw --sweep` picked (bench/NOTES.md); the
+/// defaults are what the H200 sweep of `fp8c-quant-bw --sweep` picked; the
 /// knobs exist for that sweep and for tuning on other devices.
 struct ElementwiseTuning {
   int chunk = 0;        ///< elements per chunk (kE: 8, 16 or 32) of row launches

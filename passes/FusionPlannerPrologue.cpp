@@ -103,7 +103,7 @@ void Planner::growPrologue(size_t k) {
   }
   // Current scaling: the scale comes from an amax of A itself, which must be complete before
   // any element is cast. Neither GEMM backend casts bf16 A inside the GEMM in a plan (the
-  // bf16-A prologue measured slower than a separate cast, codegen/kernels/README.md), so a
+  // bf16-A prologue measured slower than a separate cast, docs/gemm.md), so a
   // prologue here would be a launch of its own after the amax's: a second read of A. Left to
   // a reduce kernel, amax, scale and cast are one launch (one pass per row for row scales, a
   // cooperative two-phase launch for a tensor scale).

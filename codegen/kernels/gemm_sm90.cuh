@@ -41,7 +41,7 @@
 // warpgroup stages its tiles by TMA and all four of its warps cast them to FP8 into the ring's A
 // tiles (quantization scale p.quantA per tensor or row, amax of A with AmaxA), so a stage's
 // `full` barrier completes on B's bytes plus four warp arrivals. (Measured slower than a
-// separate cast on the H200: codegen/kernels/README.md.)
+// separate cast on the H200: docs/gemm.md.)
 //
 // Cast-ahead A (CA, gemm_sm90_cast_ahead.cuh): A is bf16 in memory; every warp casts the first
 // wave's rows into an FP8 copy in global memory at entry, producer warps 1-3 cast the rest while

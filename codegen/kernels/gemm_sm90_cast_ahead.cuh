@@ -23,7 +23,7 @@
 // With AmaxA, max |a| over the bf16 values (integer max of the magnitude bits, NaN wins) goes
 // into *p.amaxA, one atomic per warp.
 //
-// Measured (H200, codegen/kernels/README.md "Cast-ahead A"): 3-5 % over the e4m3-A kernel at
+// Measured (H200, docs/gemm.md): 3-5 % over the e4m3-A kernel at
 // M 8192 K 4096 N 14336 and 8-9 % at K 14336 N 4096, against a separate cast's 3 % / 11 % floor:
 // the overlap hides only part of the cast. Variants measured and not kept: one publication per
 // row (the fences dominated when every warp cast all of A), 4 loads in flight, runs of 32 rows,

@@ -322,7 +322,7 @@ constexpr int64_t kGemmSm90PingPongMaxK = 4096;
 /// for promotion with tensor or row scales (fastAccum off) where those tiles fill the SMs;
 /// 128 x 128 cooperative where 128 x 256 tiles would leave SMs idle or the kernel promotes;
 /// otherwise 128 x 128 ping-pong for K <= kGemmSm90PingPongMaxK and 128 x 256 cooperative above
-/// (measured on the H200: codegen/kernels/README.md).
+/// (measured on the H200: docs/gemm.md).
 GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
                                    const Device &dev);
 

@@ -110,7 +110,7 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
       if (base.promotes() && !base.auxFp8) {
         // The same epilogue on the producer's idle warps, for the promoting kernels, whose
         // cooperative schedule leaves the tensor cores idle during the epilogue (fast
-        // accumulation has ping-pong; the offloaded form lost there: codegen/kernels/README.md).
+        // accumulation has ping-pong; the offloaded form lost there: docs/gemm.md).
         GemmSm90Kernel ew = withTile(heuristic, 128, 128, 4, coop);
         ew.epilogueWarps = true;
         all.push_back(ew);

@@ -31,7 +31,7 @@
 namespace fp8c {
 
 /// Steps with fewer rows than this at their largest M are not tuned (Executable): a handful of
-/// tiles, launch-bound, where the heuristic's measured choices stand (codegen/kernels/README.md).
+/// tiles, launch-bound, where the heuristic's measured choices stand (docs/gemm.md).
 constexpr int64_t kGemmSm90TuneMinRows = 256;
 
 /// The bucket of M: the smallest power of two >= max(m, 1).

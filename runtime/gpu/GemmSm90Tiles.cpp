@@ -111,7 +111,7 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
     // behind the other warpgroup's main loop (H200, M 8192 K 4096 N 14336: 0.94x cuBLASLt vs
     // 0.89x cooperative 128 x 256; with row scales + bias + GELU 0.83x vs 0.78x; e4m3 D +
     // amax 0.90x vs 0.82x). At K 8192 the two tied, at K 14336 cooperative won (0.97x vs
-    // 0.93x): codegen/kernels/README.md.
+    // 0.93x): docs/gemm.md.
     k.schedule = GemmSchedule::PingPong;
     k.bn = 128;
     k.stages = 6;
