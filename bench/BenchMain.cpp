@@ -1,7 +1,8 @@
 // fp8c-bench: fp8c against its peers on the shapes of bench/shapes.txt, side by side in one
 // process on the same inputs (Variants.h lists what runs), with the roofline floor of each row
 // from ceilings measured at the start of the same run. Prints a progress line per row and the
-// table at the end, and writes the JSON that bench/report.py merges and plots.
+// table at the end, and writes the JSON that bench/report.py merges and plots (--json=FILE, or
+// <device>-<date>.json under $OUT, else under build-gpu/results/).
 //
 //   fp8c-bench [--shapes=FILE] [--only=NAME,...] [--recipes=R,...] [--variants=V,...]
 //              [--json=FILE] [--jobs=N] [--quick] [--target-ms=MS] [--lower-only] [--profile]
@@ -29,7 +30,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -50,7 +50,6 @@ struct Args {
   bool profile = false;   ///< per-step medians of every fp8c row (Prepared::profileLines)
   int interleave = 0;     ///< rounds of round-robin samples per shape (0: none)
   TimingOptions timing;
-  std::string command;
 };
 
 std::vector<std::string> splitList(const std::string &s) {
@@ -63,8 +62,6 @@ std::vector<std::string> splitList(const std::string &s) {
 }
 
 bool parseArgs(int argc, char **argv, Args &a) {
-  for (int i = 0; i < argc; ++i)
-    a.command += (i ? " " : "") + std::string(argv[i]);
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     auto val = [&](const char *key) -> const char * {
@@ -110,13 +107,6 @@ bool selected(const std::vector<std::string> &filter, const std::string &name, b
     if (substring ? name.find(f) != std::string::npos : name == f)
       return true;
   return false;
-}
-
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
 }
 
 std::string slugOf(std::string name) {
@@ -274,11 +264,8 @@ int main(int argc, char **argv) {
   CUstream stream = bd->stream;
 
   RunInfo info;
-  info.device = dev->name;
+  info.run = recordRun(drv, *dev, argc, argv);
   info.deviceSlug = slugOf(dev->name);
-  info.date = today();
-  info.driver = dev->str();
-  info.command = args.command;
   info.timing = args.timing;
   for (const Variant *v : variants)
     info.variants.push_back({v->name, v->description});
@@ -301,9 +288,13 @@ int main(int argc, char **argv) {
 
   std::vector<Row> rows;
   // Written after every shape too, so a run cut short keeps what it measured.
-  std::string json = args.json.empty()
-                         ? "bench/results/" + info.deviceSlug + "-" + info.date + ".json"
-                         : args.json;
+  std::string json = args.json;
+  if (json.empty()) {
+    Expected<std::string> p = benchOutputPath(info.deviceSlug + "-" + info.run.date + ".json");
+    if (!p)
+      return fail(p.error());
+    json = *p;
+  }
   auto writeJson = [&] {
     std::ofstream f(json);
     f << toJson(info, rows);

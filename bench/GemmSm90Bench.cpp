@@ -16,7 +16,7 @@
 //                   [--cast-shape M K N]... [--hbm-tbs TB/s] [--no-plain] [--no-cast]
 //                   [--no-prologue]
 //                   [--variants row,fp8,precise,block] [--a-transposed] [--cublaslt-tune]
-//                   [--dgelu-shape M K N]...
+//                   [--dgelu-shape M K N]... [--json FILE]
 // --shape / --epilogue-shape replace the default shapes (8192^3, M 8192 K 4096 N 14336,
 // M 8192 K 14336 N 4096, M 16 K 4096 N 14336; epilogues at M 8192 K 4096 N 14336).
 // --accum-probe first reads each GEMM's promotion interval from its output
@@ -26,6 +26,10 @@
 // --cast-shape replaces the shapes of the bf16-A section (M 8192 K 4096 N 14336 and
 // M 8192 K 14336 N 4096; benchCastA: the bf16-A prologue and cast-ahead A); --no-prologue
 // leaves the prologue's kernels out of it.
+// --json writes the plain and epilogue sections' rows (bench/Report.h's gemmJson: each time, its
+// TFLOP/s and its ratio to cuBLASLt in the same process) with the device, its driver and power
+// limit, the date, the command and the device-to-device copy rate (measured first, for the
+// memory-bound floor), for bench/report.py.
 // --dump-cubin writes each compiled kernel's CUBIN as DIR/<kernel>.cubin (for cuobjdump -sass).
 // --no-plain / --no-cast leave out the plain shapes' and the bf16-A prologue's sections;
 // --variants keeps only the named epilogue variants (row scales + bias + GELU, FP8 D + amax,
@@ -41,7 +45,9 @@
 // and the clusters of two sharing B (TMA multicast): ping-pong 128 x 128 x 6 and cooperative
 // 128 x 256 x 4 (64 x 128 x 8 for decode). --schedule picks the consumer schedules of the
 // candidates (both).
+#include "bench/CopyRate.h"
 #include "bench/GemmSm90BenchCommon.h"
+#include "bench/Report.h"
 
 #include "ir/DType.h"
 #include "runtime/cuda/DeviceBuffer.h"
@@ -54,6 +60,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -69,6 +76,23 @@ double soakS = 0;    ///< --soak: seconds of back-to-back launches per epilogue 
 double hbmTBs = 4.8; ///< --hbm-tbs: the HBM bandwidth of benchCastA's cast floor
 std::string variants = "row,fp8,precise,block"; ///< --variants: the epilogue variants to time
 bool aTransposedToo = false; ///< --a-transposed: each epilogue config also with A MN-major
+std::vector<bench::GemmRow> jsonRows; ///< --json: the plain and epilogue sections' rows
+
+void addRow(const Shape &s, const std::string &epilogue, const std::string &backend,
+            const std::string &config, bool heuristic, double ms, double flop, double ltMs) {
+  bench::GemmRow r;
+  r.m = s.m;
+  r.k = s.k;
+  r.n = s.n;
+  r.epilogue = epilogue;
+  r.backend = backend;
+  r.config = config;
+  r.heuristic = heuristic;
+  r.us = ms * 1e3;
+  r.tflops = flop / ms / 1e9;
+  r.vsCublasLt = ltMs > 0 && backend != "cublaslt" ? ltMs / ms : 0;
+  jsonRows.push_back(r);
+}
 
 bool wantVariant(const char *key) {
   return ("," + variants + ",").find(std::string(",") + key + ",") != std::string::npos;
@@ -125,6 +149,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
               (long long)s.k, (long long)s.n, int(o.b.size()), reps);
   std::printf("  %-44s %9.1f us %7.0f TFLOP/s\n", "cuBLASLt e4m3 bf16 fast-accum", ltMs * 1e3,
               flop / ltMs / 1e9);
+  addRow(s, "plain", "cublaslt", "e4m3 bf16 fast-accum", false, ltMs, flop, 0);
 
   // cuBLASLt's output on B set 0: the reference of every candidate's.
   if (Status st = lt.run(c, ltPtrs(0), nullptr); !st)
@@ -209,6 +234,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
         (ci == 0 ? " [heuristic]" : "");
     std::printf("  generated %-42s %9.1f us %7.0f TFLOP/s  %.3fx cuBLASLt  diff %.1e\n",
                 label.c_str(), ms * 1e3, flop / ms / 1e9, ltMs / ms, diff);
+    addRow(s, "plain", "generated", label, ci == 0, ms, flop, ltMs);
     if (!(diff < 1e-2))
       die("generated output (" + k.name() + ") differs from cuBLASLt's");
     if (ms < best) {
@@ -334,6 +360,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     if (probe) {
       lms = timeMs(reps, [&](int i) { return lt.run(v.c, lp(i), nullptr); });
       std::printf("  %-36s cuBLASLt %-26s %9.1f us\n", v.name, v.peer, lms * 1e3);
+      addRow(s, v.name, "cublaslt", v.peer, false, lms, flop, 0);
       if (soakS > 0)
         soak(std::string("cuBLASLt ") + v.peer, soakS,
              [&](int i) { return lt.run(v.c, lp(i), nullptr); });
@@ -432,6 +459,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       if (probe)
         std::printf("  %.3fx cuBLASLt", lms / ms);
       std::printf("%s\n", same.c_str());
+      addRow(s, v.name, "generated", cfg, &k == &all[0], ms, flop, lms);
       if (soakS > 0)
         soak(k.name(), soakS, [&](int i) { return g.run(k, kp, kgp(i), nullptr); });
     }
@@ -444,6 +472,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 int main(int argc, char **argv) {
   bool probe = false, quick = false, noPlain = false, noCast = false, prologue = true,
        cublasLtTune = false;
+  std::string json;
   std::vector<Shape> shapes, epilogueShapes, castShapes, dgeluShapes;
   auto shapeArg = [&](int &i) {
     if (i + 3 >= argc)
@@ -486,6 +515,8 @@ int main(int argc, char **argv) {
       variants = argv[++i];
     else if (a == "--a-transposed")
       aTransposedToo = true;
+    else if (a == "--json" && i + 1 < argc)
+      json = argv[++i];
     else if (a == "--schedule" && i + 1 < argc) {
       const std::string v = argv[++i];
       if (v != "cooperative" && v != "pingpong" && v != "both")
@@ -499,7 +530,7 @@ int main(int argc, char **argv) {
           "N]... "
           "[--cast-shape M K N]... [--hbm-tbs TB/s] [--soak SECONDS] [--no-plain] [--no-cast] "
           "[--no-prologue] [--variants row,fp8,precise,block] [--a-transposed] [--cublaslt-tune] "
-          "[--dgelu-shape M K N]...)");
+          "[--dgelu-shape M K N]... [--json FILE])");
   }
   Expected<CudaDriver *> d = CudaDriver::get();
   if (!d)
@@ -516,6 +547,14 @@ int main(int argc, char **argv) {
   if (cublasLtTune)
     (*lt)->setAutotune(true);
   std::printf("device: %s\n", (*g)->device().str().c_str());
+  double copyGBs = 0;
+  if (!json.empty()) {
+    Expected<bench::CopyRate> c = bench::measureCopyRate(drv, nullptr, size_t(1) << 30, {});
+    if (!c)
+      die("the copy rate: " + c.error());
+    copyGBs = c->gbs;
+    std::printf("device-to-device copy: %.2f TB/s (bytes read + written, 1 GiB)\n", copyGBs / 1e3);
+  }
   if (shapes.empty())
     shapes = {{8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {16, 4096, 14336}};
   if (epilogueShapes.empty())
@@ -536,5 +575,12 @@ int main(int argc, char **argv) {
     benchCastA(**g, **lt, s, hbmTBs, prologue, soakS);
   for (const Shape &s : dgeluShapes)
     benchGeluGrad(**g, s);
+  if (!json.empty()) {
+    std::ofstream f(json);
+    f << bench::gemmJson(bench::recordRun(drv, (*g)->device(), argc, argv), copyGBs, jsonRows);
+    if (!f)
+      die("cannot write " + json);
+    std::printf("wrote %s\n", json.c_str());
+  }
   return 0;
 }

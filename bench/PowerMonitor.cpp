@@ -19,6 +19,8 @@ struct PowerMonitor::Api {
   int (*power)(void *, unsigned int *) = nullptr;
   int (*clock)(void *, int, unsigned int *) = nullptr;
   int (*reasons)(void *, unsigned long long *) = nullptr;
+  int (*powerLimit)(void *, unsigned int *) = nullptr;   ///< optional
+  int (*driverVersion)(char *, unsigned int) = nullptr; ///< optional
 
   std::string failure(int r, const char *call) const {
     return std::string("NVML ") + call +
@@ -49,6 +51,8 @@ Expected<std::unique_ptr<PowerMonitor>> PowerMonitor::open(CudaDriver *drv, int 
     dlclose(api->lib);
     return Error("libnvidia-ml.so.1 lacks an entry point fp8c needs");
   }
+  sym("nvmlDeviceGetEnforcedPowerLimit", api->powerLimit);
+  sym("nvmlSystemGetDriverVersion", api->driverVersion);
   // The newer name first; the older one is the same call.
   if (!sym("nvmlDeviceGetCurrentClocksEventReasons", api->reasons))
     sym("nvmlDeviceGetCurrentClocksThrottleReasons", api->reasons);
@@ -98,6 +102,24 @@ Expected<PowerSample> PowerMonitor::sample() {
     s.powerCapped = (why & (kSwPowerCap | kHwPowerBrake)) != 0;
   }
   return s;
+}
+
+Expected<double> PowerMonitor::powerLimitWatts() {
+  if (!api_->powerLimit)
+    return Error("libnvidia-ml.so.1 lacks nvmlDeviceGetEnforcedPowerLimit");
+  unsigned int mw = 0;
+  if (int r = api_->powerLimit(device_, &mw); r != 0)
+    return Error(api_->failure(r, "nvmlDeviceGetEnforcedPowerLimit"));
+  return mw / 1000.0;
+}
+
+Expected<std::string> PowerMonitor::driverVersion() {
+  if (!api_->driverVersion)
+    return Error("libnvidia-ml.so.1 lacks nvmlSystemGetDriverVersion");
+  char buf[96] = {};
+  if (int r = api_->driverVersion(buf, sizeof buf - 1); r != 0)
+    return Error(api_->failure(r, "nvmlSystemGetDriverVersion"));
+  return std::string(buf);
 }
 
 } // namespace fp8c::bench

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace fp8c::bench {
 
@@ -30,6 +31,10 @@ public:
   Expected<uint64_t> energyMj();
   /// Power draw, SM clock and the power-cap throttle reasons now.
   Expected<PowerSample> sample();
+  /// The power limit the board enforces, in watts.
+  Expected<double> powerLimitWatts();
+  /// The NVIDIA driver's version (e.g. 580.159.04).
+  Expected<std::string> driverVersion();
 
   struct Api;
 

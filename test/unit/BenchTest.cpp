@@ -1,7 +1,10 @@
-// fp8c-bench's CPU-side pieces: the shape file parser (every shape in bench/shapes.txt, and
-// located errors), the per-shape graph text, and the unfused peer's rewrite (one kernel per op:
+// The benches' CPU-side pieces: the shape file parser (every shape in bench/shapes.txt, and
+// located errors), the per-shape graph text, the unfused peer's rewrite (one kernel per op:
 // same outputs as the quantized graph in the interpreter, bit for bit, and more launches than
-// fp8c's fused plan when lowered).
+// fp8c's fused plan when lowered), and the reports: the JSON documents of fp8c-train-bench and
+// fp8c-gemm-bench, and where a bench writes a file it names itself ($OUT, else build-gpu/).
+#include "TempFiles.h"
+#include "bench/Report.h"
 #include "bench/Shapes.h"
 #include "bench/Unfused.h"
 #include "ir/Parser.h"
@@ -14,6 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -182,6 +188,144 @@ INSTANTIATE_TEST_SUITE_P(Recipes, BenchUnfusedTest, ::testing::ValuesIn(cases())
                          [](const auto &info) {
                            return info.param.shape.name + "_" + info.param.recipe;
                          });
+
+RunRecord sampleRecord() {
+  RunRecord r;
+  r.device = "NVIDIA \"H200\"";
+  r.deviceInfo = "NVIDIA H200 (sm_90a, 132 SMs, 140 GiB, driver 13.0)";
+  r.driver = "580.159.04";
+  r.powerLimitW = 700;
+  r.date = "2030-01-02";
+  r.command = "fp8c-train-bench --sustain=1500 a\\b.mlir";
+  return r;
+}
+
+TEST(BenchReportTest, TrainJsonCarriesTheRunTheTimesAndTheFloor) {
+  TrainRunInfo info;
+  info.run = sampleRecord();
+  info.tokens = 8192;
+  info.mode = "sustain";
+  info.sustainMs = 1500;
+  info.reps = 5;
+  info.copyGBs = 4250;
+  TrainRow none;
+  none.graph = "mlp";
+  none.recipe = "none";
+  none.stats.medianUs = 8950.24;
+  none.stats.reps = 5;
+  none.speedup = 1;
+  none.gemmUs = 9026.2;
+  TrainRow delayed = none;
+  delayed.recipe = "delayed";
+  delayed.stats.medianUs = 5227.5;
+  delayed.speedup = 1.718;
+  delayed.gemmUs = 5002.5;
+  delayed.restUs = 265.5;
+  delayed.restBytes = 738700000;
+  delayed.boundSpeedup = 1.789;
+  delayed.floorSpeedup = 1.729;
+  TrainRow unprofiled = delayed;
+  unprofiled.recipe = "tensorwise";
+  unprofiled.gemmUs = unprofiled.boundSpeedup = unprofiled.floorSpeedup = 0;
+  const std::string j = trainJson(info, {none, delayed, unprofiled});
+  for (const char *want :
+       {"\"tool\": \"fp8c-train-bench\"", "\"device\": \"NVIDIA \\\"H200\\\"\"",
+        "\"driver\": \"580.159.04\"", "\"power_limit_w\": 700", "\"date\": \"2030-01-02\"",
+        "\"command\": \"fp8c-train-bench --sustain=1500 a\\\\b.mlir\"", "\"mode\": \"sustain\"",
+        "\"copy_gbs\": 4250", "\"recipe\": \"delayed\", \"median_us\": 5227.5",
+        "\"gemm_us\": 5002.5, \"rest_us\": 265.5, \"rest_bytes\": 738700000, "
+        "\"bound_speedup\": 1.789, \"floor_speedup\": 1.729}",
+        "\"recipe\": \"none\"", "\"bound_speedup\": null, \"floor_speedup\": null}",
+        "\"gemm_us\": null, \"rest_us\": null, \"rest_bytes\": null"})
+    EXPECT_NE(j.find(want), std::string::npos) << want << "\n" << j;
+  // Three rows, the last without a trailing comma.
+  EXPECT_NE(j.find("null}\n  ]\n}\n"), std::string::npos) << j;
+}
+
+TEST(BenchReportTest, GemmJsonRowsCarryTheirRatioToCublasLt) {
+  GemmRow lt;
+  lt.m = 8192;
+  lt.k = 4096;
+  lt.n = 14336;
+  lt.epilogue = "plain";
+  lt.backend = "cublaslt";
+  lt.config = "e4m3 bf16 fast-accum";
+  lt.us = 637.3;
+  lt.tflops = 1510;
+  GemmRow gen = lt;
+  gen.backend = "generated";
+  gen.config = "pp m128 n128 s6";
+  gen.heuristic = true;
+  gen.us = 630.8;
+  gen.vsCublasLt = 1.01;
+  const std::string j = gemmJson(sampleRecord(), 4250, {lt, gen});
+  EXPECT_NE(j.find("\"tool\": \"fp8c-gemm-bench\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"copy_gbs\": 4250,"), std::string::npos) << j;
+  EXPECT_NE(gemmJson(sampleRecord(), 0, {}).find("\"copy_gbs\": null,"), std::string::npos);
+  EXPECT_NE(j.find("\"backend\": \"cublaslt\", \"config\": \"e4m3 bf16 fast-accum\", "
+                   "\"heuristic\": false, \"us\": 637.3, \"tflops\": 1510, \"vs_cublaslt\": null}"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"heuristic\": true, \"us\": 630.8, \"tflops\": 1510, \"vs_cublaslt\": 1.01}\n"),
+            std::string::npos)
+      << j;
+}
+
+TEST(BenchReportTest, JsonNumbersAreFiniteOrNull) {
+  EXPECT_EQ(jsonNumber(1.5), "1.5");
+  EXPECT_EQ(jsonNumber(std::nan("")), "null");
+  EXPECT_EQ(jsonNumber(INFINITY), "null");
+  EXPECT_EQ(jsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
+// The environment variable OUT and the working directory, restored when the test ends.
+struct OutAndCwd {
+  OutAndCwd() : cwd(std::filesystem::current_path()) {
+    if (const char *o = std::getenv("OUT"))
+      out = o, hadOut = true;
+  }
+  ~OutAndCwd() {
+    std::filesystem::current_path(cwd);
+    if (hadOut)
+      ::setenv("OUT", out.c_str(), 1);
+    else
+      ::unsetenv("OUT");
+  }
+  std::filesystem::path cwd;
+  std::string out;
+  bool hadOut = false;
+};
+
+TEST(BenchReportTest, OutputPathIsUnderOutWhenSetElseUnderBuildGpu) {
+  OutAndCwd restore;
+  const std::string dir = testfiles::tempDir("bench-report", "out");
+  ::setenv("OUT", (dir + "/nested").c_str(), 1);
+  Expected<std::string> p = benchOutputPath("h200-2030-01-02.json");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(*p, dir + "/nested/h200-2030-01-02.json");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/nested"));
+
+  // Without OUT (or with it empty): build-gpu/results under the working directory.
+  const std::string cwd = testfiles::tempDir("bench-report", "cwd");
+  std::filesystem::current_path(cwd);
+  for (bool empty : {false, true}) {
+    if (empty)
+      ::setenv("OUT", "", 1);
+    else
+      ::unsetenv("OUT");
+    Expected<std::string> q = benchOutputPath("x.json");
+    ASSERT_TRUE(q) << q.error();
+    EXPECT_EQ(*q, "build-gpu/results/x.json");
+    EXPECT_TRUE(std::filesystem::is_directory(cwd + "/build-gpu/results"));
+  }
+
+  // A folder that cannot be made is an error naming it.
+  std::ofstream(dir + "/file") << "x";
+  ::setenv("OUT", (dir + "/file/sub").c_str(), 1);
+  Expected<std::string> bad = benchOutputPath("x.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find(dir + "/file/sub"), std::string::npos) << bad.error();
+}
 
 } // namespace
 } // namespace fp8c::bench
