@@ -3,8 +3,9 @@
 // as the training step's dgrad runs): the DGELU and DGELU_BGRAD epilogues reading the GELU
 // input (bf16) as the aux matrix, D bf16 or e5m2 (with D scale and amax). Where one runs at the
 // MLP's shape (M 8192, N 14336, K 4096) it is timed against the plain GEMM with a bf16 D, the
-// form the step runs today (then its gelu_grad cast-transpose launch reads D and the GELU
-// input back): the lead for issue 8's MLP margin (bench/NOTES.md, eighteenth session).
+// form the step runs (then its gelu_grad cast-transpose launch reads D and the GELU input
+// back): whether cuBLASLt could take that launch's work into the GEMM and close the MLP step's
+// margin to the bf16 step.
 // The same epilogues on the bf16 step's dgrad GEMM (bf16 x bf16, D bf16) are probed and timed
 // too, and the bias gradient in the bf16 weight-gradient GEMM's epilogue (BGRADA / BGRADB,
 // checked on exact data): the bf16 baseline runs those GEMMs plain, then a gelu_grad launch and

@@ -527,7 +527,7 @@ int main(int argc, char **argv) {
       // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every
       // cast, transpose and scale launch free); and the copy-speed floor: the GEMMs as profiled
       // plus every other launch's bytes at the device's copy rate (no launch moves fewer bytes,
-      // and none moved them faster in any session's measurement).
+      // and none has measured faster than the copy rate).
       if (base != entries.end() && stats[baseIdx])
         for (size_t i = 0; i < entries.size(); ++i) {
           if (i == baseIdx || sums[i].gemmUs <= 0)

@@ -10,7 +10,7 @@ usage: report.py FP8C.json [--torch TORCH.json | --torch-log TORCH.log] --out ST
 rows carry the median only (no spread), and the JSON says so.
 
 Rows from the PyTorch peer get their TFLOP/s, roofline floor (the ceilings fp8c-bench measured
-in the same session) and speedup against fp8c-bench's bf16 row of the same shape here.
+in the same run) and speedup against fp8c-bench's bf16 row of the same shape here.
 """
 import argparse
 import json

@@ -33,10 +33,10 @@
 // the same value: the e4m3 -> bf16 convert is exact), as the standalone cast-transpose's FP8
 // tables do (codegen/kernels/rows.cuh).
 //
-// Measured on the H200 (codegen/kernels/README.md): the fastest fused forms of the gelu_grad
-// dgrad GEMM (the e4m3 form 897.4 us, the bf16 form 940.5 us, the plain 128 x 128 GEMM 715.6 us,
-// thirty-second session), but the epilogue warps' work slows the main loop beside it, so the
-// unfused form (the plain GEMM, then the cast-transpose launch) stays faster.
+// Measured on the H200 (the delayed MLP's dgrad GEMM, fp8c-gemm-bench alone: the e4m3 form
+// 897.4 us, the bf16 form 940.5 us, the plain 128 x 128 GEMM 715.6 us): these are the fastest
+// fused forms, but the epilogue warps' work slows the main loop beside it, so in the training
+// step the unfused form (the plain GEMM, then the cast-transpose launch) stays faster.
 #pragma once
 
 #include "fp8c/gemm_sm90_ring.cuh"
