@@ -21,10 +21,7 @@
 //                    GRAPH.mlir...
 //
 // Prints one line per graph x recipe: median, p10, p90 in microseconds, the speed-up against
-// recipe none, and the bytes the forward saves for the backward. --json=FILE writes the same
-// rows with the device, its driver and power limit, the date and the command (bench/Report.h's
-// trainJson; with --sustain the energy, power and clock, with --profile the GEMMs' time, the
-// other launches' bytes, the bound and the floor), for bench/report.py.
+// recipe none, and the bytes the forward saves for the backward. --json writes the same rows.
 // By default each recipe's steps run back to back (median of --reps steps). --interleave
 // compiles every recipe of a graph first and then times them round-robin, --reps rounds of one
 // sample each (the median of 3 steps after 3 warm-up steps): clock and power drift over the run
@@ -47,7 +44,6 @@
 #include "bench/BenchDevice.h"
 #include "bench/CopyRate.h"
 #include "bench/DeviceFill.h"
-#include "bench/Report.h"
 #include "bench/SustainedTiming.h"
 #include "bench/Timing.h"
 #include "ir/Parser.h"
@@ -56,7 +52,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -81,10 +76,18 @@ std::vector<std::string> splitComma(const std::string &s) {
   return out;
 }
 
+struct Row {
+  std::string graph, recipe;
+  Stats stats;
+  int64_t savedBytes = 0;
+  double speedup = 0; ///< against recipe none (0: none measured)
+  double joulesPerStep = 0, energyRatio = 0; ///< --sustain with NVML (0: not measured)
+};
+
 // --sustain's second line per recipe: the blocks' energy per step (median), mean power and SM
 // clock, and the energy ratio against recipe none's blocks (the median of per-round ratios).
 void printBlocks(const std::vector<SustainedBlock> &blocks, const std::vector<SustainedBlock> *none,
-                 TrainRow &row) {
+                 Row &row) {
   std::vector<double> joules, ratios;
   double watts = 0, mhz = 0, capped = 0;
   int steps = 0;
@@ -101,9 +104,6 @@ void printBlocks(const std::vector<SustainedBlock> &blocks, const std::vector<Su
     }
   }
   const double n = double(blocks.size());
-  row.meanWatts = watts / n;
-  row.smMhz = mhz / n;
-  row.cappedFraction = capped / n;
   if (joules.empty()) {
     std::printf("    sustained: %d steps timed over %zu blocks; energy not measured\n", steps,
                 blocks.size());
@@ -164,7 +164,7 @@ Status collectProfile(GpuTraining &T, StepBuffers &sb, CUstream stream, WeightCa
     // stream), so the GPU does not idle between them while the host enqueues the backward.
     // A step's time still includes any gap before it, and a round's first forward step starts
     // from an idle GPU: per-step times are not launch times (the Linear's dY cast read
-    // 195-215 us here and 149-151 us under Nsight Compute inside the step on an H200).
+    // 195-215 us here and 149-151 us under Nsight Compute inside the step, bench/README.md).
     st = T.forward(sb.in, sb.out, stream, casts);
     if (st)
       st = T.backward(sb.dy, sb.grads, stream);
@@ -278,7 +278,6 @@ int main(int argc, char **argv) {
   CudaDriver *drv = bd->drv;
   const Device *dev = &bd->dev;
   CUstream stream = bd->stream;
-  const RunRecord run = recordRun(drv, *dev, argc, argv);
   if (sustainMs > 0 && (interleave || cudaGraph))
     return fail("--sustain is a round-robin of its own; it takes neither --interleave nor "
                 "--cuda-graph");
@@ -319,7 +318,7 @@ int main(int argc, char **argv) {
   topt.runsPerGraph = 1;
   topt.minReps = reps;
   topt.targetMs = 0; // minReps steps exactly
-  std::vector<TrainRow> rows;
+  std::vector<Row> rows;
   for (const std::string &file : files) {
     std::ifstream f(file);
     std::stringstream text;
@@ -475,8 +474,6 @@ int main(int argc, char **argv) {
     }
     const auto base = std::find_if(entries.begin(), entries.end(),
                                    [](const Entry &e) { return e.recipe == "none"; });
-    // Each entry's row in `rows` (an entry whose timing failed has none).
-    std::vector<size_t> rowOf(entries.size(), SIZE_MAX);
     const size_t baseIdx = size_t(base - entries.begin());
     for (size_t i = 0; i < entries.size(); ++i) {
       Entry &e = entries[i];
@@ -501,14 +498,7 @@ int main(int argc, char **argv) {
           ratio = stats[baseIdx]->medianUs / st.medianUs;
         }
       }
-      TrainRow row;
-      row.graph = g.name();
-      row.recipe = e.recipe;
-      row.stats = st;
-      row.savedBytes = e.T->savedBytes();
-      row.speedup = ratio;
-      rows.push_back(row);
-      rowOf[i] = rows.size() - 1;
+      rows.push_back({g.name(), e.recipe, st, e.T->savedBytes(), ratio});
       std::printf("%-12s %-10s median %9.1f us  p10 %9.1f  p90 %9.1f  (%d %s)  %s  saved "
                   "%.1f MiB\n",
                   g.name().c_str(), e.recipe.c_str(), st.medianUs, st.p10Us, st.p90Us, st.reps,
@@ -533,16 +523,11 @@ int main(int argc, char **argv) {
                     sustainMs > 0 ? "one step after each block, medians over the blocks"
                                   : "medians of 7 steps");
         sums[i] = printProfile(runs);
-        if (rowOf[i] != SIZE_MAX) {
-          rows[rowOf[i]].gemmUs = sums[i].gemmUs;
-          rows[rowOf[i]].restUs = sums[i].restUs;
-          rows[rowOf[i]].restBytes = sums[i].restBytes;
-        }
       }
       // What the GEMMs alone allow: recipe none's step median over this recipe's GEMMs (every
       // cast, transpose and scale launch free); and the copy-speed floor: the GEMMs as profiled
       // plus every other launch's bytes at the device's copy rate (no launch moves fewer bytes,
-      // and no launch measured on an H200 moved them faster).
+      // and none has measured faster than the copy rate).
       if (base != entries.end() && stats[baseIdx])
         for (size_t i = 0; i < entries.size(); ++i) {
           if (i == baseIdx || sums[i].gemmUs <= 0)
@@ -559,27 +544,25 @@ int main(int argc, char **argv) {
                       g.name().c_str(), entries[i].recipe.c_str(),
                       noneUs / (sums[i].gemmUs + copyUs), double(sums[i].restBytes) / 1e6,
                       copy.gbs / 1e3, copyUs, sums[i].restUs);
-          if (rowOf[i] != SIZE_MAX) {
-            rows[rowOf[i]].boundSpeedup = noneUs / sums[i].gemmUs;
-            rows[rowOf[i]].floorSpeedup = noneUs / (sums[i].gemmUs + copyUs);
-          }
         }
     }
   }
   if (!json.empty()) {
-    TrainRunInfo info;
-    info.run = run;
-    info.tokens = tokens;
-    info.mode = sustainMs > 0 ? "sustain" : interleave ? "interleave" : "steps";
-    info.sustainMs = sustainMs;
-    info.reps = reps;
-    info.cudaGraph = cudaGraph;
-    info.copyGBs = profile ? copy.gbs : 0;
     std::ofstream out(json);
-    out << trainJson(info, rows);
-    if (!out)
-      return fail("cannot write " + json);
-    std::printf("wrote %s\n", json.c_str());
+    out << "{\"device\": \"" << dev->name << "\", \"tokens\": " << tokens << ", \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row &r = rows[i];
+      out << "  {\"graph\": \"" << r.graph << "\", \"recipe\": \"" << r.recipe
+          << "\", \"median_us\": " << r.stats.medianUs << ", \"p10_us\": " << r.stats.p10Us
+          << ", \"p90_us\": " << r.stats.p90Us << ", \"reps\": " << r.stats.reps
+          << ", \"saved_bytes\": " << r.savedBytes << ", \"speedup_vs_none\": " << r.speedup
+          << ", \"interleaved\": " << (interleave ? "true" : "false")
+          << ", \"sustain_ms\": " << sustainMs << ", \"joules_per_step\": " << r.joulesPerStep
+          << ", \"energy_ratio_vs_none\": " << r.energyRatio
+          << ", \"cuda_graph\": " << (cudaGraph ? "true" : "false") << "}"
+          << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    out << "]}\n";
   }
   return 0;
 }

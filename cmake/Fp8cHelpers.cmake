@@ -10,8 +10,8 @@ function(fp8c_add_layer name)
     set_target_properties(fp8c_${name} PROPERTIES LINKER_LANGUAGE CXX POSITION_INDEPENDENT_CODE ON)
     set(scope PUBLIC)
   else()
-    # A layer with no sources yet (a later issue fills it): an INTERFACE library, so that the
-    # layer's target, its dependency edges and its exported name exist from the start.
+    # A layer with headers only: an INTERFACE library, so that the layer's target, its
+    # dependency edges and its exported name exist all the same.
     add_library(fp8c_${name} INTERFACE ${hdrs})
     set(scope INTERFACE)
   endif()

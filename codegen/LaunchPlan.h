@@ -131,8 +131,8 @@ std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 /// bias pointer). BGradA / BGradB write the bias gradient alone to the bias pointer: the sums of
 /// our A over K ([m], cuBLASLt's BGRADB: its operands are ours swapped) / of our B over K ([n]),
 /// e.g. a weight-gradient GEMM's dY^T summed over the tokens. Only fp8c-cublaslt-support runs
-/// these four: no plan chooses them (the bf16 step's dgrad with DGELU was slower in the step than
-/// the plain GEMM plus its gelu_grad launch: bench/README.md, thirtieth session).
+/// these four: no plan chooses them (in the bf16 MLP training step on the H200 the dgrad GEMM with
+/// DGELU took 1773.3 us, the plain GEMM and its gelu_grad launch 1484.2 + 187.1 us).
 enum class GemmEpilogue {
   Default,
   Bias,
@@ -249,8 +249,8 @@ struct CublasLtGemm {
   bool aKMajor = true;
   /// A bf16/f16 GEMM whose K is not a multiple of 8 and whose two K-major operands are padded
   /// copies (zero pad columns up to a 16-byte pitch): the runtime runs cuBLASLt with K rounded
-  /// up to 8, the same sums (the extra products are 0 * 0), with its tensor-core kernels
-  /// (H200, M 8192 K 4101 N 4096: cuBLASLt took 3012.7 us at K 4101).
+  /// up to 8, the same sums (the extra products are 0 * 0), with its tensor-core kernels (H200,
+  /// M 8192 K 4101 N 4096: 3012.7 us at K 4101 without them, 490.6 us for the step rounded up).
   /// FP8 GEMMs always round K up to 16: every padded FP8 operand has zero pad columns.
   bool kPadsZero = false;
   /// An unquantized GEMM whose N is not a multiple of 8: B and the bias are copies with N
@@ -265,7 +265,7 @@ struct CublasLtGemm {
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 
   // What the runtime does where cuBLASLt refuses this GEMM at some M (measured on H200 with
-  // fp8c-cublaslt-support; docs/gemm.md, "The cuBLASLt path"):
+  // fp8c-cublaslt-support, bench/NOTES.md):
   //   - Block128 needs M % 4 == 0: it runs with M rounded up to 4. A (and D when internal)
   //     have BufferDesc::rowsAlignM = 4 when internal; an A the caller owns is first copied
   //     to `aPadded`, and a D the caller owns is written to `dPadded` ([roundup(M, 4), N] of

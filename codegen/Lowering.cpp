@@ -1,5 +1,5 @@
-// lowerGraph: a fused graph to a LaunchPlan, one fp8.kernel at a time, in order (DESIGN.md
-// sections 6 and 7). Buffers and the padding / inverse-scale / load-time decisions come
+// lowerGraph: a fused graph to a LaunchPlan, one fp8.kernel at a time, in order (see
+// docs/architecture.md). Buffers and the padding / inverse-scale / load-time decisions come
 // first (BufferAssignment.cpp); gemm kernels go through LowerGemm.cpp, state kernels (amax
 // history pushes) become one single-block launch here, every other kernel goes through
 // LaunchBuilder. planToCudaText prints the whole plan for `fp8c --emit=cuda`.

@@ -1,4 +1,4 @@
-// Element types and their exact host conversions (see DType.h and DESIGN section 4). Every
+// Element types and their exact host conversions (see DType.h and docs/numerics.md). Every
 // conversion is integer bit manipulation on the IEEE bits, written to be bit-exact with the CUDA
 // toolkit's host paths: __nv_cvt_float_to_fp8(x, __NV_SATFINITE, ...), __nv_cvt_fp8_to_halfraw
 // (widened by __half2float), __float2bfloat16_rn / __bfloat162float and __float2half_rn /

@@ -1,6 +1,6 @@
 // The fp8c IR: SSA values, ops, blocks, graphs (one function each) and modules.
 //
-// Op semantics (normative; DESIGN.md section 3; the interpreter implements exactly this).
+// Op semantics (normative; the interpreter implements exactly this).
 // Arithmetic is f32; every op rounds once to its result dtype (roundToDType: round to nearest
 // even; to FP8 saturating to +-max, NaN stays NaN).
 //   fp8.linear x, w[, b]     y[..., n] = sum_k x[..., k] * w[n, k] (+ b[n]); result dtype = x's.

@@ -1,4 +1,4 @@
-// Parser for fp8c's text format, which is MLIR syntax (DESIGN.md section 3):
+// Parser for fp8c's text format, which is MLIR syntax:
 //
 //   module  ::= func* | `module` `{` func* `}`
 //   func    ::= `func.func` symbol `(` (arg (`,` arg)*)? `)` (`->` results)? `{` op* `}`

@@ -1,5 +1,5 @@
 // The fusion plan: which ops each kernel takes, in which role, which backend it would go to,
-// and why ops were not fused where they might have been (DESIGN.md section 6). `fuse` computes
+// and why ops were not fused where they might have been (docs/architecture.md). `fuse` computes
 // the plan and applies it; `--print-fusion-plan` prints it.
 #pragma once
 

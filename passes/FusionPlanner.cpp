@@ -1,4 +1,4 @@
-// The fusion planner (DESIGN.md section 6). Kernels are grown around GEMMs first:
+// The fusion planner (docs/architecture.md, "Fusion"). Kernels are grown around GEMMs first:
 //   1. every GEMM (scaled_matmul, linear, matmul) anchors a gemm kernel; two scaled_matmuls
 //      that share A and feed only one swiglu become one dual GEMM (gate and up together);
 //   2. epilogue: from the GEMM's result, amax observers join at any granularity (atomics where

@@ -129,8 +129,8 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op 
     return nullptr; // an unquantized GEMM's GELU_AUX is bf16: the copy is a launch's
   if (main->kind() == OpKind::ScaledMatmul) {
     // The generated GEMM writes the pre-activation, the FP8 GELU and its transpose from one
-    // epilogue (gemm_sm90_store_aux.cuh). cuBLASLt alone was measured slower so (H200, eighth
-    // session, the delayed MLP's first GEMM: GELU_AUX with the FP8 cast 919.5 us plus 136.8 us
+    // epilogue (gemm_sm90_store_aux.cuh). cuBLASLt alone was measured slower so (H200, the
+    // delayed MLP training step's first GEMM: GELU_AUX with the FP8 cast 919.5 us plus 136.8 us
     // for the transpose, against 790.3 + 249.9 us for the plain GEMM and the GELU
     // cast-transpose reading the pre-activation back).
     std::string why;

@@ -1,5 +1,5 @@
 // `quantize{recipe=...}`: rewrites every fp8.linear (and fp8.matmul) into FP8 ops per the
-// recipe (DESIGN.md section 5):
+// recipe (passes/Recipe.h, docs/numerics.md):
 //
 //   %y = fp8.linear %x, %w, %b
 // becomes, for current scaling (tensorwise / rowwise / blockwise),

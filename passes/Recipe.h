@@ -1,4 +1,4 @@
-// FP8 scaling recipes (DESIGN.md section 5) and the options every recipe takes. `quantize`
+// FP8 scaling recipes (docs/numerics.md) and the options every recipe takes. `quantize`
 // reads them from its pass options; later the training and runtime layers reuse them.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The C++ compile/run API (DESIGN.md section 7):
+// The C++ compile/run API (docs/architecture.md, "Runtime"):
 //
 //   fp8c::CompileOptions opts;            // recipe = "tensorwise", ...
 //   auto exe = fp8c::compile(graph, opts); // passes, codegen, NVRTC (cached), load, memory plan
@@ -57,7 +57,7 @@ struct CompileOptions {
   /// after cuBLASLt, as its own launch (CodegenOptions::sideLaunches). Off (the default): one
   /// after the other. Opt-in: on the H200 under its power cap the delayed MLP's gelu_grad beside
   /// the weight-gradient GEMM at 8192 tokens tied with cuBLASLt plus the launch (958.8 against
-  /// 965.9 us; bench/README.md, thirty-first session), so auto keeps the launch anyway.
+  /// 965.9 us, fp8c-train-bench --sustain), so auto keeps the launch anyway.
   bool sideLaunches = false;
   /// cuBLASLt's algorithm per GEMM config tuned on its first call: the heuristic's candidates
   /// timed under a sustained load (CublasLtRunner autotuning; FP8C_CUBLASLT_AUTOTUNE=1 turns it

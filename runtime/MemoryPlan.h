@@ -1,4 +1,4 @@
-// The memory plan (issue 4): device bytes for a LaunchPlan, decided at compile time so that
+// The memory plan: device bytes for a LaunchPlan, decided at compile time so that
 // Executable::run allocates nothing. Temporaries whose live ranges (first to last step that
 // touches them) do not overlap share bytes; everything is sized for the largest M the
 // executable accepts (CompileOptions::maxTokens). Parameters, state and constants get their

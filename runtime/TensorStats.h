@@ -1,5 +1,5 @@
 // Summary statistics of host tensors and the error metric the GPU-vs-interpreter tests use
-// (DESIGN section 4: relative Frobenius error).
+// (docs/numerics.md: relative Frobenius error).
 #pragma once
 
 #include "runtime/HostTensor.h"

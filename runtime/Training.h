@@ -1,7 +1,7 @@
-// The training-step API (DESIGN.md section 7, issue 8): a forward graph becomes a forward and a
-// backward program that share the saved tensors (what the forward keeps for the backward,
-// passes/TrainingSplit.h) and keep their scaling state (amax histories of inputs, weights and
-// gradients) across steps.
+// The training-step API (docs/architecture.md, "Training"): a forward graph becomes a forward
+// and a backward program that share the saved tensors (what the forward keeps for the
+// backward, passes/TrainingSplit.h) and keep their scaling state (amax histories of inputs,
+// weights and gradients) across steps.
 //
 //   fp8c::TrainingOptions o;                        // recipe = "delayed", ...
 //   auto step = fp8c::InterpretedTraining::create(graph, o);   // CPU interpreter

@@ -1,8 +1,8 @@
-// The training step on the GPU (DESIGN.md section 7, issue 8): compileTraining (the issue's
-// `compile_training`) runs the training pipeline (passes/TrainingPipeline.h) and compiles its
-// forward and backward graphs into two Executables that share the saved tensors (device
-// buffers owned here: the forward writes them, the backward reads them) and keep their scaling
-// state (amax histories) on the device across steps; nothing synchronizes with the host.
+// The training step on the GPU (docs/architecture.md, "Training"): compileTraining runs the
+// training pipeline (passes/TrainingPipeline.h) and compiles its forward and backward graphs
+// into two Executables that share the saved tensors (device buffers owned here: the forward
+// writes them, the backward reads them) and keep their scaling state (amax histories) on the
+// device across steps; nothing synchronizes with the host.
 //
 //   fp8c::TrainingOptions o;             // recipe, tokens (the graph's dynamic dim)
 //   auto step = fp8c::compileTraining(graph, o);

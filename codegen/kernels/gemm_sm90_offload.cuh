@@ -5,7 +5,7 @@
 // the rest of gemm_sm90_store_aux.cuh's epilogue: the activation or the backward's gelu_grad with
 // the saved input read from global memory, the amax, the FP8 cast, D and D^T through shared
 // memory and TMA stores, the column sums. So that math, which on the consumer warps kept the
-// tensor cores idle (docs/gemm.md),
+// tensor cores idle (codegen/kernels/README.md, "The backward's gelu_grad in the epilogue"),
 // runs beside the next tile's wgmmas.
 //
 // Cooperative 128 x 128 tiles, single blocks. Shared memory beside the ring:
@@ -33,10 +33,10 @@
 // the same value: the e4m3 -> bf16 convert is exact), as the standalone cast-transpose's FP8
 // tables do (codegen/kernels/rows.cuh).
 //
-// Measured on the H200 (docs/gemm.md): the fastest fused forms of the gelu_grad
-// dgrad GEMM (the e4m3 form 897.4 us, the bf16 form 940.5 us, the plain 128 x 128 GEMM 715.6 us,
-// thirty-second session), but the epilogue warps' work slows the main loop beside it, so the
-// unfused form (the plain GEMM, then the cast-transpose launch) stays faster.
+// Measured on the H200 (the delayed MLP's dgrad GEMM, fp8c-gemm-bench alone: the e4m3 form
+// 897.4 us, the bf16 form 940.5 us, the plain 128 x 128 GEMM 715.6 us): these are the fastest
+// fused forms, but the epilogue warps' work slows the main loop beside it, so in the training
+// step the unfused form (the plain GEMM, then the cast-transpose launch) stays faster.
 #pragma once
 
 #include "fp8c/gemm_sm90_ring.cuh"

@@ -20,7 +20,7 @@
 // side warps moved the launch's bytes at about 0.3 TB/s (H200, the delayed MLP's gelu_grad
 // beside its dW2 GEMM: 1885.2 us against 974.5 us for cuBLASLt plus the launch); with the ring
 // 958.8 us against 965.9 us. Under the board's power cap that is a tie: the launch's bytes cost
-// their energy inside the GEMM as well (bench/README.md, thirty-first session). Chunks that are
+// their energy inside the GEMM as well, so side launches stay opt-in. Chunks that are
 // not whole or lie past the input's rows are read when used (evict-first loads).
 //
 // Semantics are the launch's (transposeKernel, Phase::All): the same value per element (the

@@ -27,7 +27,7 @@
 // its row count and 16-byte aligned: the training step's tensors), the loops run tile()'s form
 // without any bounds checks: 289 instead of 475 instructions per tile for the Linear's dY, and
 // at the capped clock of a sustained step 137.9 against 142.1 us, the MLP's gelu_grad 174.3
-// against 184.9 (H200, bench/README.md, fortieth session).
+// against 184.9 (H200, fp8c-train-bench --sustain --profile).
 // Included by transpose.cuh (it uses transpose::castScale, sumColumnSlices, publishColumnPartial
 // and pushHistoryWhenLast). FP8 outputs, amax and scale are bit for bit the general form's
 // (test/unit/GpuCastTransposeTest.cpp compares both with the interpreter and with each other).
@@ -166,7 +166,7 @@ __device__ __forceinline__ void tile(const Loads<Spec> &cur, void *const *buf, c
         // Evaluated unconditionally (past the rows and columns the chunks hold zeros, and the
         // lookups valid codes), then selected: with a branch around each element's lookup the
         // delayed gelu_grad launch had 1456 SASS instructions instead of 1320, and took 206.1
-        // against 187.1 us at a power-capped clock (H200, bench/README.md, thirty-seventh session).
+        // against 187.1 us at a power-capped clock (H200, fp8c-train-bench --profile).
         const float y = Spec::value(x, slots);
         v[h] = ok ? y : 0.0f;
         if constexpr (kAmax)

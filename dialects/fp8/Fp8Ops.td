@@ -1,8 +1,8 @@
 // The `fp8` MLIR dialect: fp8c's IR (ir/IR.h, ir/Ops.def) as MLIR ops, so that the text fp8c
 // prints is valid MLIR and MLIR-based stacks can hand graphs to fp8c and take them back.
 //
-// One op per row of ir/Ops.def, same mnemonic, same semantics (normative text: ir/IR.h and
-// DESIGN.md section 3). The ops are deliberately thin in ODS:
+// One op per row of ir/Ops.def, same mnemonic, same semantics (normative text: the header
+// comment of ir/IR.h). The ops are deliberately thin in ODS:
 //   - operands and results are untyped variadics and attributes are not declared as ODS
 //     arguments: counts, attribute names/kinds/values and type rules are checked by one shared
 //     verifier (Fp8Dialect.cpp) that calls fp8c's own TypeRules (inferResultType,

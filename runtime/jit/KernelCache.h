@@ -1,4 +1,4 @@
-// The kernel cache (DESIGN.md section 7): CUBINs in memory and on disk under $FP8C_CACHE_DIR
+// The kernel cache (docs/architecture.md): CUBINs in memory and on disk under $FP8C_CACHE_DIR
 // (default ~/.cache/fp8c), keyed by a hash of (source, embedded-header hash, NVRTC version,
 // options, arch, fp8c version). Entries are written to a temp file and renamed; a corrupt or
 // truncated entry (checked by a header with magic, length and a checksum) is recompiled,

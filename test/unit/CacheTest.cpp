@@ -1,5 +1,5 @@
 // The kernel cache (runtime/jit/KernelCache.h) on the CPU: SHA-256 against FIPS 180-4's
-// vectors, the key, cold vs warm lookups (timed against DESIGN.md's targets: a cold compile
+// vectors, the key, cold vs warm lookups (timed against the targets: a cold compile
 // <= 1 s, a disk hit <= 10 ms), corrupt and truncated entries recompiled and rewritten, two
 // processes writing one key, concurrent threads compiling once, and $FP8C_CACHE_DIR.
 #include "runtime/jit/KernelCache.h"
@@ -130,8 +130,8 @@ TEST(KernelCache, ColdMemoryAndDiskLookups) {
               "%.3f ms, disk hit %.3f ms (target <= 10); %zu-byte CUBIN\n",
               1e3 * (*cold)->seconds, 1e3 * (*memory)->seconds, 1e3 * diskSeconds,
               (*cold)->cubin.size());
-  EXPECT_LT((*cold)->seconds, 5.0) << "DESIGN target is 1 s; 5 s leaves room for a loaded CI";
-  EXPECT_LT(diskSeconds, 0.05) << "DESIGN target is 10 ms";
+  EXPECT_LT((*cold)->seconds, 5.0) << "the target is 1 s; 5 s leaves room for a loaded CI";
+  EXPECT_LT(diskSeconds, 0.05) << "the target is 10 ms";
   KernelCacheStats s = cache.stats();
   EXPECT_EQ(s.compiles, 1u);
   EXPECT_EQ(s.memoryHits, 1u);

@@ -1,4 +1,4 @@
-// NVRTC compiles every generated launch (DESIGN.md section 8, CI without a GPU): for every
+// NVRTC compiles every generated launch (in CI too, which has no GPU): for every
 // example x recipe x {weights=dynamic, weights=static}, plus graphs that exercise the other
 // kernel templates (transpose, cast-transpose, pointwise chains, column amax, unaligned K),
 // each launch of the lowered plan is compiled to CUBIN for sm_90a and sm_89 with the options it

@@ -1,6 +1,6 @@
 // The cuBLASLt backend on a GPU (skipped with a message elsewhere): FP8 GEMMs in every scale
 // mode, epilogue and output type against an f64 reference on the dequantized operands, within
-// 1e-3 relative Frobenius error for f32 output (DESIGN.md section 4); bf16 GEMMs with
+// 1e-3 relative Frobenius error for f32 output (docs/numerics.md); bf16 GEMMs with
 // transposed operands read in place; GELU with its input written as the aux output.
 #include "runtime/gpu/CublasLtGemm.h"
 

@@ -1,4 +1,4 @@
-// Differential test of `fuse` (DESIGN.md sections 6 and 8): fusion only groups ops, so for
+// Differential test of `fuse` (docs/architecture.md, "Fusion"): fusion only groups ops, so for
 // every example x recipe the interpreter must give bit-identical outputs before and after it.
 //   G1 = example | shape-infer,canonicalize,quantize{R},canonicalize,cse
 //   G2 = print(G1) parsed again | fuse,dce

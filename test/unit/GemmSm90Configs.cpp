@@ -139,7 +139,7 @@ std::vector<GemmSm90Kernel> castConfigs() {
   return out;
 }
 
-/// Cast-ahead A (castAhead): the heuristic's tiles for the Linear shapes (ping-pong
+/// Cast-ahead A (castAhead): the heuristic's tiles for large Linear shapes (ping-pong
 /// 128 x 128 and cooperative 128 x 256), tensor and row scales, amax of A, an FP8 D with bias,
 /// GELU and amax, 64-row tiles, e5m2 A with promotion.
 std::vector<GemmSm90Kernel> castAheadConfigs() {

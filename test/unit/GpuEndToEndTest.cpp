@@ -1,5 +1,5 @@
 // GPU tests (skipped with a message where no CUDA device answers; scripts/gpu-test runs them
-// on the lent H200): quantize kernels bit-exact against the interpreter at every granularity,
+// on a GPU machine): quantize kernels bit-exact against the interpreter at every granularity,
 // cuBLASLt FP8 GEMMs against an f64 reference of the dequantized operands (< 1e-3 relative
 // Frobenius error), every example x recipe against the interpreter, and a captured CUDA graph
 // replaying to the same outputs, and a cooperative cast's Scratch left at zero across runs.

@@ -1,5 +1,5 @@
 // GPU tests of the GEMM backends (CompileOptions::backend; skipped with a message where no CUDA
-// device answers, run by scripts/gpu-test on the lent H200): every example x recipe with every
+// device answers, run by scripts/gpu-test on a GPU machine): every example x recipe with every
 // FP8 GEMM on the generated sm90 GEMM against the interpreter (the tolerances of
 // GpuEndToEndTest's GpuExampleTest) at M = 1 and 37; at M = 8192 (too large for the
 // interpreter) against the cuBLASLt backend; a captured CUDA graph of a generated-backend run;

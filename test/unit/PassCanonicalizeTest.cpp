@@ -1,5 +1,5 @@
-// `canonicalize`, `cse` and `dce` leave a graph's meaning bit-for-bit unchanged (DESIGN.md
-// section 8: interpreter(before) vs interpreter(after)). Random chains of converts through
+// `canonicalize`, `cse` and `dce` leave a graph's meaning bit-for-bit unchanged
+// (checked as interpreter(before) vs interpreter(after)). Random chains of converts through
 // every dtype, transposes and relus, on inputs that include the awkward values (inf, NaN,
 // subnormals, values that overflow f16 or saturate FP8); and, exhaustively, the premise of the
 // cast-of-dequant fold: cast(dequant(q, s) in f32, s) == q for every FP8 q and every

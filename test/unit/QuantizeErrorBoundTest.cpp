@@ -1,4 +1,4 @@
-// Accuracy of each recipe (DESIGN.md sections 4 and 5): the quantized graph
+// Accuracy of each recipe (docs/numerics.md): the quantized graph
 // (`quantize{recipe=R}`) against the unquantized f32 graph, on the CPU interpreter, as the
 // relative Frobenius error of the output. Two f32 graphs: a Linear (M 64, K 512, N 256, bias)
 // and an MLP (64 x 512 -> 1024 -> 512, bias + tanh gelu). Two input distributions: Gaussian,

@@ -1,4 +1,4 @@
-// The scale math of DESIGN.md section 3 as the `quantize` pass uses it: amax == 0 -> s = 1,
+// The scale math of fp8.scale (ir/IR.h) as the `quantize` pass uses it: amax == 0 -> s = 1,
 // NaN / inf amax -> NaN (and NaN outputs), tiny amax -> FLT_MAX, margin and pow2 reaching the
 // scale ops, and delayed scaling's history (max / most_recent) while it is shorter than its
 // length. The ops' own arithmetic is pinned in InterpreterQuantTest.cpp; here the graph comes

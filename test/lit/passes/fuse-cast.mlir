@@ -1,4 +1,4 @@
-// `fuse`: where the FP8 cast of a GEMM's output goes (DESIGN.md section 6). In the producer's
+// `fuse`: where the FP8 cast of a GEMM's output goes (docs/architecture.md). In the producer's
 // epilogue when its scale is known when the tile is written (delayed: from the history;
 // blockwise: the tile's own 1x128 amax); otherwise (tensorwise, rowwise: a global amax) the
 // producer reduces the amax and the consumer casts in its prologue. The cast of A joins a GEMM

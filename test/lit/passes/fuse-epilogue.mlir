@@ -1,4 +1,4 @@
-// `fuse`: what a GEMM's epilogue takes (DESIGN.md section 6): bias, activations (relu, gelu in
+// `fuse`: what a GEMM's epilogue takes (docs/architecture.md): bias, activations (relu, gelu in
 // both forms, silu, swiglu of a dual GEMM), a residual add, and amax of its output at every
 // granularity. The IR is checked region by region, the plan line by line.
 // RUN: fp8c %s --passes=fuse --verify-each --emit=ir | FileCheck %s

@@ -1,4 +1,4 @@
-// `fuse`: legality is checked, not assumed (DESIGN.md section 6). Each negative test shows the
+// `fuse`: legality is checked, not assumed (docs/architecture.md). Each negative test shows the
 // op that stays out, where it goes instead, and the reason --print-fusion-plan gives.
 // RUN: fp8c %s --passes=fuse --verify-each --emit=ir | FileCheck %s
 // RUN: fp8c %s --passes=fuse --verify-each --print-fusion-plan | FileCheck %s --check-prefix=PLAN

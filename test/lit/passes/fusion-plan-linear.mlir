@@ -1,5 +1,5 @@
 // The fusion plan of examples/linear.mlir (one Linear with bias)
-// under each recipe, pinned line by line (DESIGN.md section 6).
+// under each recipe, pinned line by line (docs/architecture.md).
 // RUN: fp8c %fp8c_src/examples/linear.mlir --recipe=tensorwise --verify-each --print-fusion-plan | FileCheck %s --check-prefix=TENSORWISE --match-full-lines
 // RUN: fp8c %fp8c_src/examples/linear.mlir --recipe=delayed --verify-each --print-fusion-plan | FileCheck %s --check-prefix=DELAYED --match-full-lines
 // RUN: fp8c %fp8c_src/examples/linear.mlir --recipe=rowwise --verify-each --print-fusion-plan | FileCheck %s --check-prefix=ROWWISE --match-full-lines

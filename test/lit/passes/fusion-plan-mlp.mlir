@@ -1,5 +1,5 @@
 // The fusion plan of examples/mlp.mlir (linear + bias -> gelu (tanh) -> linear + bias)
-// under each recipe, pinned line by line (DESIGN.md section 6).
+// under each recipe, pinned line by line (docs/architecture.md).
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=tensorwise --verify-each --print-fusion-plan | FileCheck %s --check-prefix=TENSORWISE --match-full-lines
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=delayed --verify-each --print-fusion-plan | FileCheck %s --check-prefix=DELAYED --match-full-lines
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --verify-each --print-fusion-plan | FileCheck %s --check-prefix=ROWWISE --match-full-lines

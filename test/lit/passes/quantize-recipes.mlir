@@ -1,4 +1,4 @@
-// `quantize{recipe=R}` (passes/Quantize.cpp, DESIGN.md section 5): the rewrite of one linear
+// `quantize{recipe=R}` (passes/Quantize.cpp): the rewrite of one linear
 // with bias under each recipe: amax, scale and cast of both operands at the recipe's
 // granularity, then scaled_matmul with the original output dtype and fast_accum on.
 // RUN: fp8c %s --passes='quantize{recipe=tensorwise}' --verify-each --emit=ir | FileCheck %s --check-prefix=TENSORWISE

@@ -1,7 +1,6 @@
-// Issue 3's "done when": for examples/mlp.mlir and each recipe, no standalone amax, scale or
-// cast kernel lies between the two GEMM kernels (DESIGN.md section 6): the first GEMM's
-// epilogue reduces the output amax (and, where the scale is known, casts), the second GEMM's
-// prologue casts otherwise.
+// `fuse` on examples/mlp.mlir with each recipe: no standalone amax, scale or cast kernel lies
+// between the two GEMM kernels. The first GEMM's epilogue reduces its output's amax (and casts
+// it where the scale is known before the GEMM); otherwise the second GEMM's prologue casts.
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=tensorwise --verify-each --emit=ir | FileCheck %s --check-prefixes=CHECK,TENSORWISE
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=delayed --verify-each --emit=ir | FileCheck %s --check-prefixes=CHECK,DELAYED
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --verify-each --emit=ir | FileCheck %s --check-prefixes=CHECK,ROWWISE
