@@ -119,22 +119,32 @@ struct SmallGemm {
     return out;
   }
 
-  // ||D - ref|| / ||ref|| against the f64 product.
-  double errorOf(const std::vector<uint16_t> &d) const {
-    double e = 0, n = 0;
+  /// D as doubles.
+  static std::vector<double> values(const std::vector<uint16_t> &d) {
+    std::vector<double> v;
+    for (uint16_t x : d)
+      v.push_back(bf16ToFloat(x));
+    return v;
+  }
+
+  /// D against the f64 product.
+  testcmp::Comparison errorOf(const std::vector<uint16_t> &d) const {
+    std::vector<double> ref(size_t(M * N));
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
-        double ref = 0;
+        double r = 0;
         for (int64_t k = 0; k < K; ++k)
-          ref += double(a[size_t(i * K + k)]) * double(b[size_t(j * K + k)]);
-        ref *= 0.5 * 0.25;
-        const double got = bf16ToFloat(d[size_t(i * N + j)]);
-        e += (got - ref) * (got - ref);
-        n += ref * ref;
+          r += double(a[size_t(i * K + k)]) * double(b[size_t(j * K + k)]);
+        ref[size_t(i * N + j)] = r * 0.5 * 0.25;
       }
-    return std::sqrt(e / n);
+    return testcmp::compare(values(d), ref, {M, N});
   }
 };
+
+// SmallGemm's D against f64: bf16 rounding (~1.1e-3 relative Frobenius) plus the accumulation
+// (GemmSm90GpuTest's 1e-3): 3e-3; the largest element within D's half bf16 step plus four times
+// the accumulation's bound (Compare.h's gemmVsExact).
+const testcmp::Bounds kSmallGemmVsExact = testcmp::gemmVsExact(DType::BF16, 3e-3, 1e-3);
 
 TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKernel) {
   FP8C_REQUIRE_SM90_RUNNER(runner);
@@ -169,21 +179,18 @@ TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKerne
   const std::vector<uint16_t> dh = g.run(*runner, heuristic);
   const std::vector<uint16_t> dw = g.run(*runner, r->winner);
   int64_t mismatches = 0;
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < dh.size(); ++i) {
+  for (size_t i = 0; i < dh.size(); ++i)
     mismatches += dh[i] != dw[i];
-    const double x = bf16ToFloat(dw[i]), y = bf16ToFloat(dh[i]);
-    EXPECT_FALSE(std::isnan(x)) << "winner left D[" << i << "] poisoned";
-    diff += (x - y) * (x - y);
-    norm += y * y;
-  }
+  const testcmp::Comparison apart =
+      testcmp::compare(SmallGemm::values(dw), SmallGemm::values(dh), {SmallGemm::M, SmallGemm::N});
   std::cout << "[ autotune ] winner vs heuristic: " << mismatches << " of " << dh.size()
-            << " bf16 values differ, relative difference " << std::sqrt(diff / norm) << "\n";
-  // Another tiling may sum the K products in another order: at most a bf16 rounding apart.
-  EXPECT_LT(std::sqrt(diff / norm), 5e-3);
-  // Both against f64: bf16 rounding (~1.1e-3) plus accumulation (GemmSm90GpuTest's bound).
-  EXPECT_LT(g.errorOf(dh), 3e-3);
-  EXPECT_LT(g.errorOf(dw), 3e-3);
+            << " bf16 values differ, relative difference " << apart.relFrobenius() << "\n";
+  // Another tiling may sum the K products in another order: at most a bf16 rounding apart
+  // (one bf16 step, 2^-7 of an element), beside the sums' own difference (f32, under 2^-12 of
+  // an element at K = 528): two bf16 steps. A NaN is an element the winner left poisoned.
+  EXPECT_TRUE(apart.within({5e-3, 2 * testcmp::fullStep(DType::BF16)})) << "winner vs heuristic";
+  EXPECT_TRUE(g.errorOf(dh).within(kSmallGemmVsExact)) << "heuristic kernel vs f64";
+  EXPECT_TRUE(g.errorOf(dw).within(kSmallGemmVsExact)) << "winner vs f64";
 }
 
 TEST(GpuGemmSm90Autotune, SecondTuneReadsTheWinnerFromDisk) {
@@ -213,7 +220,7 @@ TEST(GpuGemmSm90Autotune, SecondTuneReadsTheWinnerFromDisk) {
   ASSERT_EQ(again->entry.candidates.size(), first.candidates.size());
   // And the winner read back runs.
   const std::vector<uint16_t> d = g.run(*runner, again->winner);
-  EXPECT_LT(g.errorOf(d), 3e-3);
+  EXPECT_TRUE(g.errorOf(d).within(kSmallGemmVsExact)) << "the winner read back";
   // The same problem with the timing options that fail, on an empty directory: an error that
   // names the autotune, not a crash.
   GemmSm90TuneCache empty(testfiles::tempDir("fp8c-autotune-gpu", "empty"));
@@ -302,8 +309,8 @@ std::vector<std::string> expectMeasured(const Executable &exe, const std::string
 }
 
 // Rowwise scaling keeps rows independent: the first `rows` rows of every output of a run on
-// `in` against the interpreter on those rows of x alone (relative error under 2e-2, no
-// poisoned element left).
+// `in` against the interpreter on those rows of x alone (Compare.h's kFp8VsInterpreter), and no
+// poisoned element left in any row.
 void expectHeadMatchesInterpreter(const Executable &exe, const std::map<std::string, HostTensor> &in,
                                   std::map<std::string, HostTensor> &gpu, int64_t rows,
                                   const std::string &what) {
@@ -315,12 +322,14 @@ void expectHeadMatchesInterpreter(const Executable &exe, const std::map<std::str
   std::map<std::string, HostTensor> cpu = runOnCpu(exe.graph(), head);
   for (const std::string &name : exe.outputNames()) {
     ASSERT_TRUE(gpu.count(name) && cpu.count(name)) << name;
-    EXPECT_EQ(nanCount(gpu[name]), 0) << "unwritten (poisoned) outputs remain in " << name;
+    EXPECT_TRUE(testcmp::allFinite(gpu[name])) << what << " '" << name << "'";
     const int64_t cols = gpu[name].shape[1];
     HostTensor top = HostTensor::make({rows, cols}, gpu[name].dtype);
     std::copy(gpu[name].data.begin(), gpu[name].data.begin() + rows * cols, top.data.begin());
-    const double rel = relativeFrobeniusError(top, cpu[name]);
-    EXPECT_LT(rel, 2e-2) << what << " '" << name << "', first " << rows << " rows";
+    const testcmp::Comparison cmp = testcmp::compare(top, cpu[name]);
+    const double rel = cmp.relFrobenius();
+    EXPECT_TRUE(cmp.within(testcmp::kFp8VsInterpreter))
+        << what << " '" << name << "', first " << rows << " rows";
     std::cout << "[ auto     ] " << what << " '" << name << "': first " << rows
               << " rows, relative error vs interpreter " << rel << "\n";
   }
@@ -366,13 +375,15 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
   }
   for (const std::string &name : exe->outputNames()) {
     ASSERT_TRUE(eager.count(name) && ref.count(name)) << name;
-    const double rel = relativeFrobeniusError(eager[name], ref[name]);
-    EXPECT_LT(rel, 2e-2) << "tensorwise '" << name << "' vs the cuBLASLt backend";
-    EXPECT_EQ(nanCount(eager[name]), 0) << name;
+    const testcmp::Comparison cmp = testcmp::compare(eager[name], ref[name]);
+    const double rel = cmp.relFrobenius();
+    EXPECT_TRUE(cmp.within(testcmp::kFp8VsInterpreter))
+        << "tensorwise '" << name << "' vs the cuBLASLt backend";
     std::cout << "[ auto     ] mlp tensorwise M=256 '" << name
               << "': auto vs cuBLASLt backend, relative error " << rel << "\n";
   }
-  // Capture: run() decides nothing new, so it captures and replays to the same bits.
+  // Capture: run() decides nothing new, so it captures and replays to the same bits (the eager
+  // run's outputs are all finite, compared above).
   for (const std::string &name : exe->outputNames())
     ASSERT_TRUE(buffers.at(name).fill(0xFF, stream).isOk());
   Status st = replayInCudaGraph(stream, [&] { return exe->run(b, stream); });
@@ -382,6 +393,7 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
     Expected<HostTensor> replayed = downloadTensor(buffers.at(name), t.shape, t.dtype);
     ASSERT_TRUE(replayed.hasValue());
     EXPECT_EQ(countBitMismatches(*replayed, eager[name]), 0) << "graph replay differs in " << name;
+    EXPECT_TRUE(testcmp::allFinite(*replayed)) << "graph replay, " << name;
   }
   drv->cuStreamDestroy(stream);
 
@@ -402,7 +414,8 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
     EXPECT_EQ(line.find("auto: measured"), std::string::npos) << line;
   }
   for (const std::string &name : gen->outputNames())
-    EXPECT_LT(relativeFrobeniusError(genOut[name], ref[name]), 2e-2) << name;
+    EXPECT_TRUE(testcmp::compare(genOut[name], ref[name]).within(testcmp::kFp8VsInterpreter))
+        << name;
 
   // Autotune off: the heuristics, nothing measured.
   std::unique_ptr<Executable> off = compileWith(graph, "tensorwise", m, "auto", false);

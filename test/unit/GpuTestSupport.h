@@ -1,6 +1,9 @@
 // Shared helpers of the GPU tests: skip without a device, run an Executable on host tensors
-// with poisoned outputs, compare against the interpreter, and replay work in a CUDA graph.
+// with poisoned outputs, compare against the interpreter (Compare.h), and replay work in a CUDA
+// graph.
 #pragma once
+
+#include "Compare.h"
 
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
@@ -119,13 +122,6 @@ inline std::map<std::string, HostTensor> inputsFor(const Executable &exe, uint64
   return in;
 }
 
-inline int64_t nanCount(const HostTensor &t) {
-  int64_t n = 0;
-  for (float v : t.data)
-    n += std::isnan(v);
-  return n;
-}
-
 /// The generated launches of exe's plan whose source contains every one of `needles`.
 inline int launchesWith(const Executable &exe, std::initializer_list<std::string> needles) {
   int n = 0;
@@ -184,6 +180,9 @@ inline void expectSameWithTuning(const Graph &g, CompileOptions o,
     ASSERT_TRUE(out.count(name) && ref.count(name)) << name;
     EXPECT_EQ(countBitMismatches(ref.at(name), out.at(name)), 0)
         << name << ": " << what << "'s result differs from the form without it";
+    // Bit for bit takes NaN as equal to NaN: both runs must have written every element.
+    EXPECT_TRUE(testcmp::allFinite(ref.at(name))) << name << ", " << what << " on";
+    EXPECT_TRUE(testcmp::allFinite(out.at(name))) << name << ", " << what << " off";
   }
 }
 

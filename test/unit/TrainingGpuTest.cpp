@@ -12,7 +12,9 @@
 // col_sum adds in another order (colsum.cuh). Each flip moves a whole tensor by ~1e-3; wrong
 // indexing, a missed scale or a missed transpose gives O(1). Bound: 2e-2 for the forward
 // output (as GpuEndToEndTest's GpuExampleTest), 3e-2 for gradients (one more GEMM and cast
-// downstream). The measured errors are printed.
+// downstream); the largest element error too, per recipe (TrainingTestSupport.h's
+// trainingOutputBounds / trainingGradientBounds), so that one wrong column or row cannot hide
+// under the Frobenius norm. The measured errors are printed.
 #include "TrainingTestSupport.h"
 
 #include "ir/Parser.h"
@@ -120,7 +122,7 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
     ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
     const std::string label =
         std::string("[ training ] ") + c.file + " " + recipe + " step " + std::to_string(step);
-    expectStepNearReference(keep, G, *ref, *refGrad, label);
+    expectStepNearReference(keep, G, *ref, *refGrad, recipe, label);
     // Delayed scaling: each history holds step + 1 amaxes, equal to the interpreter's.
     for (const std::string &key : G.stateKeys()) {
       Expected<std::vector<float>> h = G.readState(key, stream);

@@ -204,12 +204,17 @@ TEST(GpuSideLaunch, MatchesTheLaunchItReplaces) {
       }
       for (const auto &[name, want] : grads[0]) {
         const HostTensor &got = grads[1].at(name);
-        EXPECT_EQ(nanCount(got), 0) << name;
-        const double rel = relativeFrobeniusError(got, want);
+        // Both steps wrote every element of their poisoned gradients.
+        EXPECT_TRUE(testcmp::allFinite(got)) << name << " with the side launch";
+        EXPECT_TRUE(testcmp::allFinite(want)) << name << " without it";
+        const testcmp::Comparison cmp = testcmp::compare(got, want);
         std::cout << "[ side launch ] " << tokens << " tokens step " << step << " " << name
-                  << ": relative difference " << rel << "\n";
+                  << ": relative difference " << cmp.relFrobenius() << "\n";
+        // W1's gradient (a GEMM tiled per compile) and b1's (column sums in another order): the
+        // same FP8 operands summed in f32 in another order, then one bf16 rounding, which may
+        // land one bf16 step (2^-7 of the element) apart: the largest element within two steps.
         if (name.find("w1") != std::string::npos || name.find("b1") != std::string::npos)
-          EXPECT_LT(rel, 1e-3) << name;
+          EXPECT_TRUE(cmp.within({1e-3, 2 * testcmp::fullStep(DType::BF16)})) << name;
         else if (name.find("x") != std::string::npos)
           EXPECT_EQ(got.data, want.data) << name;
       }

@@ -242,6 +242,12 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
     continueFromGpuState(G, C, stream); // the reference continues from the GPU's histories
     if (HasFatalFailure())
       return;
+    // Outputs and gradients poisoned (NaN) again before each step: a value the step does not
+    // write must not pass as the previous step's.
+    for (const auto &[name, type] : G.forwardOutputs())
+      ASSERT_TRUE(keep.at("out:" + name).fill(0xFF).isOk());
+    for (const auto &[name, type] : G.inputGrads())
+      ASSERT_TRUE(keep.at("grad:" + name).fill(0xFF).isOk());
     const NamedTensors in = inputsOf(fg, 100 + uint64_t(step), 11 + uint64_t(step));
     for (const auto &[name, h] : in) {
       if (step == 0)
@@ -258,7 +264,7 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
     ASSERT_TRUE(refGrad.hasValue()) << refGrad.error();
     ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
     const std::string label = "[ weight casts ] step " + std::to_string(step);
-    expectStepNearReference(keep, G, *ref, *refGrad, label);
+    expectStepNearReference(keep, G, *ref, *refGrad, o.recipe, label);
   }
 
   // Refusals: a weight bound to another buffer; a step without weights=static; no cast yet.

@@ -6,9 +6,9 @@
 // RUN: %python %S/../make_npy.py %t/b.npy f4 3 0,0x1p-12,0.25
 // RUN: fp8c %s --run=cpu --input x=%t/x.npy --input w=%t/w.npy --input b=%t/b.npy --print-outputs | FileCheck %s
 // RUN: %python %S/../make_npy.py %t/x23.npy f4 2x3 1,2,3,4,5,6
-// RUN: not fp8c %s --run=cpu --input x=%t/x23.npy --input w=%t/w.npy --input b=%t/b.npy 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: %expect-exit 1 fp8c %s --run=cpu --input x=%t/x23.npy --input w=%t/w.npy --input b=%t/b.npy 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: %python %S/../make_npy.py %t/bf2.npy f2 3 1,2,3
-// RUN: not fp8c %s --run=cpu --input x=%t/x.npy --input w=%t/w.npy --input b=%t/bf2.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: %expect-exit 1 fp8c %s --run=cpu --input x=%t/x.npy --input w=%t/w.npy --input b=%t/bf2.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
 
 // Row 0: 1 + 2^-8 is a tie between 1 and 1 + 2^-7 -> 1 (even); with the bias 2^-12 added
 // before the rounding it is above the tie -> 1.0078125; 100 + 0.5 + 0.25 = 100.75, a tie

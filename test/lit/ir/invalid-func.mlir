@@ -1,7 +1,7 @@
 // Negative tests of the function-level rules: func.return (placement and signature), dynamic
 // dims of inputs, `fp8.state` pairing and other `fp8.*` argument / result attributes, and
 // function names unique in a module. Errors about the signature are located at `func.func`.
-// RUN: not fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
 
 // --- rule 5: func.return ------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Negative tests of fp8.kernel (verifier rule 6): the region, its arguments and its fp8.yield,
 // isolation from above, nesting, the `kind` attribute, and ops inside regions being verified by
 // the same rules. One case per split, each checking the message and its location.
-// RUN: not fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
 
 func.func @kernel_without_region(%x: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: {{.*}}invalid-kernel.mlir:[[@LINE+1]]:3: error: 'fp8.kernel' op must have a region

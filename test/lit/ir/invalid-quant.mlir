@@ -1,7 +1,7 @@
 // Negative tests of the quantization ops' type rules (TypeRules.cpp): amax, scale, cast,
 // dequant, scaled_matmul, history_scale, history_push. One case per split, each checking the
 // message and its location.
-// RUN: not fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
 
 func.func @amax_int(%x: tensor<4xi32>) -> tensor<f32> {
   // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.amax' op input must be a float type, got i32

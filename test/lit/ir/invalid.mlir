@@ -3,7 +3,7 @@
 // each checks the message and its location (an op's location is its first token). The quant
 // ops' type rules are in invalid-quant.mlir, kernels in invalid-kernel.mlir, function-level
 // rules in invalid-func.mlir.
-// RUN: not fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c %s --split-input-file --emit=ir 2>&1 | FileCheck %s --implicit-check-not=error:
 
 // --- parser errors ------------------------------------------------------------------------------
 

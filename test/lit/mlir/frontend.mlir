@@ -8,7 +8,7 @@
 // RUN: fp8c --frontend=mlir %s --run=cpu --random-inputs=3 --dynamic-dim=2 --print-outputs > %t.mlir.out
 // RUN: fp8c %s --run=cpu --random-inputs=3 --dynamic-dim=2 --print-outputs > %t.fp8c.out
 // RUN: diff %t.mlir.out %t.fp8c.out
-// RUN: not fp8c --frontend=mlir %S/Inputs/frontend-invalid.mlir --emit=ir 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: %expect-exit 1 fp8c --frontend=mlir %S/Inputs/frontend-invalid.mlir --emit=ir 2>&1 | FileCheck %s --check-prefix=ERR
 
 // PLAN: // fusion plan for @small_mlp: 5 kernels
 // PLAN: kernel #{{[0-9]+}} gemm

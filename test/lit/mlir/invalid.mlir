@@ -2,7 +2,7 @@
 // Negative cases only MLIR's syntax can write (generic op form, MLIR types and attributes
 // fp8c's IR has no place for), and the translation's errors. The IR's own negative tests
 // (test/lit/ir/invalid*.mlir) are checked against both parsers by parity.test.
-// RUN: not fp8c-opt %s --split-input-file --fp8c-verify 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c-opt %s --split-input-file --fp8c-verify 2>&1 | FileCheck %s --implicit-check-not=error:
 
 func.func @f64(%x: tensor<4xf64>) -> tensor<4xf64> {
   // CHECK: invalid.mlir:[[@LINE+1]]:3: error: 'fp8.relu' op operand #0 has type tensor<4xf64>, which is not a tensor of f32, f16, bf16, f8E4M3FN, f8E5M2 or i32

@@ -19,7 +19,7 @@
 // RUN: fp8c-opt %s '--fp8c-pipeline=passes=quantize{recipe=tensorwise}' --fp8c-verify | FileCheck %s --check-prefix=QUANT
 // And with MLIR's textual pipeline syntax, between MLIR's own passes:
 // RUN: fp8c-opt %s '--pass-pipeline=builtin.module(fp8c-pipeline{passes=quantize{recipe=tensorwise} verify-each=true},canonicalize,cse)' | FileCheck %s --check-prefix=QUANT
-// RUN: not fp8c-opt %s --fp8c-pipeline=passes=bogus 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %expect-exit 1 fp8c-opt %s --fp8c-pipeline=passes=bogus 2>&1 | FileCheck %s --check-prefix=BAD
 
 // TENSOR-LABEL: func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>) -> tensor<?x256xbf16> {
 // TENSOR:         %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%x)

@@ -3,7 +3,7 @@
 // numbers (as fp8c's do, not MLIR 19's "within split at ..."), outputs are separated by
 // `// -----` as fp8c separates them, and a failing case fails the run without hiding the
 // others. --verify-diagnostics checks expected-error annotations per case.
-// RUN: not fp8c-opt %s --split-input-file 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 fp8c-opt %s --split-input-file 2>&1 | FileCheck %s
 // RUN: fp8c-opt %s --split-input-file --verify-diagnostics
 
 // CHECK-LABEL: func.func @first(

@@ -1,7 +1,7 @@
 // The autodiff pass alone: gradient inputs for the outputs, gradient results for the inputs,
 // dgrad = dY · W as linear(dY, Wᵀ), wgrad = dYᵀ · X as linear(dYᵀ, Xᵀ), dbias = col_sum(dY),
 // activation derivatives, and located errors.
-// RUN: not fp8c %s --split-input-file --passes=autodiff --verify-each --emit=ir 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 fp8c %s --split-input-file --passes=autodiff --verify-each --emit=ir 2>&1 | FileCheck %s
 
 // CHECK-LABEL: func.func @mlp(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<8x32xf32>, %[[W1:[^:]+]]: tensor<64x32xf32>, %[[B1:[^:]+]]: tensor<64xf32>, %[[W2:[^:]+]]: tensor<16x64xf32>, %[[DY:[^:]+]]: tensor<8x16xf32> {fp8.grad = "y"})

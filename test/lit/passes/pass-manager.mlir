@@ -1,17 +1,17 @@
 // The pass manager (passes/PassManager.cpp) through the CLI: pipeline strings and their
 // errors (no location: they are about the command line), IR dumps, and a failing pass, which
 // gives a located error, exit status 1 and no IR on stdout.
-// RUN: not fp8c %s --passes=canonicalize,fusion 2>&1 | FileCheck %s --check-prefix=UNKNOWN-PASS
-// RUN: not fp8c %s --passes='cse{aggressive=true}' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
-// RUN: not fp8c %s --passes='shape-infer{token=4}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPTION
-// RUN: not fp8c %s --passes='cse,,dce' 2>&1 | FileCheck %s --check-prefix=EMPTY-NAME
-// RUN: not fp8c %s --passes='cse,' 2>&1 | FileCheck %s --check-prefix=TRAILING-COMMA
-// RUN: not fp8c %s --passes='{tokens=4}' 2>&1 | FileCheck %s --check-prefix=NO-NAME
-// RUN: not fp8c %s --passes='shape-infer{tokens=4' 2>&1 | FileCheck %s --check-prefix=UNCLOSED
-// RUN: not fp8c %s --passes='shape-infer{tokens=4} cse' 2>&1 | FileCheck %s --check-prefix=NO-COMMA
-// RUN: not fp8c %s --passes='shape-infer{tokens}' 2>&1 | FileCheck %s --check-prefix=NO-VALUE
-// RUN: not fp8c %s --passes='shape-infer{tokens=4 tokens=5}' 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not fp8c %s --print-fusion-plan --passes=cse 2>&1 | FileCheck %s --check-prefix=PLAN-NEEDS-FUSE
+// RUN: %expect-exit 1 fp8c %s --passes=canonicalize,fusion 2>&1 | FileCheck %s --check-prefix=UNKNOWN-PASS
+// RUN: %expect-exit 1 fp8c %s --passes='cse{aggressive=true}' 2>&1 | FileCheck %s --check-prefix=NO-OPTIONS
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{token=4}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPTION
+// RUN: %expect-exit 1 fp8c %s --passes='cse,,dce' 2>&1 | FileCheck %s --check-prefix=EMPTY-NAME
+// RUN: %expect-exit 1 fp8c %s --passes='cse,' 2>&1 | FileCheck %s --check-prefix=TRAILING-COMMA
+// RUN: %expect-exit 1 fp8c %s --passes='{tokens=4}' 2>&1 | FileCheck %s --check-prefix=NO-NAME
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens=4' 2>&1 | FileCheck %s --check-prefix=UNCLOSED
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens=4} cse' 2>&1 | FileCheck %s --check-prefix=NO-COMMA
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens}' 2>&1 | FileCheck %s --check-prefix=NO-VALUE
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens=4 tokens=5}' 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: %expect-exit 1 fp8c %s --print-fusion-plan --passes=cse 2>&1 | FileCheck %s --check-prefix=PLAN-NEEDS-FUSE
 
 // UNKNOWN-PASS: {{^}}fp8c: error: unknown pass 'fusion'; known passes: verify, shape-infer, canonicalize, cse, dce, autodiff, quantize, fuse{{$}}
 // NO-OPTIONS: {{^}}fp8c: error: pass 'cse' has no option 'aggressive'; it takes none{{$}}
@@ -47,8 +47,8 @@
 
 // A pass that fails: a located error, exit status 1, nothing on stdout (neither the IR nor the
 // dumps of the passes before it, which go to stderr).
-// RUN: not fp8c %s --passes='cse,quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --check-prefix=FAIL
-// RUN: not fp8c %s --passes='cse,quantize{recipe=tensorwise weights=static}' --emit=ir --print-ir-after-all 2>/dev/null | count 0
+// RUN: %expect-exit 1 fp8c %s --passes='cse,quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --check-prefix=FAIL
+// RUN: %expect-exit 1 fp8c %s --passes='cse,quantize{recipe=tensorwise weights=static}' --emit=ir --print-ir-after-all 2>/dev/null | count 0
 // The exit status is 1 (a user error), not 2 (an internal error).
 // RUN: %python -c "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], capture_output=True).returncode != 1)" fp8c %s --passes='cse,quantize{recipe=tensorwise weights=static}' --emit=ir
 

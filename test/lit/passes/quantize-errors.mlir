@@ -1,21 +1,21 @@
 // Errors of `quantize`. Bad options are pipeline errors, reported before any graph is read
 // (`fp8c: error: ...`, no location); graphs it cannot rewrite are located errors at the op.
-// RUN: not fp8c %s --passes='quantize{recipe=fp16}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-RECIPE
-// RUN: not fp8c %s --passes='quantize' 2>&1 | FileCheck %s --check-prefix=NO-RECIPE
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise amax=max}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPTION
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise pow2=yes}' 2>&1 | FileCheck %s --check-prefix=BAD-POW2
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise fast_accum=2}' 2>&1 | FileCheck %s --check-prefix=BAD-FAST-ACCUM
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise margin=65}' 2>&1 | FileCheck %s --check-prefix=BAD-MARGIN
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise margin=-1}' 2>&1 | FileCheck %s --check-prefix=NEG-MARGIN
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise margin=1.5}' 2>&1 | FileCheck %s --check-prefix=FRAC-MARGIN
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise weights=frozen}' 2>&1 | FileCheck %s --check-prefix=BAD-WEIGHTS
-// RUN: not fp8c %s --passes='quantize{recipe=delayed history_len=0}' 2>&1 | FileCheck %s --check-prefix=BAD-HISTORY-LEN
-// RUN: not fp8c %s --passes='quantize{recipe=delayed algo=mean}' 2>&1 | FileCheck %s --check-prefix=BAD-ALGO
-// RUN: not fp8c %s --passes='quantize{recipe=rowwise history_len=4}' 2>&1 | FileCheck %s --check-prefix=HISTORY-NOT-DELAYED
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise act_dtype=e3m4}' 2>&1 | FileCheck %s --check-prefix=BAD-DTYPE
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise act_dtype=e5m2 weight_dtype=e5m2}' 2>&1 | FileCheck %s --check-prefix=BOTH-E5M2
-// RUN: not fp8c %s --passes='quantize{recipe=tensorwise recipe=rowwise}' 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not fp8c %s --recipe=fp4 2>&1 | FileCheck %s --check-prefix=CLI-RECIPE
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=fp16}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-RECIPE
+// RUN: %expect-exit 1 fp8c %s --passes='quantize' 2>&1 | FileCheck %s --check-prefix=NO-RECIPE
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise amax=max}' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPTION
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise pow2=yes}' 2>&1 | FileCheck %s --check-prefix=BAD-POW2
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise fast_accum=2}' 2>&1 | FileCheck %s --check-prefix=BAD-FAST-ACCUM
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise margin=65}' 2>&1 | FileCheck %s --check-prefix=BAD-MARGIN
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise margin=-1}' 2>&1 | FileCheck %s --check-prefix=NEG-MARGIN
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise margin=1.5}' 2>&1 | FileCheck %s --check-prefix=FRAC-MARGIN
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise weights=frozen}' 2>&1 | FileCheck %s --check-prefix=BAD-WEIGHTS
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=delayed history_len=0}' 2>&1 | FileCheck %s --check-prefix=BAD-HISTORY-LEN
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=delayed algo=mean}' 2>&1 | FileCheck %s --check-prefix=BAD-ALGO
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=rowwise history_len=4}' 2>&1 | FileCheck %s --check-prefix=HISTORY-NOT-DELAYED
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise act_dtype=e3m4}' 2>&1 | FileCheck %s --check-prefix=BAD-DTYPE
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise act_dtype=e5m2 weight_dtype=e5m2}' 2>&1 | FileCheck %s --check-prefix=BOTH-E5M2
+// RUN: %expect-exit 1 fp8c %s --passes='quantize{recipe=tensorwise recipe=rowwise}' 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: %expect-exit 1 fp8c %s --recipe=fp4 2>&1 | FileCheck %s --check-prefix=CLI-RECIPE
 
 // UNKNOWN-RECIPE: {{^}}fp8c: error: quantize: unknown recipe 'fp16'; recipes: tensorwise, delayed, rowwise, blockwise{{$}}
 // NO-RECIPE: {{^}}fp8c: error: quantize: option recipe is required (tensorwise|delayed|rowwise|blockwise){{$}}
@@ -35,7 +35,7 @@
 // CLI-RECIPE: {{^}}fp8c: error: --recipe=fp4: unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none{{$}}
 
 // Located errors: each chunk fails on its own, the message names the op and points at it.
-// RUN: not fp8c %s --split-input-file --passes='quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: %expect-exit 1 fp8c %s --split-input-file --passes='quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --implicit-check-not=error:
 
 func.func @rank3_input(%x: tensor<2x3x256xbf16>, %w: tensor<128x256xbf16>) -> tensor<2x3x128xbf16> {
   // CHECK: {{.*}}quantize-errors.mlir:[[@LINE+1]]:3: error: quantize: the input of 'fp8.linear' must be 2-D, got tensor<2x3x256xbf16>; flatten the leading dims first

@@ -4,8 +4,8 @@
 // RUN: fp8c %s --passes=shape-infer --verify-each --emit=ir | FileCheck %s --check-prefix=DYN
 // RUN: fp8c %s --passes='shape-infer{tokens=5}' --verify-each --emit=ir | FileCheck %s --check-prefix=T5
 // RUN: fp8c %s --passes='quantize{recipe=rowwise},fuse,shape-infer{tokens=3}' --verify-each --emit=ir | FileCheck %s --check-prefix=FUSED
-// RUN: not fp8c %s --passes='shape-infer{tokens=0}' 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not fp8c %s --passes='shape-infer{tokens=x}' 2>&1 | FileCheck %s --check-prefix=BAD-X
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens=0}' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %expect-exit 1 fp8c %s --passes='shape-infer{tokens=x}' 2>&1 | FileCheck %s --check-prefix=BAD-X
 
 // BAD: fp8c: error: pass 'shape-infer': option tokens must be a positive integer, got '0'
 // BAD-X: fp8c: error: pass 'shape-infer': option tokens must be a positive integer, got 'x'

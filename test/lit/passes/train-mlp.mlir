@@ -1,6 +1,6 @@
 // fp8c --train on the MLP example (delayed); a dynamic token dim needs --tokens.
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --tokens=16 --print-fusion-plan | FileCheck %s
-// RUN: not fp8c %S/../../../examples/mlp.mlir --train 2>&1 | FileCheck %s --check-prefix=DYN
+// RUN: %expect-exit 1 fp8c %S/../../../examples/mlp.mlir --train 2>&1 | FileCheck %s --check-prefix=DYN
 // The forward's first GEMM takes the GELU, the amax, the FP8 cast with the history's scale and
 // its transpose, and writes the unscaled e4m3 copy of its pre-activation %h that the step saves
 // for the GELU's derivative (gelu_saved=e4m3, delayed's default): only the generated GEMM can.
@@ -62,8 +62,8 @@
 // %g_grad back, and the plan says why.
 // Quantize options reach the training pipeline through --recipe-options.
 // RUN: fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='bwd_fast_accum=true gelu_saved=input' --tokens=16 --print-fusion-plan | FileCheck %s --check-prefix=IN
-// RUN: not fp8c %S/../../../examples/mlp.mlir --recipe=delayed --recipe-options='bwd_fast_accum=true' 2>&1 | FileCheck %s --check-prefix=OPTS
-// RUN: not fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=bf16' --tokens=16 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: %expect-exit 1 fp8c %S/../../../examples/mlp.mlir --recipe=delayed --recipe-options='bwd_fast_accum=true' 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: %expect-exit 1 fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=bf16' --tokens=16 2>&1 | FileCheck %s --check-prefix=BADOPT
 // CHECK-LABEL: // fusion plan for @mlp_bwd: 6 kernels
 // CHECK: kernel #1 gemm -> generated (gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after cuBLASLt, a cast-transpose launch from its bf16 result))
 // CHECK-NEXT: prologue: fp8.history_scale %h_grad_scale
