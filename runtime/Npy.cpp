@@ -375,13 +375,22 @@ Status writeNpy(const std::string &path, const HostTensor &t, NpyEncoding encodi
     for (size_t b = 0; b < item; ++b)
       out[dataStart + i * item + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
   }
+  // Every write is checked through the close (a full disk fails at the final flush), with
+  // the errno of the first failure.
+  errno = 0;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f)
     return Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  const int writeErrno = f ? 0 : errno;
+  if (f)
+    errno = 0;
   f.close();
-  if (!f)
-    return Error(fmt::format("cannot write {}: write failed", path));
+  if (!f) {
+    const int e = writeErrno ? writeErrno : errno;
+    return Error(fmt::format("cannot write {}: {}", path,
+                             e ? std::strerror(e) : "write failed"));
+  }
   return Status::ok();
 }
 

@@ -3,6 +3,7 @@
 // diagnostics on stderr), 2 internal error.
 #include "EmitBinary.h"
 #include "EmitCuda.h"
+#include "OutputFile.h"
 #include "Options.h"
 #include "RunCommand.h"
 
@@ -18,9 +19,9 @@
 #include "dialects/fp8/MlirFrontend.h"
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -208,15 +209,16 @@ int realMain(int argc, char **argv) {
   }
   std::string displayName = o.inputFile == "-" ? "<stdin>" : o.inputFile;
 
-  std::ofstream file;
+  std::unique_ptr<OutputFile> file;
   std::ostream *irOut = &std::cout;
   if (!o.outputFile.empty()) {
-    file.open(o.outputFile);
-    if (!file) {
-      std::cerr << "fp8c: error: cannot write '" << o.outputFile << "'\n";
+    Expected<std::unique_ptr<OutputFile>> f = OutputFile::open(o.outputFile);
+    if (!f) {
+      std::cerr << "fp8c: error: " << f.error() << "\n";
       return kExitUserError;
     }
-    irOut = &file;
+    file = f.take();
+    irOut = &file->stream();
   }
 
   std::vector<SourceChunk> chunks;
@@ -234,7 +236,12 @@ int realMain(int argc, char **argv) {
     if (s > status)
       status = s;
   }
-  irOut->flush();
+  // An output that could not be written in full is an error, whatever else went right.
+  for (Status written : {file ? file->close() : Status::ok(), flushStdout()})
+    if (!written) {
+      std::cerr << "fp8c: error: " << written.message() << "\n";
+      status = std::max(status, kExitUserError);
+    }
   return status;
 }
 
