@@ -111,8 +111,24 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   return kExitOk;
 }
 
+// --func NAME must name a function of the file (or chunk): an error listing them otherwise.
+bool checkFuncName(const Options &o, const Module &m, const std::string &name) {
+  if (o.funcName.empty() || m.lookup(o.funcName))
+    return true;
+  std::string list;
+  for (const auto &g : m.graphs())
+    list += (list.empty() ? "@" : ", @") + g->name();
+  std::cerr << "fp8c: error: --func " << o.funcName << ": " << name << " has no function '@"
+            << o.funcName << "'; "
+            << (list.empty() ? std::string("it has no functions") : "its functions: " + list)
+            << "\n";
+  return false;
+}
+
 int processModule(const Options &o, Module &m, std::string_view text, const std::string &name,
                   uint32_t firstLine, std::ostream &irOut) {
+  if (!checkFuncName(o, m, name))
+    return kExitUserError;
   if (o.train)
     return processTraining(o, m, irOut);
   std::unique_ptr<Module> reference;
