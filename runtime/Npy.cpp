@@ -262,6 +262,8 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
   if (n * item != have)
     return Error(fmt::format("{} has {} bytes after its data ({} of shape {} need {})", who,
                              have - n * item, h.descr, shapeString(h.shape), n * item));
+  if (std::string e = hostTensorSizeError(h.shape); !e.empty())
+    return Error(who + " " + e);
   HostTensor t = HostTensor::make(h.shape, want);
   const auto *p = reinterpret_cast<const unsigned char *>(bytes.data() + h.dataOffset);
   for (size_t i = 0; i < n; ++i) {
