@@ -6,11 +6,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 
 namespace fp8c {
 namespace {
@@ -282,18 +283,40 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
   return t;
 }
 
+// The bytes of `path`: an Error naming the input and the file when it cannot be opened or
+// read (with the system's reason) or is a directory.
 Expected<std::string> slurp(const std::string &path, const std::string &inputName) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Error(fmt::format("{}cannot open {}: {}",
-                             inputName.empty() ? "" : "input '" + inputName + "': ", path,
-                             std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    return Error(fmt::format("{}cannot read {}",
-                             inputName.empty() ? "" : "input '" + inputName + "': ", path));
-  return ss.str();
+  const std::string who = inputName.empty() ? "" : "input '" + inputName + "': ";
+  int fd;
+  do
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return Error(fmt::format("{}cannot open {}: {}", who, path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode))
+    return Error(fmt::format("{}{} is a directory, not a .npy file", who, path));
+  std::string bytes;
+  if (S_ISREG(st.st_mode))
+    bytes.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
+    if (n == 0)
+      break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  return bytes;
 }
 
 std::string rawDescr(DType t) {
