@@ -283,8 +283,15 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
   return t;
 }
 
-// The bytes of `path`: an Error naming the input and the file when it cannot be opened or
-// read (with the system's reason) or is a directory.
+// The largest .npy file read: the data of the largest host tensor at 4 bytes an element, and
+// room for a header. Anything longer is an error before it is read (a regular file) or once
+// that much was read (a pipe or a device that never ends).
+constexpr uint64_t kMaxNpyBytes = uint64_t(kMaxHostTensorElements) * 4 + (uint64_t(1) << 20);
+
+// The bytes of `path`: an Error naming the input and the file when it cannot be opened (with
+// the system's reason), is a directory, or is longer than kMaxNpyBytes. A file that does not
+// start with the .npy magic is read no further than that (decode() then says so), so a device
+// such as /dev/zero fails at once.
 Expected<std::string> slurp(const std::string &path, const std::string &inputName) {
   const std::string who = inputName.empty() ? "" : "input '" + inputName + "': ";
   int fd;
@@ -302,19 +309,32 @@ Expected<std::string> slurp(const std::string &path, const std::string &inputNam
     return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode))
     return Error(fmt::format("{}{} is a directory, not a .npy file", who, path));
+  const std::string tooLarge =
+      fmt::format("{}{} is larger than {} bytes, the most a .npy file of one host tensor holds "
+                  "({} elements of 4 bytes, and a header)",
+                  who, path, kMaxNpyBytes, kMaxHostTensorElements);
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxNpyBytes)
+    return Error(tooLarge);
   std::string bytes;
   if (S_ISREG(st.st_mode))
     bytes.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    // Until the magic is in, read only as far as it; then in whole buffers.
+    const size_t want =
+        bytes.size() < kMagic.size() ? kMagic.size() - bytes.size() : sizeof buf;
+    ssize_t n = ::read(fd, buf, want);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
       return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
     if (n == 0)
       break;
+    if (bytes.size() + static_cast<size_t>(n) > kMaxNpyBytes)
+      return Error(tooLarge);
     bytes.append(buf, static_cast<size_t>(n));
+    if (bytes.size() >= kMagic.size() && bytes.compare(0, kMagic.size(), kMagic) != 0)
+      break; // not a .npy file, whatever follows
   }
   return bytes;
 }
