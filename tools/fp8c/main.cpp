@@ -67,6 +67,9 @@ std::unique_ptr<Module> load(const Options &o, std::string_view text, const std:
   return m;
 }
 
+// The target of --emit=cuda|ptx|cubin: --arch, else sm_90a (no device is asked).
+std::string emitArch(const Options &o) { return o.arch ? o.arch->name : "sm_90a"; }
+
 void printPassList(std::ostream &os) {
   for (const PassInfo &p : allPasses()) {
     os << p.name << ": " << p.description << "\n";
@@ -84,7 +87,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
   to.tokens = o.tokens;
   to.recipeOptions = o.recipeOptions;
-  to.gemmBackend = o.backend;
+  to.gemmBackend = gemmBackendName(o.backend);
   to.verifyEach = true;
   to.printIrAfterAll = o.printIrAfterAll;
   to.dumpOut = &std::cerr;
@@ -104,8 +107,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   }
   std::cout << plan.str();
   if (o.emit == "cuda")
-    return emitCuda(out, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
-                                                                                : kExitUserError;
+    return emitCuda(out, emitArch(o), o.backend, irOut, std::cerr) ? kExitOk : kExitUserError;
   if (o.emit.has_value() || !o.printFusionPlan)
     printModule(out, irOut);
   return kExitOk;
@@ -136,7 +138,7 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
                          : !o.recipe.empty() ? defaultPipeline(o.recipe)
                                              : std::string();
   // Show the GEMM backend in the fusion plan, and plan for it: fuse{gemm-backend=B}.
-  pipeline = withGemmBackend(pipeline, o.backend);
+  pipeline = withGemmBackend(pipeline, gemmBackendName(o.backend));
   if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
     std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
                  "--passes=...,fuse)\n";
@@ -183,11 +185,10 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
     std::cout << plan.str();
   }
   if (o.emit == "cuda")
-    return emitCuda(m, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
-                                                                              : kExitUserError;
+    return emitCuda(m, emitArch(o), o.backend, irOut, std::cerr) ? kExitOk : kExitUserError;
   if (o.emit == "ptx" || o.emit == "cubin")
-    return emitBinary(m, *o.emit, o.arch, o.outputDir, irOut, std::cerr) ? kExitOk
-                                                                         : kExitUserError;
+    return emitBinary(m, *o.emit, emitArch(o), o.outputDir, irOut, std::cerr) ? kExitOk
+                                                                              : kExitUserError;
   bool emit = o.emit.has_value() || (!o.run.has_value() && !o.printFusionPlan);
   if (emit)
     printModule(m, irOut);
