@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <unordered_map>
 
 namespace fp8c {
@@ -541,23 +540,50 @@ std::unique_ptr<Module> parseModule(std::string_view text, const std::string &fi
   return Parser(text, filename, diag, firstLine == 0 ? 1 : firstLine).parseModule();
 }
 
-Expected<std::string> readSource(const std::string &path) {
-  if (path == "-") {
-    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    if (std::cin.bad())
-      return Error("cannot read standard input");
-    return text;
+namespace {
+
+/// The largest graph text readSource reads: a file or stream longer than this (a device such
+/// as /dev/zero, a pipe that never ends) is an error, not a read without bound.
+constexpr uint64_t kMaxSourceBytes = uint64_t(1) << 30;
+
+std::string tooLongMessage(const std::string &label) {
+  return fmt::format("cannot read {}: it is longer than {} bytes (1 GiB), the most fp8c reads",
+                     label, kMaxSourceBytes);
+}
+
+// Reads `in` to its end, or fails once more than kMaxSourceBytes arrived.
+Expected<std::string> readCapped(std::istream &in, const std::string &label) {
+  std::string text;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    const auto n = static_cast<size_t>(in.gcount());
+    if (text.size() + n > kMaxSourceBytes)
+      return Error(tooLongMessage(label));
+    text.append(buf, n);
   }
+  if (in.bad())
+    return Error(fmt::format("cannot read {}", label));
+  return text;
+}
+
+} // namespace
+
+Expected<std::string> readSource(const std::string &path) {
+  if (path == "-")
+    return readCapped(std::cin, "standard input");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Error(fmt::format("cannot read '{}': it is a directory", path));
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxSourceBytes)
+      return Error(tooLongMessage("'" + path + "'"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad())
-    return Error(fmt::format("cannot read '{}'", path));
-  return text;
+  return readCapped(in, "'" + path + "'");
 }
 
 std::vector<SourceChunk> splitInputFile(std::string_view text) {

@@ -41,7 +41,8 @@ namespace fp8c {
 std::unique_ptr<Module> parseModule(std::string_view text, const std::string &filename,
                                     DiagnosticEngine &diag, uint32_t firstLine = 1);
 
-/// Reads a whole file; "-" reads standard input.
+/// Reads a whole file; "-" reads standard input. A file or stream longer than 1 GiB is an
+/// error (so is a directory), as is one that cannot be opened (with the system's reason).
 Expected<std::string> readSource(const std::string &path);
 
 /// One chunk of a file split at lines `// -----` (mlir-opt's --split-input-file).

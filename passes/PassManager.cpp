@@ -5,6 +5,8 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 
 namespace fp8c {
@@ -51,6 +53,29 @@ Expected<PassOptions> parseOptionList(std::string_view passName, std::string_vie
   return opts;
 }
 
+// `quantize` rewrites the linears and matmuls outside fp8.kernel regions: after `fuse` there
+// are none (fuse moved them into kernels), and after an earlier `quantize` none is left to
+// rewrite, so such a pass would do nothing. Both are errors naming the passes' positions
+// (1-based) in the pipeline. Updates the positions seen; "" when `name` may run here.
+std::string checkPassOrder(const std::string &name, size_t position, size_t &quantizeAt,
+                           size_t &fuseAt) {
+  if (name == "quantize") {
+    if (quantizeAt)
+      return fmt::format("pass {} of the pipeline, 'quantize', would quantize a graph that pass "
+                         "{} ('quantize') already quantized; give quantize once",
+                         position, quantizeAt);
+    if (fuseAt)
+      return fmt::format("pass {} of the pipeline, 'quantize', comes after pass {} ('fuse'), "
+                         "which leaves no linear or matmul for it to quantize; run quantize "
+                         "before fuse",
+                         position, fuseAt);
+    quantizeAt = position;
+  } else if (name == "fuse" && !fuseAt) {
+    fuseAt = position;
+  }
+  return "";
+}
+
 } // namespace
 
 Status PassManager::parsePipeline(std::string_view pipeline) {
@@ -58,6 +83,8 @@ Status PassManager::parsePipeline(std::string_view pipeline) {
   std::string_view text = trim(pipeline);
   if (text.empty())
     return Error("empty pass pipeline");
+  // 1-based positions in this pipeline of the passes whose order matters (0: not yet seen).
+  size_t position = 0, quantizeAt = 0, fuseAt = 0;
   while (i <= text.size()) {
     size_t nameEnd = i;
     while (nameEnd < text.size() && text[nameEnd] != ',' && text[nameEnd] != '{')
@@ -82,6 +109,9 @@ Status PassManager::parsePipeline(std::string_view pipeline) {
     const PassInfo *info = lookupPass(name);
     if (!info)
       return Error("unknown pass '" + name + "'; known passes: " + knownPassList());
+    ++position;
+    if (std::string e = checkPassOrder(name, position, quantizeAt, fuseAt); !e.empty())
+      return Error(e);
     Expected<PassOptions> opts = parseOptionList(name, body);
     if (!opts)
       return Error(opts.error());

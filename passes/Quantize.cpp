@@ -311,6 +311,15 @@ public:
       ctx.diag.error(g.loc(), "quantize: @" + g.name() + " has no func.return");
       return false;
     }
+    // fuse moved the linears and matmuls into fp8.kernel regions, which quantize does not
+    // rewrite: on a fused graph it would do nothing.
+    for (Op *op : g.body().opList())
+      if (op->kind() == OpKind::Kernel) {
+        ctx.diag.error(op->loc(), "quantize: @" + g.name() +
+                                      " is already fused (this fp8.kernel holds its ops, which "
+                                      "quantize does not rewrite); quantize before fuse");
+        return false;
+      }
     return Quantizer(g, recipe_, ctx.diag).run();
   }
 

@@ -1,9 +1,12 @@
 // HostTensor helpers (see HostTensor.h).
 #include "runtime/HostTensor.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace fp8c {
 
@@ -12,6 +15,31 @@ int64_t numElementsOf(const std::vector<int64_t> &shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+std::string hostTensorSizeError(const std::vector<int64_t> &shape) {
+  const std::string limit = fmt::format("more than the {} elements ({} GiB as f32) a host tensor "
+                                        "may hold",
+                                        kMaxHostTensorElements, kMaxHostTensorElements * 4 >> 30);
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return "has the dynamic shape " + shapeString(shape);
+    if (d != 0 && n > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+      overflow = true;
+    n *= static_cast<uint64_t>(d);
+  }
+  for (int64_t d : shape) // a zero dim makes the tensor empty, however large the others
+    if (d == 0)
+      return "";
+  if (overflow)
+    return fmt::format("has shape {}, whose element count overflows 64 bits: {}",
+                       shapeString(shape), limit);
+  if (n > static_cast<uint64_t>(kMaxHostTensorElements))
+    return fmt::format("has shape {} with {} elements ({:.4g} GiB as f32), {}", shapeString(shape),
+                       n, static_cast<double>(n) * 4 / double(int64_t(1) << 30), limit);
+  return "";
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {

@@ -40,6 +40,17 @@ struct HostTensor {
   TensorType type() const { return TensorType(shape, dtype); }
 };
 
+/// The most elements one host tensor may hold: 2^30, 4 GiB of f32. Whatever allocates host
+/// tensors from shapes it did not choose (the CPU interpreter's results, random inputs, the
+/// .npy reader) checks each shape with hostTensorSizeError before allocating, so a huge static
+/// shape is an error naming the tensor, not an allocation failure.
+constexpr int64_t kMaxHostTensorElements = int64_t(1) << 30;
+
+/// "" when a tensor of `shape` may be allocated; else why not, as a phrase to follow the
+/// tensor's name: "has shape [...] with N elements (X GiB as f32), more than ..." (also when
+/// the product of the dims overflows), or "has the dynamic shape [...]" for a negative dim.
+std::string hostTensorSizeError(const std::vector<int64_t> &shape);
+
 /// Product of a static shape's dims (1 for rank 0).
 int64_t numElementsOf(const std::vector<int64_t> &shape);
 /// `[2, 3]`; dynamic dims print as `?`.

@@ -30,6 +30,11 @@ std::string opError(const Op &op, const std::string &msg) {
   return fmt::format("{}: error: '{}' op {}", op.loc().str(), op.name(), msg);
 }
 
+// "result %y" (or "the result" when unnamed), for messages about a value.
+std::string valueLabel(const Value *v) {
+  return v->name().empty() ? std::string("the result") : "result %" + v->name();
+}
+
 bool compatible(const TensorType &declared, const TensorType &actual) {
   return declared.dtype() == actual.dtype() && shapesCompatible(declared.shape(), actual.shape());
 }
@@ -82,20 +87,6 @@ Status checkInputsImpl(const Graph &g, std::span<const HostTensor> inputs, unsig
                                t.data[static_cast<size_t>(bad)], dtypeName(t.dtype)));
   }
   return Status::ok();
-}
-
-// "" when `shape` is static and small enough to allocate; else why not.
-std::string checkStaticSize(const std::vector<int64_t> &shape) {
-  constexpr int64_t kMaxElements = int64_t(1) << 40;
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return "result shape " + shapeString(shape) + " is not static";
-    if (d != 0 && n > kMaxElements / d)
-      return "result shape " + shapeString(shape) + " is too large for the interpreter";
-    n *= d;
-  }
-  return "";
 }
 
 class Runner {
@@ -173,8 +164,10 @@ private:
         return Error(opError(op, fmt::format("result type {} does not match the operands, "
                                              "which give {}{}",
                                              declared.str(), t->str(), bindingNote())));
-      if (std::string e = checkStaticSize(t->shape()); !e.empty())
-        return Error(opError(op, e));
+      // Every result is allocated: a shape too large to hold is an error naming it, before
+      // anything runs.
+      if (std::string e = hostTensorSizeError(t->shape()); !e.empty())
+        return Error(opError(op, valueLabel(op.result()) + " " + e + bindingNote()));
       types_[op.result()] = *t;
     }
     return Status::ok();

@@ -6,11 +6,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 
 namespace fp8c {
 namespace {
@@ -262,6 +263,8 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
   if (n * item != have)
     return Error(fmt::format("{} has {} bytes after its data ({} of shape {} need {})", who,
                              have - n * item, h.descr, shapeString(h.shape), n * item));
+  if (std::string e = hostTensorSizeError(h.shape); !e.empty())
+    return Error(who + " " + e);
   HostTensor t = HostTensor::make(h.shape, want);
   const auto *p = reinterpret_cast<const unsigned char *>(bytes.data() + h.dataOffset);
   for (size_t i = 0; i < n; ++i) {
@@ -280,18 +283,60 @@ Expected<HostTensor> decode(std::string_view bytes, const TensorType *expected,
   return t;
 }
 
+// The largest .npy file read: the data of the largest host tensor at 4 bytes an element, and
+// room for a header. Anything longer is an error before it is read (a regular file) or once
+// that much was read (a pipe or a device that never ends).
+constexpr uint64_t kMaxNpyBytes = uint64_t(kMaxHostTensorElements) * 4 + (uint64_t(1) << 20);
+
+// The bytes of `path`: an Error naming the input and the file when it cannot be opened (with
+// the system's reason), is a directory, or is longer than kMaxNpyBytes. A file that does not
+// start with the .npy magic is read no further than that (decode() then says so), so a device
+// such as /dev/zero fails at once.
 Expected<std::string> slurp(const std::string &path, const std::string &inputName) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Error(fmt::format("{}cannot open {}: {}",
-                             inputName.empty() ? "" : "input '" + inputName + "': ", path,
-                             std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    return Error(fmt::format("{}cannot read {}",
-                             inputName.empty() ? "" : "input '" + inputName + "': ", path));
-  return ss.str();
+  const std::string who = inputName.empty() ? "" : "input '" + inputName + "': ";
+  int fd;
+  do
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return Error(fmt::format("{}cannot open {}: {}", who, path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode))
+    return Error(fmt::format("{}{} is a directory, not a .npy file", who, path));
+  const std::string tooLarge =
+      fmt::format("{}{} is larger than {} bytes, the most a .npy file of one host tensor holds "
+                  "({} elements of 4 bytes, and a header)",
+                  who, path, kMaxNpyBytes, kMaxHostTensorElements);
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxNpyBytes)
+    return Error(tooLarge);
+  std::string bytes;
+  if (S_ISREG(st.st_mode))
+    bytes.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    // Until the magic is in, read only as far as it; then in whole buffers.
+    const size_t want =
+        bytes.size() < kMagic.size() ? kMagic.size() - bytes.size() : sizeof buf;
+    ssize_t n = ::read(fd, buf, want);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Error(fmt::format("{}cannot read {}: {}", who, path, std::strerror(errno)));
+    if (n == 0)
+      break;
+    if (bytes.size() + static_cast<size_t>(n) > kMaxNpyBytes)
+      return Error(tooLarge);
+    bytes.append(buf, static_cast<size_t>(n));
+    if (bytes.size() >= kMagic.size() && bytes.compare(0, kMagic.size(), kMagic) != 0)
+      break; // not a .npy file, whatever follows
+  }
+  return bytes;
 }
 
 std::string rawDescr(DType t) {
@@ -375,13 +420,22 @@ Status writeNpy(const std::string &path, const HostTensor &t, NpyEncoding encodi
     for (size_t b = 0; b < item; ++b)
       out[dataStart + i * item + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
   }
+  // Every write is checked through the close (a full disk fails at the final flush), with
+  // the errno of the first failure.
+  errno = 0;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f)
     return Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  const int writeErrno = f ? 0 : errno;
+  if (f)
+    errno = 0;
   f.close();
-  if (!f)
-    return Error(fmt::format("cannot write {}: write failed", path));
+  if (!f) {
+    const int e = writeErrno ? writeErrno : errno;
+    return Error(fmt::format("cannot write {}: {}", path,
+                             e ? std::strerror(e) : "write failed"));
+  }
   return Status::ok();
 }
 

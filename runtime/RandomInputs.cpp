@@ -3,6 +3,8 @@
 
 #include "runtime/interp/InterpOps.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -80,16 +82,32 @@ HostTensor fill(const std::vector<int64_t> &shape, DType dtype, uint64_t streamS
   return t;
 }
 
+// Input i's shape with its dynamic dims set to `dynamicDim`.
+std::vector<int64_t> inputShape(const Graph &g, unsigned i, int64_t dynamicDim) {
+  std::vector<int64_t> shape = g.input(i)->type().shape();
+  for (int64_t &d : shape)
+    if (d == kDynamic)
+      d = dynamicDim < 0 ? 0 : dynamicDim;
+  return shape;
+}
+
 } // namespace
+
+Status checkRandomInputs(const Graph &g, int64_t dynamicDim) {
+  for (unsigned i = 0; i < g.numInputs(); ++i)
+    if (std::string e = hostTensorSizeError(inputShape(g, i, dynamicDim)); !e.empty()) {
+      const std::string &name = g.input(i)->name();
+      return Error(fmt::format("{}: error: random input {} of '@{}' {}", g.loc().str(),
+                               name.empty() ? fmt::format("#{}", i) : "%" + name, g.name(), e));
+    }
+  return Status::ok();
+}
 
 std::vector<HostTensor> randomInputs(const Graph &g, uint64_t seed, int64_t dynamicDim) {
   std::vector<HostTensor> out;
   for (unsigned i = 0; i < g.numInputs(); ++i) {
     const TensorType &type = g.input(i)->type();
-    std::vector<int64_t> shape = type.shape();
-    for (int64_t &d : shape)
-      if (d == kDynamic)
-        d = dynamicDim < 0 ? 0 : dynamicDim;
+    std::vector<int64_t> shape = inputShape(g, i, dynamicDim);
     if (g.inputAttrs(i).has("fp8.state")) {
       out.push_back(HostTensor::make(shape, type.dtype()));
       continue;

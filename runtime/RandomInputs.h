@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/Status.h"
 #include "runtime/HostTensor.h"
 
 #include <cstdint>
@@ -22,7 +23,12 @@ namespace fp8c {
 ///  - rank-1 inputs (biases) ~ 0.1 * N(0, 1);
 ///  - everything else ~ N(0, 1);
 /// then rounded to the input's dtype. Dynamic (`?`) dims take `dynamicDim`.
+/// Every input's shape must be within kMaxHostTensorElements (checkRandomInputs).
 std::vector<HostTensor> randomInputs(const Graph &g, uint64_t seed, int64_t dynamicDim);
+
+/// The shapes randomInputs would allocate for `g`, checked with hostTensorSizeError: an Error
+/// located at the function, naming the first input too large to hold and its size.
+Status checkRandomInputs(const Graph &g, int64_t dynamicDim);
 
 /// A tensor of static `shape` with values ~ N(0, stddev^2) rounded to `dtype`. With
 /// `heavyTailed`, values are stddev * t / sqrt(3) with t Student-t distributed with 3 degrees of

@@ -14,6 +14,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -278,6 +280,53 @@ void printFp8cText(mlir::ModuleOp module, llvm::raw_ostream &os) {
   }
 }
 
+std::optional<NestingError> findExcessiveNesting(std::string_view text) {
+  std::vector<char> open; // the open brackets, innermost last
+  unsigned line = 1, col = 1;
+  for (size_t i = 0; i < text.size(); ++i, ++col) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') // to the end of the line
+        ++i;
+    } else if (c == '"') { // a string literal: to its closing quote or the end of the line
+      while (i + 1 < text.size() && text[i + 1] != '"' && text[i + 1] != '\n') {
+        const size_t step =
+            text[i + 1] == '\\' && i + 2 < text.size() && text[i + 2] != '\n' ? 2 : 1;
+        i += step;
+        col += static_cast<unsigned>(step);
+      }
+      if (i + 1 < text.size() && text[i + 1] == '"') {
+        ++i;
+        ++col;
+      }
+    } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '>') { // an arrow
+      ++i;
+      ++col;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      open.push_back(c);
+      if (open.size() > kMaxMlirNestingDepth)
+        return NestingError{line, col,
+                            "brackets nested deeper than " + std::to_string(kMaxMlirNestingDepth) +
+                                " levels"};
+    } else if (!open.empty() && ((c == ')' && open.back() == '(') ||
+                                 (c == ']' && open.back() == '[') ||
+                                 (c == '}' && open.back() == '{') ||
+                                 (c == '>' && open.back() == '<'))) {
+      open.pop_back();
+    } else if (c == ')' || c == ']' || c == '}') {
+      // A closer for a bracket further out: a `<` left open (a custom syntax's comparison)
+      // is dropped with the brackets inside the one it closes.
+      auto it = std::find(open.rbegin(), open.rend(), c == ')' ? '(' : c == ']' ? '[' : '{');
+      if (it != open.rend())
+        open.erase(std::prev(it.base()), open.end());
+    }
+  }
+  return std::nullopt;
+}
+
 std::string toFp8cText(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -310,6 +359,10 @@ std::unique_ptr<Module> parseWithMlir(std::string_view text, const std::string &
   // Blank lines in front keep line numbers those of the whole file (--split-input-file).
   std::string padded(firstLine > 1 ? firstLine - 1 : 0, '\n');
   padded.append(text);
+  if (std::optional<fp8::NestingError> deep = fp8::findExcessiveNesting(padded)) {
+    diag.error(Location::make(filename, deep->line, deep->col), deep->message);
+    return nullptr;
+  }
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(padded, filename), llvm::SMLoc());
   mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/false);

@@ -12,14 +12,33 @@
 //     its own order (the whole block before nested regions), fp8c in text order. It also
 //     prints the `^bb0:` header MLIR leaves out of a kernel region without arguments, and no
 //     `module { }` wrapper. Everything else is MLIR's printer's output, unchanged.
+// And a guard for MLIR's recursive-descent parser: findExcessiveNesting rejects text nested
+// deeper than it can parse without exhausting the stack, as fp8c's parser limits its regions.
 #pragma once
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace fp8c::fp8 {
+
+/// The deepest nesting of brackets ( (), [], {}, <> ) in text handed to MLIR's parser, which
+/// recurses once or more per level: a few thousand levels exhaust the stack. fp8c's own text
+/// stays far below it (its parser allows 32 nested regions, each a few brackets deep).
+constexpr unsigned kMaxMlirNestingDepth = 256;
+
+/// Where text nests brackets deeper than kMaxMlirNestingDepth, and the error to report there.
+struct NestingError {
+  unsigned line = 0, col = 0; ///< 1-based, of the first bracket past the limit
+  std::string message;        ///< "brackets nested deeper than 256 levels"
+};
+
+/// Scans `text` as MLIR's lexer would (`//` comments, string literals, `->`) and counts the
+/// nesting of its brackets, before MLIR's parser sees it. A `>` closes only a `<`.
+std::optional<NestingError> findExcessiveNesting(std::string_view text);
 
 /// Records (as NameLoc, see Fp8Dialect.h) the names of the block arguments under `root` and of
 /// single results that have none (upstream ops, fp8 ops in MLIR's generic form), reading

@@ -188,6 +188,8 @@ KernelCacheStats KernelCache::stats() const {
 }
 
 bool KernelCache::readEntry(const std::string &key, CachedKernel &out) {
+  if (dir_.empty()) // no directory: nothing on disk
+    return false;
   std::string bytes;
   bool exists = false;
   bool read = readWholeFile(pathOf(key), bytes, exists);
@@ -218,6 +220,8 @@ bool KernelCache::readEntry(const std::string &key, CachedKernel &out) {
 
 bool KernelCache::writeEntry(const CachedKernel &k) {
   static std::atomic<uint64_t> counter{0};
+  if (dir_.empty())
+    return false;
   std::string payload = serializePayload(k);
   Sha256 h;
   h.update(payload);
@@ -291,7 +295,7 @@ KernelCache::Result KernelCache::lookUp(const NvrtcRequest &req, const std::stri
 Expected<std::shared_ptr<const CachedKernel>> KernelCache::get(const NvrtcRequest &request) {
   auto start = std::chrono::steady_clock::now();
   NvrtcRequest req = request;
-  if (req.failedSourceDir.empty())
+  if (req.failedSourceDir.empty() && !dir_.empty())
     req.failedSourceDir = dir_ + "/failed";
   const std::string key = keyOf(req);
 

@@ -19,6 +19,8 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -305,15 +307,50 @@ bool writeFile(const fs::path &path, std::string_view data) {
   return static_cast<bool>(f);
 }
 
-// Writes a failing source where the request says, falling back to the temp dir.
+// A fresh directory under the temp dir, mode 0700 with a unique name (mkdtemp), named
+// <temp>/fp8c-<what>-XXXXXX; "" when none can be made.
+std::string freshPrivateTempDir(const std::string &what) {
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  std::string tmpl = ((ec ? fs::path("/tmp") : tmp) / ("fp8c-" + what + "-XXXXXX")).string();
+  return ::mkdtemp(tmpl.data()) ? tmpl : std::string();
+}
+
+// <temp>/fp8c-<uid>, a directory only this user may use: created mode 0700 when absent, and
+// used only when it is a real directory (not a link) owned by this user that no one else may
+// enter, since anyone may have created that name first. Else a fresh private directory (no
+// reuse across processes, but nothing another user planted). "" when none can be made.
+std::string privateTempDir() {
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  const uid_t uid = ::geteuid();
+  const std::string dir = ((ec ? fs::path("/tmp") : tmp) / ("fp8c-" + std::to_string(uid))).string();
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&
+      (st.st_mode & 077) == 0)
+    return dir;
+  return freshPrivateTempDir(std::to_string(uid));
+}
+
+// Writes a failing source where the request says (the kernel cache's failed/, created mode
+// 0700 where it is new), else into a fresh private directory under the temp dir: never a
+// fixed path there, which another user could have made first.
 std::string dumpFailedSource(const NvrtcRequest &req) {
-  std::string dir =
-      req.failedSourceDir.empty() ? defaultKernelCacheDir() + "/failed" : req.failedSourceDir;
-  std::string path = dumpKernelSource(req, dir);
-  if (path.empty()) {
+  std::string dir = req.failedSourceDir;
+  if (dir.empty())
+    if (std::string cache = defaultKernelCacheDir(); !cache.empty())
+      dir = cache + "/failed";
+  std::string path;
+  if (!dir.empty()) {
     std::error_code ec;
-    path = dumpKernelSource(req, (fs::temp_directory_path(ec) / "fp8c-failed").string());
+    fs::create_directories(fs::path(dir).parent_path(), ec);
+    ::mkdir(dir.c_str(), 0700);
+    path = dumpKernelSource(req, dir);
   }
+  if (path.empty())
+    if (std::string fresh = freshPrivateTempDir("failed"); !fresh.empty())
+      path = dumpKernelSource(req, fresh);
   return path.empty() ? std::string("<could not be written>") : path;
 }
 
@@ -440,8 +477,16 @@ std::string defaultKernelCacheDir() {
   std::string home = envOr("HOME");
   if (!home.empty())
     return home + "/.cache/fp8c";
-  std::error_code ec;
-  return (fs::temp_directory_path(ec) / "fp8c-cache").string();
+  // No $HOME: the account's home directory, else a directory of this user's own under the
+  // temp dir (a shared name there could hold another user's CUBINs).
+  std::vector<char> buf(16384);
+  struct passwd pw {};
+  struct passwd *found = nullptr;
+  if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) == 0 && found &&
+      found->pw_dir && found->pw_dir[0] == '/')
+    return std::string(found->pw_dir) + "/.cache/fp8c";
+  std::string tmp = privateTempDir();
+  return tmp.empty() ? std::string() : tmp + "/cache";
 }
 
 std::string dumpKernelSource(const NvrtcRequest &req, const std::string &dir) {

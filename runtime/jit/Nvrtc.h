@@ -37,8 +37,9 @@ struct NvrtcRequest {
   std::string arch = "sm_90a"; ///< "sm_90a", "sm_89", ...
   std::vector<std::string> extraOptions;
   bool wantPtx = false;
-  /// Where a failing source is written ("" = $FP8C_CACHE_DIR/failed, else
-  /// ~/.cache/fp8c/failed, else the temp dir). KernelCache sets it to <its dir>/failed.
+  /// Where a failing source is written ("" = defaultKernelCacheDir()'s failed/); when that
+  /// cannot be written, a fresh private directory under the temp dir (mkdtemp, mode 0700),
+  /// never a fixed path there. KernelCache sets it to <its dir>/failed.
   std::string failedSourceDir;
 };
 
@@ -85,7 +86,10 @@ std::string nvrtcVersionString();
 /// "N bytes stack frame, N bytes spill stores, N bytes spill loads", "N bytes smem").
 std::vector<PtxasEntryInfo> parsePtxasLog(std::string_view log);
 
-/// The default cache dir: $FP8C_CACHE_DIR, else $HOME/.cache/fp8c, else <temp>/fp8c-cache.
+/// The default cache dir: $FP8C_CACHE_DIR, else $HOME/.cache/fp8c, else the account's home
+/// directory's .cache/fp8c, else <temp>/fp8c-<uid>/cache in a directory of this user's own
+/// (mode 0700, checked to be theirs; else a fresh one). "" when none can be made (then
+/// nothing is cached on disk).
 std::string defaultKernelCacheDir();
 
 /// Writes `req.source` to DIR/<sanitized kernelName>.cu and the embedded headers under

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string>
 
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fp8c {
@@ -187,6 +189,54 @@ TEST(JitNvrtc, CompileErrorCarriesLogAndSourcePath) {
     EXPECT_TRUE(fs::exists(fs::path(req.failedSourceDir) / "include" /
                            std::string(embeddedHeaders()[0].name)));
   }
+}
+
+// Where the failed-source directory cannot be written, the source goes to a fresh directory
+// of this user's own under the temp dir (mode 0700, a unique name), never to a fixed path
+// there that another user could have created first.
+TEST(JitNvrtc, FailedSourceFallsBackToAFreshPrivateDir) {
+  const std::string tmp = tempDir("failed-fallback-tmp");
+  ScopedEnv tmpdir("TMPDIR", tmp.c_str());
+  NvrtcRequest req;
+  req.kernelName = "fp8c_test_fallback";
+  req.arch = "sm_90a";
+  req.failedSourceDir = "/dev/null/fp8c-failed"; // under a file: cannot be created
+  req.source = "this is not CUDA\n";
+  std::string paths[2];
+  for (std::string &path : paths) {
+    Expected<NvrtcResult> r = compileWithNvrtc(req);
+    ASSERT_FALSE(r);
+    const std::string marker = "source written to ";
+    const size_t at = r.error().find(marker);
+    ASSERT_NE(at, std::string::npos) << r.error();
+    path = r.error().substr(at + marker.size(),
+                            r.error().find_first_of(" \n", at + marker.size()) -
+                                (at + marker.size()));
+    const fs::path dir = fs::path(path).parent_path();
+    EXPECT_EQ(dir.parent_path(), fs::path(tmp)) << path;
+    EXPECT_EQ(dir.filename().string().rfind("fp8c-failed-", 0), 0u) << path;
+    EXPECT_NE(dir.filename().string(), "fp8c-failed") << path;
+    EXPECT_EQ(fs::path(path).filename(), "fp8c_test_fallback.cu");
+    struct stat st {};
+    ASSERT_EQ(::lstat(dir.c_str(), &st), 0) << dir;
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << std::oct << (st.st_mode & 0777);
+    EXPECT_EQ(st.st_uid, ::geteuid());
+    EXPECT_EQ(readFile(path), req.source);
+  }
+  EXPECT_NE(paths[0], paths[1]) << "each failure gets its own directory";
+}
+
+// Without $FP8C_CACHE_DIR and $HOME the cache (and its failed/) is in the account's home
+// directory, not a shared name under the temp dir.
+TEST(JitNvrtc, DefaultCacheDirWithoutHomeIsTheAccountsOwn) {
+  ScopedEnv cache("FP8C_CACHE_DIR", nullptr);
+  ScopedEnv home("HOME", nullptr);
+  const std::string dir = defaultKernelCacheDir();
+  const struct passwd *pw = ::getpwuid(::geteuid());
+  if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+    GTEST_SKIP() << "this account has no home directory in the password database";
+  EXPECT_EQ(dir, std::string(pw->pw_dir) + "/.cache/fp8c");
 }
 
 TEST(JitNvrtc, MissingToolkitHeaderGetsAHint) {

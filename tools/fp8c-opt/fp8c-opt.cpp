@@ -14,9 +14,11 @@
 // "within split at FILE:N offset :L:C"; it records the names MLIR's parser drops before the
 // user's passes and prints fp8c's text form after them (dialects/fp8/TextIO.h). Diagnostics do
 // not dump the failing op (--mlir-print-op-on-diagnostic defaults to false here), as fp8c's
-// do not.
+// do not. A chunk nested deeper than MLIR's parser can take (findExcessiveNesting) is an error
+// before MLIR sees it.
 #include "dialects/fp8/Fp8Dialect.h"
 #include "dialects/fp8/Passes.h"
+#include "dialects/fp8/TextIO.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -27,6 +29,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +109,14 @@ int main(int argc, char **argv) {
     // Blank lines in front keep the chunk's line numbers those of the file.
     std::string text(chunks[i].firstLine - 1, '\n');
     text += chunks[i].text.str();
+    // MLIR's parser recurses per bracket level: text nested deeper than it can take is an
+    // error here, in the form of MLIR's own diagnostics, before it could exhaust the stack.
+    if (std::optional<fp8c::fp8::NestingError> deep = fp8c::fp8::findExcessiveNesting(text)) {
+      llvm::errs() << bufferName << ":" << deep->line << ":" << deep->col
+                   << ": error: " << deep->message << "\n";
+      ok = false;
+      continue;
+    }
     std::string fp8cText, mlirText;
     llvm::raw_string_ostream fp8cOut(fp8cText), mlirOut(mlirText);
     mlir::MlirOptMainConfig config = base;

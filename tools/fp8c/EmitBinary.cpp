@@ -1,11 +1,11 @@
 // `fp8c --emit=ptx|cubin`: see EmitBinary.h.
 #include "EmitBinary.h"
+#include "OutputFile.h"
 
 #include "codegen/Lowering.h"
 #include "runtime/jit/Nvrtc.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 namespace fp8c::cli {
@@ -44,10 +44,10 @@ bool emitBinary(const Module &m, const std::string &what, const std::string &arc
             std::filesystem::path(dir.empty() ? "." : dir) / (l->kernelName + ".cubin");
         std::error_code ec;
         std::filesystem::create_directories(path.parent_path(), ec);
-        std::ofstream f(path, std::ios::binary);
-        f.write(r->cubin.data(), static_cast<std::streamsize>(r->cubin.size()));
-        if (!f) {
-          err << "fp8c: error: cannot write '" << path.string() << "'\n";
+        if (Status st = writeOutputFile(
+                path.string(), std::string_view(r->cubin.data(), r->cubin.size()));
+            !st) {
+          err << "fp8c: error: " << st.message() << "\n";
           return false;
         }
         out << path.string() << ": " << r->cubin.size() << " bytes";

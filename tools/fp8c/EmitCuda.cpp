@@ -5,17 +5,12 @@
 
 namespace fp8c::cli {
 
-bool emitCuda(const Module &m, const std::string &arch, const std::string &backend,
-              std::ostream &out, std::ostream &err) {
+bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, std::ostream &out,
+              std::ostream &err) {
   CodegenOptions opts;
   if (!arch.empty())
     opts.arch = arch;
-  if (std::optional<GemmBackend> b = parseGemmBackend(backend)) {
-    opts.gemmBackend = *b;
-  } else {
-    err << "unknown GEMM backend '" << backend << "'; backends: auto, cublaslt, generated\n";
-    return false;
-  }
+  opts.gemmBackend = backend;
   bool first = true;
   for (const auto &g : m.graphs()) {
     Expected<LaunchPlan> plan = lowerGraph(*g, opts);

@@ -2,6 +2,7 @@
 // LaunchPlan and prints the generated CUDA (codegen's planToCudaText).
 #pragma once
 
+#include "codegen/LaunchPlan.h"
 #include "ir/IR.h"
 
 #include <ostream>
@@ -13,8 +14,8 @@ namespace fp8c::cli {
 /// `arch` and writes the plan's CUDA text to `out`, functions separated by a blank line.
 /// On an error (a located diagnostic) writes it to `err` and returns false; writes nothing
 /// to `out` for the failing function.
-/// `backend` names the GEMM backend (GemmBackend: auto, cublaslt, generated).
-bool emitCuda(const Module &m, const std::string &arch, const std::string &backend,
-              std::ostream &out, std::ostream &err);
+/// `backend` is who runs the FP8 GEMMs, as the arch allows it (gemmBackendFor).
+bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, std::ostream &out,
+              std::ostream &err);
 
 } // namespace fp8c::cli

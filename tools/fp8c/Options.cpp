@@ -37,7 +37,9 @@ options:
   --bench                   with --run=gpu: median time of many runs (CUDA events, warm-up excluded)
   --profile                 with --bench: also each kernel's / GEMM's median time (an event after
                             every step)
-  --arch=sm_XX              NVRTC target (default: the device's; sm_90a on Hopper)
+  --arch=sm_XX              NVRTC target (default: the device's; sm_90a on Hopper). The
+                            generated GEMM (wgmma) needs sm_90a: with another arch, --backend=auto
+                            plans cuBLASLt only, and --backend=generated is an error
   --backend=auto|cublaslt|generated
                             who runs the FP8 GEMMs (--run=gpu, --emit=cuda, --print-fusion-plan):
                             auto (default) cuBLASLt, and the generated Hopper GEMM where cuBLASLt
@@ -227,15 +229,17 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--arch") {
       if (auto e = needValue())
         return e;
-      if (value.rfind("sm_", 0) != 0)
-        return "--arch expects an NVRTC target such as sm_90a or sm_89, got '" + value + "'";
-      o.arch = value;
+      Expected<TargetArch> arch = parseTargetArch(value);
+      if (!arch)
+        return arch.error();
+      o.arch = arch.take();
     } else if (name == "--backend") {
       if (auto e = needValue())
         return e;
-      if (!parseGemmBackend(value))
+      std::optional<GemmBackend> backend = parseGemmBackend(value);
+      if (!backend)
         return "--backend=" + value + ": unknown GEMM backend; backends: auto, cublaslt, generated";
-      o.backend = value;
+      o.backend = *backend;
     } else if (name == "--autotune") {
       if (auto e = needValue())
         return e;
@@ -279,6 +283,11 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--profile needs --bench (it breaks a timed run down by step)");
   if ((o.check || o.bench) && o.run != "gpu")
     return std::string("--check and --bench need --run=gpu");
+  // The arch decides, once, whether the generated GEMM may be planned.
+  Expected<GemmBackend> backend = gemmBackendFor(o.arch, o.backend);
+  if (!backend)
+    return backend.error();
+  o.backend = *backend;
   return std::nullopt;
 }
 

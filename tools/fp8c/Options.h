@@ -1,6 +1,8 @@
 // Command-line options of the fp8c driver and their parser.
 #pragma once
 
+#include "TargetArch.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,8 +19,9 @@ struct Options {
   bool check = false;                  ///< --check: GPU outputs vs the interpreter
   bool bench = false;                  ///< --bench: time the GPU run
   bool profile = false;                ///< --profile: per-step times with --bench
-  std::string arch;                    ///< --arch: NVRTC target (default: the device's)
-  std::string backend = "auto";        ///< --backend=auto|cublaslt|generated (FP8 GEMMs)
+  std::optional<TargetArch> arch;      ///< --arch: NVRTC target (none: the device's)
+  /// --backend=auto|cublaslt|generated (FP8 GEMMs), as the arch allows it (gemmBackendFor).
+  GemmBackend backend = GemmBackend::Auto;
   bool autotune = true;                ///< --autotune=on|off (CompileOptions::autotune)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
   std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED

@@ -119,8 +119,13 @@ bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::o
   }
 
   std::vector<HostTensor> random;
-  if (o.randomSeed)
+  if (o.randomSeed) {
+    if (Status s = checkRandomInputs(*g, o.dynamicDim); !s) {
+      std::cerr << errorLine(s.message()) << "\n";
+      return false;
+    }
     random = randomInputs(*g, *o.randomSeed, o.dynamicDim);
+  }
   std::vector<HostTensor> inputs;
   for (unsigned i = 0; i < g->numInputs(); ++i) {
     const Value *in = g->input(i);

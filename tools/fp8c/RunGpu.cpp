@@ -83,8 +83,8 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
               std::ostream &out) {
   CompileOptions co;
   co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
-  co.arch = o.arch;
-  co.backend = o.backend;
+  co.arch = o.arch ? o.arch->name : ""; // none: the device's
+  co.backend = gemmBackendName(o.backend);
   co.autotune = o.autotune;
   co.maxTokens = 1;
   for (unsigned i = 0; i < g.numInputs(); ++i)

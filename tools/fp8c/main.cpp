@@ -3,6 +3,7 @@
 // diagnostics on stderr), 2 internal error.
 #include "EmitBinary.h"
 #include "EmitCuda.h"
+#include "OutputFile.h"
 #include "Options.h"
 #include "RunCommand.h"
 
@@ -18,9 +19,9 @@
 #include "dialects/fp8/MlirFrontend.h"
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -66,6 +67,9 @@ std::unique_ptr<Module> load(const Options &o, std::string_view text, const std:
   return m;
 }
 
+// The target of --emit=cuda|ptx|cubin: --arch, else sm_90a (no device is asked).
+std::string emitArch(const Options &o) { return o.arch ? o.arch->name : "sm_90a"; }
+
 void printPassList(std::ostream &os) {
   for (const PassInfo &p : allPasses()) {
     os << p.name << ": " << p.description << "\n";
@@ -83,7 +87,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
   to.tokens = o.tokens;
   to.recipeOptions = o.recipeOptions;
-  to.gemmBackend = o.backend;
+  to.gemmBackend = gemmBackendName(o.backend);
   to.verifyEach = true;
   to.printIrAfterAll = o.printIrAfterAll;
   to.dumpOut = &std::cerr;
@@ -103,15 +107,30 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   }
   std::cout << plan.str();
   if (o.emit == "cuda")
-    return emitCuda(out, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
-                                                                                : kExitUserError;
+    return emitCuda(out, emitArch(o), o.backend, irOut, std::cerr) ? kExitOk : kExitUserError;
   if (o.emit.has_value() || !o.printFusionPlan)
     printModule(out, irOut);
   return kExitOk;
 }
 
+// --func NAME must name a function of the file (or chunk): an error listing them otherwise.
+bool checkFuncName(const Options &o, const Module &m, const std::string &name) {
+  if (o.funcName.empty() || m.lookup(o.funcName))
+    return true;
+  std::string list;
+  for (const auto &g : m.graphs())
+    list += (list.empty() ? "@" : ", @") + g->name();
+  std::cerr << "fp8c: error: --func " << o.funcName << ": " << name << " has no function '@"
+            << o.funcName << "'; "
+            << (list.empty() ? std::string("it has no functions") : "its functions: " + list)
+            << "\n";
+  return false;
+}
+
 int processModule(const Options &o, Module &m, std::string_view text, const std::string &name,
                   uint32_t firstLine, std::ostream &irOut) {
+  if (!checkFuncName(o, m, name))
+    return kExitUserError;
   if (o.train)
     return processTraining(o, m, irOut);
   std::unique_ptr<Module> reference;
@@ -119,7 +138,7 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
                          : !o.recipe.empty() ? defaultPipeline(o.recipe)
                                              : std::string();
   // Show the GEMM backend in the fusion plan, and plan for it: fuse{gemm-backend=B}.
-  pipeline = withGemmBackend(pipeline, o.backend);
+  pipeline = withGemmBackend(pipeline, gemmBackendName(o.backend));
   if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
     std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
                  "--passes=...,fuse)\n";
@@ -166,11 +185,10 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
     std::cout << plan.str();
   }
   if (o.emit == "cuda")
-    return emitCuda(m, o.arch.empty() ? "sm_90a" : o.arch, o.backend, irOut, std::cerr) ? kExitOk
-                                                                              : kExitUserError;
+    return emitCuda(m, emitArch(o), o.backend, irOut, std::cerr) ? kExitOk : kExitUserError;
   if (o.emit == "ptx" || o.emit == "cubin")
-    return emitBinary(m, *o.emit, o.arch, o.outputDir, irOut, std::cerr) ? kExitOk
-                                                                         : kExitUserError;
+    return emitBinary(m, *o.emit, emitArch(o), o.outputDir, irOut, std::cerr) ? kExitOk
+                                                                              : kExitUserError;
   bool emit = o.emit.has_value() || (!o.run.has_value() && !o.printFusionPlan);
   if (emit)
     printModule(m, irOut);
@@ -208,15 +226,16 @@ int realMain(int argc, char **argv) {
   }
   std::string displayName = o.inputFile == "-" ? "<stdin>" : o.inputFile;
 
-  std::ofstream file;
+  std::unique_ptr<OutputFile> file;
   std::ostream *irOut = &std::cout;
   if (!o.outputFile.empty()) {
-    file.open(o.outputFile);
-    if (!file) {
-      std::cerr << "fp8c: error: cannot write '" << o.outputFile << "'\n";
+    Expected<std::unique_ptr<OutputFile>> f = OutputFile::open(o.outputFile);
+    if (!f) {
+      std::cerr << "fp8c: error: " << f.error() << "\n";
       return kExitUserError;
     }
-    irOut = &file;
+    file = f.take();
+    irOut = &file->stream();
   }
 
   std::vector<SourceChunk> chunks;
@@ -234,7 +253,12 @@ int realMain(int argc, char **argv) {
     if (s > status)
       status = s;
   }
-  irOut->flush();
+  // An output that could not be written in full is an error, whatever else went right.
+  for (Status written : {file ? file->close() : Status::ok(), flushStdout()})
+    if (!written) {
+      std::cerr << "fp8c: error: " << written.message() << "\n";
+      status = std::max(status, kExitUserError);
+    }
   return status;
 }
 
