@@ -164,11 +164,10 @@ std::string granName(Granularity g) {
 /// column sums; rows 8-element aligned; a tensor scale known before the launch; the FP8 copies
 /// as outputs, and optionally the tensor amax and the history push.
 bool byteStagedFits(const LaunchDesc &d) {
-  // Measured (H200, kernel_ab after a GEMM, the delayed steps at 8192 tokens; bench/README.md
-  // "The byte-staged cast-transpose" and "Column-sum units with their loads in flight"): x 8 %
-  // and W 4 % faster than the general form, the gelu_grad of the saved e4m3 input 24 %, dY with
-  // the bias gradient's column sums 4 % (the Linear) and 8 % (the MLP); two bf16 inputs
-  // spilled at 80 registers.
+  // Measured (H200, the two kernels timed alternately in one process after a GEMM, the delayed
+  // steps at 8192 tokens; docs/gemm.md): x 8 % and W 4 % faster than the general form, the
+  // gelu_grad of the saved e4m3 input 24 %, dY with the bias gradient's column sums 4 % (the
+  // Linear) and 8 % (the MLP); two bf16 inputs spilled at 80 registers.
   bool inputs = d.inputs.size() == 1 || (d.inputs.size() == 2 && d.tabIn >= 0);
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     const LaunchInput &in = d.inputs[i];
@@ -297,7 +296,7 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
     // tile: ptxas holds those launches at 64 registers (below), where the skewed tile's
     // addresses made it spill 4-28 bytes (the rowwise MLP's GELU and gelu_grad launches at 256
     // tokens); at 80 registers (3 blocks) the gelu_grad one took 9 % longer than unskewed
-    // (H200, kernel_ab: 451.0 against 422.3 us).
+    // (H200, the two kernels timed alternately in one process: 451.0 against 422.3 us).
     if (outRowScales)
       spec << "  static constexpr bool kSkewTile = false;\n";
     if (byteStaged)
@@ -421,9 +420,10 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
   // derivatives), ptxas spilled 28-40 bytes at 64 registers: 3 blocks (80 registers) there.
   // A cooperative (tensorwise) cast-transpose asks for resident blocks as well. Of one input
   // (dY, x, W): 4; left alone, ptxas chose 64 registers and spilled 8 bytes in the Linear's dY
-  // launch, and told, it fits 63 (H200, kernel_ab: 204.1 against 208.6 us). Of more (the MLP's
-  // gelu_grad of dY and the GELU input): 3; left alone, ptxas took 104-125 registers (2 blocks),
-  // and at 64 it spilled 52-60 bytes and ran 27 % longer (353.2 against 278.4 us at 79).
+  // launch, and told, it fits 63 (H200, the two kernels timed alternately in one process: 204.1
+  // against 208.6 us). Of more (the MLP's gelu_grad of dY and the GELU input): 3; left alone, ptxas
+  // took 104-125 registers (2 blocks), and at 64 it spilled 52-60 bytes and ran 27 % longer (353.2
+  // against 278.4 us at 79).
   const bool coopTranspose = d.kind == LaunchKind::Transpose && coop;
   // A byte-staged cast-transpose of two inputs (the delayed MLP's gelu_grad: the saved FP8
   // input through the table, the bf16 gradient) asks for 3 resident blocks: left alone, ptxas
@@ -434,11 +434,12 @@ GeneratedLaunch renderLaunch(const LaunchDesc &d, const std::string &name,
                        : nFull == 1               ? "256, 4"
                                                   : "256, 3";
   // The (cast-)transposes take their Args as a __grid_constant__ parameter. The form of the entry
-  // changes ptxas's choices for the same body (H200, kernel_ab after a GEMM, the delayed MLP at
-  // 8192 tokens): the gelu_grad cast-transpose got 76 registers instead of 62 and took 192.4 us
-  // instead of 242.4 (3 resident blocks instead of 4: the registers buy loads in flight), and
-  // W2's 32 instead of 40 (67.7 against 71.3 us); the other launches measured the same. Not the
-  // per-output-row ones (rowwise, blockwise): held to 64 registers, they spilled 4-32 bytes.
+  // changes ptxas's choices for the same body (H200, the two kernels timed alternately in one
+  // process after a GEMM, the delayed MLP at 8192 tokens): the gelu_grad cast-transpose got 76
+  // registers instead of 62 and took 192.4 us instead of 242.4 (3 resident blocks instead of 4: the
+  // registers buy loads in flight), and W2's 32 instead of 40 (67.7 against 71.3 us); the other
+  // launches measured the same. Not the per-output-row ones (rowwise, blockwise): held to 64
+  // registers, they spilled 4-32 bytes.
   const bool gridConstant = d.kind == LaunchKind::Transpose && !outRowScales;
   // A one-pass cast-transpose whose tensor scale is known before it can run on a generated
   // GEMM's idle warps (codegen/kernels/gemm_sm90_side.cuh): its Spec, without the entry.

@@ -358,11 +358,11 @@ int64_t colSumUnitChunks(const AffineM &rows, int64_t cols, int64_t tileHeight,
   // is short. With a static row count (a training step compiled for its token count), every
   // chunk has rows, and a unit has at least 4 tile rows where that still leaves a unit per
   // block resident at the launch's `blocksPerSm`: a unit ends with barriers, a fence, an atomic
-  // and a row of partial sums (H200, kernel_ab, the delayed MLP's dY at 8192 tokens, general
-  // form: 2 rows per unit 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us; byte-staged, 128-row tiles,
-  // fp8c-train-bench --profile: the Linear's dY 138.0 / 136.2 / 137.5 us at 2 / 4 / 8 tiles per
-  // unit, the MLP's 42.5 / 40.5 / 39.9 and at 3 tiles, 22 chunks, 44.4; the MLP's gelu_grad
-  // 180.2 / 177.5 / 182.7).
+  // and a row of partial sums (H200, the two kernels timed alternately in one process, the delayed
+  // MLP's dY at 8192 tokens, general form: 2 rows per unit 49.0 us, 4 rows 45.3 us, 8 rows 47.3 us;
+  // byte-staged, 128-row tiles, fp8c-train-bench --profile: the Linear's dY 138.0 / 136.2 / 137.5
+  // us at 2 / 4 / 8 tiles per unit, the MLP's 42.5 / 40.5 / 39.9 and at 3 tiles, 22 chunks, 44.4;
+  // the MLP's gelu_grad 180.2 / 177.5 / 182.7).
   constexpr int64_t kResident = 132 * 8;
   const int64_t tileCols = ceilDiv(cols, 64);
   int64_t chunks = std::clamp<int64_t>(ceilDiv(4 * kResident, tileCols), 1, 256);

@@ -265,7 +265,7 @@ struct CublasLtGemm {
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 
   // What the runtime does where cuBLASLt refuses this GEMM at some M (measured on H200 with
-  // fp8c-cublaslt-support, bench/NOTES.md):
+  // fp8c-cublaslt-support):
   //   - Block128 needs M % 4 == 0: it runs with M rounded up to 4. A (and D when internal)
   //     have BufferDesc::rowsAlignM = 4 when internal; an A the caller owns is first copied
   //     to `aPadded`, and a D the caller owns is written to `dPadded` ([roundup(M, 4), N] of

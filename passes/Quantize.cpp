@@ -140,8 +140,8 @@ private:
   // and an error of at most 2^-4 |x| (half an ulp of 3 mantissa bits; 2^-10 absolute below
   // 2^-6) moves gelu'(x) by at most max |x gelu''(x)| / 16, about 0.02, in the backward's
   // bf16 dh, before its e5m2 cast (up to 2^-3 relative). Measured: TrainingGradTest's
-  // GeluSavedE4m3CostsLittleAndSavesTheHidden; H200: bench/README.md, "The MLP's hidden saved
-  // in e4m3".
+  // GeluSavedE4m3CostsLittleAndSavesTheHidden; H200: docs/performance.md,
+  // the training-step table.
   bool saveGeluInputAsE4m3(Op *gg) {
     Value *x = gg->operand(1);
     if (isFloat8(x->type().dtype()))

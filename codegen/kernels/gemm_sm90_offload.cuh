@@ -5,7 +5,7 @@
 // the rest of gemm_sm90_store_aux.cuh's epilogue: the activation or the backward's gelu_grad with
 // the saved input read from global memory, the amax, the FP8 cast, D and D^T through shared
 // memory and TMA stores, the column sums. So that math, which on the consumer warps kept the
-// tensor cores idle (codegen/kernels/README.md, "The backward's gelu_grad in the epilogue"),
+// tensor cores idle (docs/gemm.md),
 // runs beside the next tile's wgmmas.
 //
 // Cooperative 128 x 128 tiles, single blocks. Shared memory beside the ring:

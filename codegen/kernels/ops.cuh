@@ -9,9 +9,9 @@
 // in the negative tail, where 1 + tanh(u) loses digits), because the accurate tanhf / expf made
 // the GELU and SiLU launches compute-bound (H200: the MLP's GELU cast-transpose at 1.6 TB/s
 // against 2.5 TB/s for a plain cast-transpose). The tanh GELU and its derivative also fold
-// their constants into fused multiply-adds (H200, kernel_ab: the delayed MLP's GELU
-// cast-transpose 173 -> 164 us, gelu_grad 243 -> 228 us). Their bf16 / f32 results can differ
-// from the interpreter's in the last bit; the GPU tests bound the difference.
+// their constants into fused multiply-adds (H200, the two kernels timed alternately in one process:
+// the delayed MLP's GELU cast-transpose 173 -> 164 us, gelu_grad 243 -> 228 us). Their bf16 / f32
+// results can differ from the interpreter's in the last bit; the GPU tests bound the difference.
 #pragma once
 
 #include "fp8c/common.cuh"

@@ -54,8 +54,9 @@ constexpr int kChunks = kTile / kE; // chunks per tile row
 /// of 8 consecutive rows (16 columns apart: the writes), a column chunk from each of 8
 /// consecutive columns (16 rows apart: the transposed reads), and 32 consecutive columns of one
 /// row (the column sums and amaxes). Unskewed, the word is r * 65 + c, and the first two ways
-/// have two-way conflicts, because lanes 32 columns (rows) apart share a bank. H200, kernel_ab
-/// after a GEMM: skewed, the delayed MLP's cast-transposes took 5-12 % less time.
+/// have two-way conflicts, because lanes 32 columns (rows) apart share a bank. H200, the two
+/// kernels timed alternately in one process after a GEMM: skewed, the delayed MLP's cast-transposes
+/// took 5-12 % less time.
 template <bool kSkew> struct Tile {
   static constexpr int kStride = 81;
   float w[kTile * kStride + 16];
@@ -305,10 +306,11 @@ __device__ __forceinline__ void tilePass(void *const *buf, i64 m, const float *s
     return blockIdx.x + (P == Phase::Cast ? steps - 1 - it : it) * gridDim.x;
   };
   // With column sums (units of several tile rows), this thread's chunk of the next tile is
-  // loaded while the current one is computed: H200, kernel_ab, delayed MLP gelu_grad
-  // 243 -> 211 us. Launches of one tile per unit gained nothing (plain casts) or lost (the GELU
-  // cast-transpose, 164 -> 170 us: the next tile's index arithmetic in an instruction-bound loop).
-  // (Not with per-output-row scales: those launches are bounded to 64 registers, see EmitLaunch.)
+  // loaded while the current one is computed: H200, the two kernels timed alternately in one
+  // process, delayed MLP gelu_grad 243 -> 211 us. Launches of one tile per unit gained nothing
+  // (plain casts) or lost (the GELU cast-transpose, 164 -> 170 us: the next tile's index arithmetic
+  // in an instruction-bound loop). (Not with per-output-row scales: those launches are bounded to
+  // 64 registers, see EmitLaunch.)
   constexpr bool kPrefetch = kUnits && !kOutRows;
   rows::ChunkPrefetch<Spec, kE> next;
   bool pending = false; // `next` holds the current tile's chunk

@@ -228,7 +228,8 @@ __device__ __forceinline__ void loops(void *const *buf, const float *slots, floa
   Loads<Spec> next;
   if constexpr (!kSums) {
     // A grid-stride loop over the tiles, the next tile's loads issued before this one's work.
-    // (H200, kernel_ab: 2 us faster on x and W than the units' loop below, at 64 registers.)
+    // (H200, the two kernels timed alternately in one process: 2 us faster on x and W than the
+    // units' loop below, at 64 registers.)
     const i64 tiles = tileRows * kTileCols;
     auto issue = [&](i64 t) {
       next.template issue<Edge>(buf, t / kTileCols * kTileR, t % kTileCols * kTileC, g, cg,

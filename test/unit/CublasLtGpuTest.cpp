@@ -133,8 +133,8 @@ double geluTanh(double x) {
 
 // D ([m, n], as doubles) against the f64 reference `want`: relative Frobenius error within
 // `relFrobenius`, the largest element within D's half step plus Compare.h's accumulation tail
-// times `accumulation` (the accumulation's own relative Frobenius bound, DESIGN.md's 1e-3), every
-// element finite.
+// times `accumulation` (the accumulation's own relative Frobenius bound, docs/numerics.md's 1e-3),
+// every element finite.
 ::testing::AssertionResult nearReference(const Problem &p, const std::vector<double> &got,
                                          const std::vector<double> &want, DType d,
                                          double relFrobenius, double accumulation = 1e-3) {

@@ -339,7 +339,7 @@ func.func @gemm(%a: tensor<?x{k}xf8E4M3FN>, %b: tensor<{n}x{k}xf8E4M3FN>, %sa: {
       want[size_t(i * c.n + j)] = acc;
       got[size_t(i * c.n + j)] = gpu["y"].data[size_t(i * c.n + j)];
     }
-  // An f32 D: the accumulation's error alone (1e-3 relative Frobenius, DESIGN.md section 4).
+  // An f32 D: the accumulation's error alone (1e-3 relative Frobenius, docs/numerics.md).
   const testcmp::Comparison cmp = testcmp::compare(got, want, {c.m, c.n});
   const double rel = cmp.relFrobenius();
   EXPECT_TRUE(cmp.within(testcmp::gemmVsExact(DType::F32, 1e-3, 1e-3)))
