@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fp8c {
 namespace {
@@ -321,8 +321,7 @@ Expected<std::string> slurp(const std::string &path, const std::string &inputNam
   char buf[1 << 16];
   for (;;) {
     // Until the magic is in, read only as far as it; then in whole buffers.
-    const size_t want =
-        bytes.size() < kMagic.size() ? kMagic.size() - bytes.size() : sizeof buf;
+    const size_t want = bytes.size() < kMagic.size() ? kMagic.size() - bytes.size() : sizeof buf;
     ssize_t n = ::read(fd, buf, want);
     if (n < 0 && errno == EINTR)
       continue;
@@ -433,8 +432,7 @@ Status writeNpy(const std::string &path, const HostTensor &t, NpyEncoding encodi
   f.close();
   if (!f) {
     const int e = writeErrno ? writeErrno : errno;
-    return Error(fmt::format("cannot write {}: {}", path,
-                             e ? std::strerror(e) : "write failed"));
+    return Error(fmt::format("cannot write {}: {}", path, e ? std::strerror(e) : "write failed"));
   }
   return Status::ok();
 }

@@ -311,10 +311,9 @@ std::optional<NestingError> findExcessiveNesting(std::string_view text) {
         return NestingError{line, col,
                             "brackets nested deeper than " + std::to_string(kMaxMlirNestingDepth) +
                                 " levels"};
-    } else if (!open.empty() && ((c == ')' && open.back() == '(') ||
-                                 (c == ']' && open.back() == '[') ||
-                                 (c == '}' && open.back() == '{') ||
-                                 (c == '>' && open.back() == '<'))) {
+    } else if (!open.empty() &&
+               ((c == ')' && open.back() == '(') || (c == ']' && open.back() == '[') ||
+                (c == '}' && open.back() == '{') || (c == '>' && open.back() == '<'))) {
       open.pop_back();
     } else if (c == ')' || c == ']' || c == '}') {
       // A closer for a bracket further out: a `<` left open (a custom syntax's comparison)

@@ -20,8 +20,8 @@
 
 #include <fcntl.h>
 #include <pwd.h>
-#include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -324,7 +324,8 @@ std::string privateTempDir() {
   std::error_code ec;
   fs::path tmp = fs::temp_directory_path(ec);
   const uid_t uid = ::geteuid();
-  const std::string dir = ((ec ? fs::path("/tmp") : tmp) / ("fp8c-" + std::to_string(uid))).string();
+  const std::string dir =
+      ((ec ? fs::path("/tmp") : tmp) / ("fp8c-" + std::to_string(uid))).string();
   ::mkdir(dir.c_str(), 0700);
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&

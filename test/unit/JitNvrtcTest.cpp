@@ -209,9 +209,8 @@ TEST(JitNvrtc, FailedSourceFallsBackToAFreshPrivateDir) {
     const std::string marker = "source written to ";
     const size_t at = r.error().find(marker);
     ASSERT_NE(at, std::string::npos) << r.error();
-    path = r.error().substr(at + marker.size(),
-                            r.error().find_first_of(" \n", at + marker.size()) -
-                                (at + marker.size()));
+    path = r.error().substr(at + marker.size(), r.error().find_first_of(" \n", at + marker.size()) -
+                                                    (at + marker.size()));
     const fs::path dir = fs::path(path).parent_path();
     EXPECT_EQ(dir.parent_path(), fs::path(tmp)) << path;
     EXPECT_EQ(dir.filename().string().rfind("fp8c-failed-", 0), 0u) << path;

@@ -44,8 +44,8 @@ bool emitBinary(const Module &m, const std::string &what, const std::string &arc
             std::filesystem::path(dir.empty() ? "." : dir) / (l->kernelName + ".cubin");
         std::error_code ec;
         std::filesystem::create_directories(path.parent_path(), ec);
-        if (Status st = writeOutputFile(
-                path.string(), std::string_view(r->cubin.data(), r->cubin.size()));
+        if (Status st =
+                writeOutputFile(path.string(), std::string_view(r->cubin.data(), r->cubin.size()));
             !st) {
           err << "fp8c: error: " << st.message() << "\n";
           return false;

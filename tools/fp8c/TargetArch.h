@@ -14,9 +14,9 @@
 namespace fp8c::cli {
 
 struct TargetArch {
-  std::string name;          ///< as NVRTC takes it: "sm_90a", "sm_89"
-  int major = 0, minor = 0;  ///< the compute capability: 9.0, 8.9
-  char suffix = 0;           ///< 'a' (arch-specific features), 'f' (family) or 0
+  std::string name;         ///< as NVRTC takes it: "sm_90a", "sm_89"
+  int major = 0, minor = 0; ///< the compute capability: 9.0, 8.9
+  char suffix = 0;          ///< 'a' (arch-specific features), 'f' (family) or 0
 
   /// The generated GEMM (TMA + wgmma, codegen/kernels/gemm_sm90.cuh) compiles only for
   /// sm_90a: wgmma is an arch-specific feature of compute capability 9.0, absent from sm_90

@@ -3,8 +3,8 @@
 // diagnostics on stderr), 2 internal error.
 #include "EmitBinary.h"
 #include "EmitCuda.h"
-#include "OutputFile.h"
 #include "Options.h"
+#include "OutputFile.h"
 #include "RunCommand.h"
 
 #include "passes/PassManager.h"
