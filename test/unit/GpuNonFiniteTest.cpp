@@ -231,7 +231,7 @@ func.func @f(%x: tensor<?x{k}x{dt}>) -> tensor<?x{k}x{dt}> {{
     std::map<std::string, HostTensor> gpu = runOnDevice(*exe, {{"x", x}}, nullptr);
     ASSERT_TRUE(gpu.count("y"));
     EXPECT_EQ(outputCount(deviceReport(*exe), "y"), countNonFinite(gpu["y"]));
-    EXPECT_EQ(countNonFinite(gpu["y"]), 6);
+    EXPECT_EQ(countNonFinite(gpu["y"]), 6); // 2 NaNs (odd indices), 4 infs
   }
   for (const char *dt : {"f8E4M3FN", "f8E5M2"}) {
     SCOPED_TRACE(dt);
@@ -247,13 +247,13 @@ func.func @f(%x: tensor<?x{k}xf32>, %s: tensor<f32>) -> tensor<?x{k}x{dt}> {{
     ASSERT_TRUE(exe);
     HostTensor x = nonZero({m, k}, DType::F32, 9, 1.0);
     for (int64_t i : {int64_t(0), int64_t(5), int64_t(16), int64_t(999), int64_t(36000), m * k - 1})
-      x.data[static_cast<size_t>(i)] = i % 2 ? kNaN : kInf; // inf saturates: 3 NaNs stay
+      x.data[static_cast<size_t>(i)] = i % 2 ? kNaN : kInf; // inf saturates: 2 NaNs stay
     HostTensor s = HostTensor::make({}, DType::F32);
     s.data = {1.0f};
     std::map<std::string, HostTensor> gpu = runOnDevice(*exe, {{"x", x}, {"s", s}}, nullptr);
     ASSERT_TRUE(gpu.count("q"));
     EXPECT_EQ(outputCount(deviceReport(*exe), "q"), countNonFinite(gpu["q"]));
-    EXPECT_EQ(countNonFinite(gpu["q"]), 3);
+    EXPECT_EQ(countNonFinite(gpu["q"]), 2);
   }
 }
 
@@ -338,6 +338,8 @@ TEST_P(GpuNonFiniteDelayedTest, SkipsAndCountsAsTheInterpreter) {
     EXPECT_TRUE(sameNaNs(gpu["y"], cpu["y"]));
     for (const NonFiniteReport::History &h : cpuReport.histories) {
       skippedSoFar[h.key] += h.skipped;
+      // (An amax that cuBLASLt computes, AMAX_D: the MLP's g on cuBLASLt, must be NaN for a D
+      // with a NaN, as the interpreter's is, for its push to be skipped.)
       EXPECT_EQ(dev.skippedOf(h.key), skippedSoFar[h.key]) << h.key;
       Expected<std::vector<float>> now = exe->readState(h.key, nullptr);
       ASSERT_TRUE(now) << now.error();
