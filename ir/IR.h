@@ -1,6 +1,6 @@
 // The fp8c IR: SSA values, ops, blocks, graphs (one function each) and modules.
 //
-// Op semantics (normative; the interpreter implements exactly this).
+// Op semantics (normative; the interpreter implements exactly this; numerics: docs/numerics.md).
 // Arithmetic is f32; every op rounds once to its result dtype (roundToDType: round to nearest
 // even; to FP8 saturating to +-max, NaN stays NaN).
 //   fp8.linear x, w[, b]     y[..., n] = sum_k x[..., k] * w[n, k] (+ b[n]); result dtype = x's.
@@ -14,23 +14,23 @@
 //   fp8.swiglu a, b          silu(a) * b.
 //   fp8.convert x            dtype change, no scale.
 //   fp8.transpose x          2-D transpose.
-//   fp8.amax x {granularity} f32 max |x| per group; NaN in a group makes it NaN. For x[R, C]:
-//                            tensor -> tensor<f32>, row -> [R], col -> [C],
+//   fp8.amax x {granularity} f32 max |x| per group; NaN in a group makes it NaN, else inf makes it
+//                            inf. For x[R, C]: tensor -> tensor<f32>, row -> [R], col -> [C],
 //                            block_1x128 -> [R, ceil(C/128)], block_128x128 -> [ceil(R/128), ceil(C/128)].
 //   fp8.scale amax {dtype, margin, pow2}  s = fmax(dtype) / amax / 2^margin elementwise;
-//                            amax == 0 -> 1; s overflowing to inf -> FLT_MAX; pow2 rounds s down
-//                            to a power of two; non-finite amax -> NaN.
-//   fp8.cast x, s {granularity}   q = sat(rne(x * s)) with s broadcast over its group; FP8 result.
+//                            amax == 0 -> 1; s overflowing to inf -> FLT_MAX; pow2 rounds s down to
+//                            a power of two; NaN or inf amax -> NaN (its group then casts to NaN).
+//   fp8.cast x, s {granularity}   q = sat(rne(x * s)) with s broadcast over its group; inf -> fmax.
 //   fp8.dequant q, s {granularity} x = q / s, rounded to the result dtype.
-//   fp8.scaled_matmul a8, b8, sa, sb[, bias] {out, fast_accum}
-//                            y[m, n] = sum_k a8[m, k] b8[n, k] / (sa ⊗ sb) + bias[n] (TN).
-//                            Scales: both rank 0 (tensor), sa [M] and sb [N] (row), or
-//                            sa [M, ceil(K/128)] and sb [ceil(N/128), ceil(K/128)] (blockwise: each
-//                            128-wide K block's f32 partial sum is divided by its scales, then
-//                            summed). fast_accum changes GPU precision only, not these semantics.
+//   fp8.scaled_matmul a8, b8, sa, sb[, bias] {out, fast_accum}  y[m, n] =
+//                            (sum_k a8[m, k] b8[n, k] / sa) / sb + bias[n] (TN): one scale at a
+//                            time, never by sa sb (overflows f32 for two tiny operands). Scales:
+//                            both rank 0 (tensor), sa [M] and sb [N] (row), or sa [M, ceil(K/128)]
+//                            and sb [ceil(N/128), ceil(K/128)] (blockwise: each 128-wide K block's
+//                            f32 sum divided by them, then summed). fast_accum: GPU precision only.
 //   fp8.history_scale h {algo, dtype, margin, pow2}  amax = max(h) ("max") or h[0]
 //                            ("most_recent"), then fp8.scale's formula; result tensor<f32>.
-//   fp8.history_push h, amax new history: [amax, h[0], ..., h[len-2]].
+//   fp8.history_push h, amax [amax, h[0], ..., h[len-2]]; a NaN / inf amax is skipped: h unchanged.
 //   fp8.relu_grad dy, x      dy * (x > 0 ? 1 : 0); NaN in x or dy gives NaN. Equal shapes.
 //   fp8.gelu_grad dy, x {approximate}  dy * gelu'(x), with Phi(x) = 0.5 (1 + erf(x / sqrt 2)),
 //                            "none": gelu'(x) = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi);

@@ -279,7 +279,9 @@ Status Executable::run(const Bindings &bindings, CUstream stream) {
       I.paramsLoaded = true;
     }
   }
-  return I.runSteps(I.plan().steps, *ptrs, m, stream);
+  if (Status st = I.runSteps(I.plan().steps, *ptrs, m, stream); !st)
+    return st;
+  return I.countOutputs(*ptrs, m, stream);
 }
 
 void Executable::invalidateParameters() { impl_->paramsLoaded = false; }
@@ -300,8 +302,9 @@ Expected<std::vector<StepTime>> Executable::lastProfile() {
 
 Status Executable::resetState(CUstream stream) {
   Impl &I = *impl_;
-  // Scratch too (grid-barrier counters, a cooperative cast's own amax): its launches expect
-  // zeros and leave zeros, so this is the only time it is cleared.
+  // State slots with their skip counters (MemoryPlan.h, kStateCounterBytes). Scratch too
+  // (grid-barrier counters, a cooperative cast's own amax): its launches expect zeros and leave
+  // zeros, so this is the only time it is cleared.
   for (size_t i = 0; i < I.plan().buffers.size(); ++i)
     if (I.plan().buffers[i].role == BufferRole::State ||
         I.plan().buffers[i].role == BufferRole::Scratch)
@@ -317,7 +320,8 @@ Expected<std::vector<float>> Executable::readState(const std::string &key, CUstr
     if (d.role != BufferRole::State || d.name != key)
       continue;
     FP8C_CU_TRY(I.drv, cuStreamSynchronize, stream);
-    std::vector<float> out(static_cast<size_t>(I.memory.slots[i].bytes / 4));
+    // (The slot holds the history's skip counter after the buffer's bytes: not part of it.)
+    std::vector<float> out(static_cast<size_t>(d.bytes(I.memory.maxM) / 4));
     if (Status st = I.arena.download(out.data(), out.size() * 4,
                                      static_cast<size_t>(I.memory.slots[i].offset));
         !st)
@@ -369,6 +373,8 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   if (!arena)
     return Error(arena.error());
   impl->arena = arena.take();
+  if (Status st = impl->prepareNonFinite(o.countNonFinite); !st)
+    return Error(st.message());
   auto exe = std::unique_ptr<Executable>(new Executable(std::move(impl)));
   if (Status st = exe->resetState(nullptr); !st)
     return Error(st.message());

@@ -8,7 +8,10 @@
 //
 // Bindings name graph inputs, parameters and outputs (an output is named after the value the
 // graph returns). Scaling state (amax histories) lives on the device inside the executable
-// and persists across runs. With weights=static, parameters are quantized once: on the first
+// and persists across runs. Non-finite values are reported, not hidden (docs/numerics.md):
+// enqueueNonFiniteReport / nonFiniteReport give, without a synchronization of their own, the
+// non-finite amaxes each history skipped and (CompileOptions::countNonFinite) the NaN / inf
+// elements of each output. With weights=static, parameters are quantized once: on the first
 // run that binds them, when their pointers change, or after invalidateParameters() (their
 // contents changed in place). No exception crosses this API.
 #pragma once
@@ -19,6 +22,7 @@
 #include "ir/IR.h"
 #include "ir/Status.h"
 #include "runtime/MemoryPlan.h"
+#include "runtime/NonFiniteReport.h"
 
 #include <map>
 #include <memory>
@@ -63,6 +67,13 @@ struct CompileOptions {
   /// timed under a sustained load (CublasLtRunner autotuning; FP8C_CUBLASLT_AUTOTUNE=1 turns it
   /// on for every executable). Off (the default): the heuristic's first choice.
   bool cublasLtAutotune = false;
+  /// After each run(), count every output's NaN and +-inf elements on the device for
+  /// nonFiniteReport(): one more launch per output, reading it once (its bytes at the device's
+  /// read rate: ~20 us for a 64 MiB output, e.g. y [8192, 4096] bf16, at ~3.3 TB/s; ~3 us of
+  /// launch at decode sizes) and a 4-byte memset per run. Off (the default): outputs are not
+  /// counted. The histories' skipped amaxes are counted either way (an atomic on the skip
+  /// path only: nothing on a clean run).
+  bool countNonFinite = false;
 };
 
 /// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
@@ -135,6 +146,20 @@ public:
   Expected<std::vector<StepTime>> lastProfile();
   /// Reads a state buffer (synchronizes `stream`). For tests and monitoring.
   Expected<std::vector<float>> readState(const std::string &key, CUstream stream);
+  /// Enqueues on `stream`, after the runs before it, the copy of the non-finite counters into
+  /// pinned host memory (8 bytes per output, 4 per state buffer); no synchronization, so a
+  /// training loop may ask every step and read the answer after its own sync.
+  Status enqueueNonFiniteReport(CUstream stream);
+  /// The counters the last enqueueNonFiniteReport copied, valid once its stream has reached
+  /// that copy (synchronize it first): per output (plan order) the NaN / +-inf elements of the
+  /// last run() before the copy (-1 where that run did not count them); per state buffer (an
+  /// amax history, by its key) the non-finite amaxes its pushes skipped, keeping the history
+  /// and the scale, since compile() or resetState(). All zero before the first copy.
+  NonFiniteReport nonFiniteReport() const;
+  /// Whether run() counts the outputs' NaN / inf elements: on after compile() with
+  /// CompileOptions::countNonFinite, which loads the counting kernels (without it, this does
+  /// nothing). Off, e.g. for timed runs, a run costs nothing extra.
+  void setCountNonFinite(bool on);
 
   struct Impl;
 

@@ -71,7 +71,9 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
   constexpr size_t kPatternBytes = size_t(4) << 20; // a multiple of every element size
   for (auto [i, fill] : want) {
     const BufferDesc &d = plan.buffers[static_cast<size_t>(i)];
-    const size_t bytes = static_cast<size_t>(std::max<int64_t>(d.bytes(m), 256));
+    // (A history's slot ends in its skip counter, MemoryPlan.h's kStateCounterBytes.)
+    const int64_t counter = d.role == BufferRole::State ? kStateCounterBytes : 0;
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(d.bytes(m) + counter, 256));
     Expected<DeviceBuffer> buf = DeviceBuffer::allocate(bytes);
     if (!buf)
       return Error("scratch for %" + d.name + " (" + std::to_string(bytes) +

@@ -1,7 +1,8 @@
 // Executable::Impl, private to the runtime: the state behind an Executable (its plan, arena,
 // loaded kernels, GEMM runners and the GEMM choices compile() made) and the steps that run it.
 // Executable.cpp compiles, binds and runs; ExecutableGemmChoice.cpp prepares the generated
-// GEMM's kernels and autotunes (prepareGemms, tuneGemm). Not part of the public API.
+// GEMM's kernels and autotunes (prepareGemms, tuneGemm); ExecutableNonFinite.cpp counts and
+// reports non-finite values. Not part of the public API.
 #pragma once
 
 #include "runtime/Executable.h"
@@ -33,6 +34,24 @@ struct CublasCall {
 struct LoadedLaunch {
   CUfunction fn = nullptr;
   int maxBlocks = 1; ///< co-resident blocks on the whole device (persistent / cooperative cap)
+};
+
+/// Page-locked host memory (cuMemAllocHost), so that a device-to-host copy into it is
+/// asynchronous. Move-only; freed with the driver it came from.
+class PinnedHostBuffer {
+public:
+  PinnedHostBuffer() = default;
+  static Expected<PinnedHostBuffer> allocate(CudaDriver *drv, size_t bytes);
+  ~PinnedHostBuffer();
+  PinnedHostBuffer(PinnedHostBuffer &&o) noexcept;
+  PinnedHostBuffer &operator=(PinnedHostBuffer &&o) noexcept;
+  PinnedHostBuffer(const PinnedHostBuffer &) = delete;
+  PinnedHostBuffer &operator=(const PinnedHostBuffer &) = delete;
+  unsigned char *data() const { return static_cast<unsigned char *>(ptr_); }
+
+private:
+  CudaDriver *drv_ = nullptr;
+  void *ptr_ = nullptr;
 };
 
 struct Executable::Impl {
@@ -78,6 +97,22 @@ struct Executable::Impl {
   /// (their first global access waits for it: enterLaunch() in the launches' entry points, the
   /// GEMM's prologue).
   bool afterLaunch = false;
+
+  /// Non-finite reporting (ExecutableNonFinite.cpp): with countNonFinite (and canCount: the
+  /// kernels loaded), run() counts each Output buffer's (outputBuffers, plan order) NaN / inf
+  /// elements into its u64 of outputCounts with countKernels[dtype]; enqueueNonFiniteReport
+  /// copies those and each State buffer's skip counter (stateBuffers; the u32 after its bytes)
+  /// into `report`: the u64s, then the u32s. lastRunCounted: the last run() counted;
+  /// reportCounted: it had when enqueueNonFiniteReport last copied.
+  bool canCount = false, countNonFinite = false, lastRunCounted = false, reportCounted = false;
+  std::vector<int> outputBuffers, stateBuffers;
+  std::map<DType, LoadedLaunch> countKernels;
+  DeviceBuffer outputCounts;
+  PinnedHostBuffer report;
+  /// Compiles the counting kernels (with countNonFinite) and allocates the counters.
+  Status prepareNonFinite(bool countOutputs);
+  /// run()'s output counts, after its steps.
+  Status countOutputs(const std::vector<CUdeviceptr> &ptrs, int64_t m, CUstream stream);
 
   const LaunchPlan &plan() const { return compiled.plan; }
   Status compileKernels(const std::vector<Step> &steps);

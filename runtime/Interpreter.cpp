@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <new>
@@ -91,8 +92,9 @@ Status checkInputsImpl(const Graph &g, std::span<const HostTensor> inputs, unsig
 
 class Runner {
 public:
-  Runner(const Graph &g, std::span<const HostTensor> inputs, unsigned threads)
-      : g_(g), inputs_(inputs), threads_(threads) {}
+  Runner(const Graph &g, std::span<const HostTensor> inputs, unsigned threads,
+         NonFiniteReport *report)
+      : g_(g), inputs_(inputs), threads_(threads), report_(report) {}
 
   Expected<std::vector<HostTensor>> run() {
     for (unsigned i = 0; i < g_.numInputs(); ++i) {
@@ -115,10 +117,31 @@ public:
                               bindingNote()));
     if (Status s = runBlock(g_.body()); !s)
       return Error(s.message());
-    return takeOperands(*ret);
+    std::vector<HostTensor> outs = takeOperands(*ret);
+    if (report_)
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const std::string &n = ret->operand(static_cast<unsigned>(i))->name();
+        report_->outputs.push_back(
+            {n.empty() ? fmt::format("output{}", i) : n, countNonFinite(outs[i])});
+      }
+    return outs;
   }
 
 private:
+  // The history an fp8.history_push updates: its operand traced through kernel regions to a
+  // graph input; that input's fp8.state key, else its name, else the operand's name.
+  std::string historyKey(const Op &push) const {
+    const Value *v = push.operand(0);
+    while (v->isBlockArgument() && v->ownerBlock()->parentOp())
+      v = v->ownerBlock()->parentOp()->operand(v->index());
+    if (v->isBlockArgument() && v->ownerBlock() == &g_.body()) {
+      if (const Attribute *a = g_.inputAttrs(v->index()).get("fp8.state");
+          a && a->kind() == AttrKind::String)
+        return a->asString();
+    }
+    return v->name();
+  }
+
   // " (dynamic dims bound by the inputs: 'x' (#0) = [3, 4])", or "" when no input is dynamic.
   std::string bindingNote() const {
     std::string s;
@@ -266,6 +289,9 @@ private:
         Expected<HostTensor> r = execute(ctx);
         if (!r)
           return Error(opError(op, r.error()));
+        if (report_ && op.kind() == OpKind::HistoryPush)
+          report_->histories.push_back(
+              {historyKey(op), std::isfinite(ctx.args[1]->data[0]) ? 0 : 1});
         define(op.result(), std::make_unique<HostTensor>(r.take()));
       }
       for (unsigned i = 0; i < op.numOperands(); ++i)
@@ -327,6 +353,7 @@ private:
   std::unordered_map<const Value *, const HostTensor *> values_;
   std::unordered_map<const Value *, std::unique_ptr<HostTensor>> owned_;
   std::unordered_map<const Value *, size_t> remaining_;
+  NonFiniteReport *report_;
 };
 
 unsigned resolveThreads(const InterpretOptions &o) {
@@ -345,8 +372,10 @@ Expected<std::vector<HostTensor>> interpret(const Graph &g, std::span<const Host
   const unsigned threads = resolveThreads(options);
   if (Status s = checkInputsImpl(g, inputs, threads); !s)
     return Error(s.message());
+  if (options.report)
+    *options.report = {};
   try {
-    return Runner(g, inputs, threads).run();
+    return Runner(g, inputs, threads, options.report).run();
   } catch (const std::bad_alloc &) {
     return Error(fmt::format("'@{}': out of memory in the CPU interpreter", g.name()));
   } catch (const std::exception &e) {

@@ -10,17 +10,21 @@
 //     multiply-add); for f16 / bf16 / FP8 operands the product is exact in f32, so a GPU's FMA
 //     gives the same sum;
 //   - linear: bias is added to the f32 dot product, then the sum is rounded once;
-//   - scaled_matmul: y = dot / (sa * sb) with the product sa * sb formed in f32 first; blockwise,
-//     acc = 0, then for each 128-wide K block in order acc += blockdot / (sa[m,kb] * sb[n/128,kb]);
-//     then bias (widened to f32) is added and the sum rounded once to `out`;
+//   - scaled_matmul: y = (dot / sa) / sb, two f32 divisions (never by the product sa * sb, which
+//     overflows for two small operands); blockwise, acc = 0, then for each 128-wide K block in
+//     order acc += (blockdot / sa[m,kb]) / sb[n/128,kb]; then bias (widened to f32) is added and
+//     the sum rounded once to `out`;
 //   - fp8.scale: s = ldexp(fmax / amax, -margin) (the ldexp is exact), then inf -> FLT_MAX, then
-//     pow2 rounds |s| down to a power of two; amax == 0 -> 1; non-finite amax -> NaN.
+//     pow2 rounds |s| down to a power of two; amax == 0 -> 1; non-finite amax -> NaN;
+//   - fp8.history_push of a non-finite amax returns the history unchanged (and, with
+//     InterpretOptions::report, counts it against the history).
 // Results do not depend on the number of threads used.
 #pragma once
 
 #include "ir/IR.h"
 #include "ir/Status.h"
 #include "runtime/HostTensor.h"
+#include "runtime/NonFiniteReport.h"
 
 #include <span>
 #include <vector>
@@ -30,6 +34,11 @@ namespace fp8c {
 struct InterpretOptions {
   /// Threads the GEMM ops may use; 0 = std::thread::hardware_concurrency() (at most 16).
   unsigned maxThreads = 0;
+  /// When set, receives what the run saw of non-finite values: every output with its count of
+  /// NaN / +-inf elements (named after the returned value, else "output<i>"), and every
+  /// fp8.history_push with the amaxes it skipped (0 or 1; keyed by the fp8.state key of the
+  /// graph input it updates, else that input's name). Replaces what it held.
+  NonFiniteReport *report = nullptr;
 };
 
 /// Runs `g` on `inputs` (one per graph input, in order) and returns its outputs in order.

@@ -51,6 +51,8 @@ MemoryPlan planMemory(const LaunchPlan &plan, int64_t maxM, const std::vector<in
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const bool capped = i < rowsCap.size() && rowsCap[i] >= 0 && rowsCap[i] < maxM;
     mp.slots[i].bytes = plan.buffers[i].bytes(capped ? rowsCap[i] : maxM);
+    if (plan.buffers[i].role == BufferRole::State)
+      mp.slots[i].bytes += kStateCounterBytes;
   }
   // Live ranges over the per-call steps; load-time steps precede step 0.
   for (size_t s = 0; s < plan.steps.size(); ++s)

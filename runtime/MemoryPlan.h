@@ -17,7 +17,7 @@ namespace fp8c {
 struct BufferSlot {
   bool arena = false;   ///< lives in the arena at `offset` (temps, state, constants)
   int64_t offset = 0;   ///< bytes from the arena start (256-byte aligned)
-  int64_t bytes = 0;    ///< at maxM
+  int64_t bytes = 0;    ///< at maxM (State: and kStateCounterBytes after the buffer's)
   int firstStep = -1;   ///< live range over LaunchPlan::steps (load steps count as -1)
   int lastStep = -1;
   bool zeroRegion = false; ///< in [0, MemoryPlan::zeroRegionBytes): zeroed once at a run's start
@@ -31,6 +31,11 @@ struct MemoryPlan {
   /// Bytes at the arena's start holding the zeroRegion slots (one memset per run zeroes them).
   int64_t zeroRegionBytes = 0;
 };
+
+/// Bytes every State slot holds after its buffer's bytes: a history pushed in place keeps there,
+/// as a u32, the count of non-finite amaxes its pushes skipped (codegen/kernels/common.cuh,
+/// historySkipCounter; Executable::nonFiniteReport). Zeroed with the state (resetState).
+constexpr int64_t kStateCounterBytes = 16;
 
 /// The largest zeroInit temp (bytes at maxM) that goes into the zero region; a larger one (a
 /// padded FP8 operand with zero pad columns) keeps its own memset before its first step and

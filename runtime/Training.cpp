@@ -69,9 +69,25 @@ Expected<std::unique_ptr<InterpretedTraining>> InterpretedTraining::create(
   out->graphs_ = t.take();
   for (const Graph *half : {out->graphs_.forward.get(), out->graphs_.backward.get()})
     for (unsigned i = 0; i < half->numInputs(); ++i)
-      if (std::string k = attrStr(half->inputAttrs(i), "fp8.state"); !k.empty())
+      if (std::string k = attrStr(half->inputAttrs(i), "fp8.state"); !k.empty()) {
         out->state_[k] = HostTensor::make(half->input(i)->type().shape(), DType::F32);
+        out->nonFinite_.histories.push_back({k, 0});
+      }
   return out;
+}
+
+void InterpretedTraining::countResults(const NamedTensors &results) {
+  NonFiniteReport r;
+  for (const auto &[name, t] : results)
+    r.outputs.push_back({name, countNonFinite(t)});
+  for (const NonFiniteReport::Output &o : r.outputs) {
+    auto it = std::find_if(nonFinite_.outputs.begin(), nonFinite_.outputs.end(),
+                           [&](const NonFiniteReport::Output &m) { return m.name == o.name; });
+    if (it == nonFinite_.outputs.end())
+      nonFinite_.outputs.push_back(o);
+    else
+      it->count = o.count;
+  }
 }
 
 // Binds every input of `g` by name: state, saved, then `named` (by fp8.grad key for gradient
@@ -103,7 +119,16 @@ Expected<std::vector<HostTensor>> InterpretedTraining::runHalf(const Graph &g,
     }
     in.push_back(*t);
   }
-  return interpret(g, in);
+  NonFiniteReport step;
+  InterpretOptions io;
+  io.report = &step;
+  Expected<std::vector<HostTensor>> outs = interpret(g, in, io);
+  if (outs) { // the skipped amaxes add up over the steps
+    NonFiniteReport skips;
+    skips.histories = step.histories;
+    nonFinite_.add(skips);
+  }
+  return outs;
 }
 
 void InterpretedTraining::keepStates(const Graph &g, std::vector<HostTensor> &outs) {
@@ -191,6 +216,7 @@ Expected<NamedTensors> InterpretedTraining::forward(const NamedTensors &inputs, 
     else if (!a.has("fp8.state"))
       result[resultName(g, i)] = std::move((*outs)[i]);
   }
+  countResults(result);
   return result;
 }
 
@@ -207,6 +233,7 @@ Expected<NamedTensors> InterpretedTraining::backward(const NamedTensors &outputG
     if (std::string k = attrStr(a, "fp8.grad"); !k.empty())
       result[k] = std::move((*outs)[i]);
   }
+  countResults(result);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "ir/Status.h"
 #include "passes/TrainingPipeline.h"
 #include "runtime/HostTensor.h"
+#include "runtime/NonFiniteReport.h"
 
 #include <map>
 #include <memory>
@@ -49,6 +50,9 @@ struct TrainingOptions {
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's
   /// grad-epilogue; off also with sideLaunches, whose launch it would take).
   bool gradEpilogue = true;
+  /// CompileOptions::countNonFinite of both halves (GpuTraining::nonFiniteReport counts the
+  /// NaN / inf elements of the outputs and input gradients; the interpreter always does).
+  bool countNonFinite = false;
 };
 
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
@@ -98,6 +102,12 @@ public:
   /// scales, so they differ only by rounding, not by a history one GEMM rounding apart.
   Status setState(const std::string &key, HostTensor value);
   std::vector<std::string> stateKeys() const;
+  /// What the steps saw of non-finite values (docs/numerics.md): per amax history (fp8.state
+  /// key) the non-finite amaxes its pushes skipped since create(), the history and the scale
+  /// kept (GpuTraining::nonFiniteReport counts the same since resetState); per result of the
+  /// last forward (outputs, by name) and backward (input gradients, by fp8.grad key) its NaN /
+  /// +-inf elements.
+  const NonFiniteReport &nonFiniteReport() const { return nonFinite_; }
 
 private:
   InterpretedTraining() = default;
@@ -110,6 +120,9 @@ private:
   NamedTensors inputs_;  ///< the last forward's inputs (the backward may read some)
   NamedTensors castWeights_; ///< the fp8.param inputs of the last Cast forward
   bool castRan_ = false;
+  NonFiniteReport nonFinite_;
+  /// Counts the results' non-finite elements into nonFinite_.outputs (replacing those names).
+  void countResults(const NamedTensors &results);
 };
 
 /// The name of a graph's result i: its fp8.grad / fp8.saved / fp8.state key, else the

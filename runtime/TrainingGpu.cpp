@@ -24,6 +24,7 @@ Expected<std::unique_ptr<Executable>> compileHalf(const Graph &g, const Training
   co.tuning.insideTiles = o.insideTiles;
   co.sideLaunches = o.sideLaunches;
   co.cublasLtAutotune = o.cublasLtAutotune;
+  co.countNonFinite = o.countNonFinite;
   Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe)
     return Error("compiling @" + g.name() + ": " + exe.error());
@@ -239,6 +240,26 @@ Expected<std::vector<float>> GpuTraining::readState(const std::string &key, CUst
       if (n == key)
         return e->readState(key, stream);
   return Error("no state named '" + key + "' in either half");
+}
+
+Status GpuTraining::enqueueNonFiniteReport(CUstream stream) {
+  if (Status st = fwd_->enqueueNonFiniteReport(stream); !st)
+    return st;
+  return bwd_->enqueueNonFiniteReport(stream);
+}
+
+NonFiniteReport GpuTraining::nonFiniteReport() const {
+  NonFiniteReport r;
+  for (const auto &[exe, slots] : {std::pair{fwd_.get(), &fwdSlots_}, {bwd_.get(), &bwdSlots_}}) {
+    NonFiniteReport half = exe->nonFiniteReport();
+    for (const NonFiniteReport::Output &o : half.outputs)
+      for (const Slot &s : *slots) // by the name the caller binds; not the saved tensors
+        if (s.planName == o.name && (s.from == From::Output || s.from == From::InputGrad))
+          r.outputs.push_back({s.key, o.count});
+    for (const NonFiniteReport::History &h : half.histories)
+      r.histories.push_back(h);
+  }
+  return r;
 }
 
 std::vector<std::string> GpuTraining::stateKeys() const {

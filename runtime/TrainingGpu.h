@@ -53,6 +53,16 @@ public:
   Status resetState(CUstream stream);
   /// A state buffer (an amax history) by fp8.state key; synchronizes `stream`.
   Expected<std::vector<float>> readState(const std::string &key, CUstream stream);
+  /// Enqueues on `stream` the copy of both halves' non-finite counters (Executable.h); no
+  /// synchronization.
+  Status enqueueNonFiniteReport(CUstream stream);
+  /// The counters the last enqueueNonFiniteReport copied, once `stream` has reached it: per
+  /// amax history (fp8.state key) the non-finite amaxes its pushes skipped since compile or
+  /// resetState, the history and its scale kept; per forward output (by name) and input
+  /// gradient (by fp8.grad key) the NaN / +-inf elements of the last forward and backward
+  /// (-1 without TrainingOptions::countNonFinite). InterpretedTraining::nonFiniteReport is the
+  /// interpreter's.
+  NonFiniteReport nonFiniteReport() const;
   std::vector<std::string> stateKeys() const;
   /// Bytes of the saved-tensor buffers.
   int64_t savedBytes() const;

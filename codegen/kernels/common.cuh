@@ -407,9 +407,29 @@ __device__ __forceinline__ bool lastToArrive(u32 *counter, u32 arrivals) {
   return last != 0;
 }
 
+// --- delayed scaling's history push ------------------------------------------------------------
+// fp8.history_push skips a non-finite amax (IR.h): the history stays as it was, so the next
+// step's scale is the one this step used, and the skip is counted. A history updated in place
+// is persistent state (BufferRole::State), whose buffer holds one u32 after its len f32
+// entries: the count of amaxes its pushes skipped since the state was last zeroed
+// (MemoryPlan::kStateCounterBytes; Executable::nonFiniteReport reads it). A push into another
+// buffer (historyPushTo) skips the same way without counting.
+
+/// The skip counter of the in-place history h[len] (the u32 after its entries).
+__device__ __forceinline__ u32 *historySkipCounter(float *h, int len) {
+  return reinterpret_cast<u32 *>(h + len);
+}
+
 /// fp8.history_push in place by one warp: h = [amax, h[0], ..., h[len - 2]], moved 32 entries
-/// at a time from the top, so no entry is overwritten before it is read. Every lane calls it.
+/// at a time from the top, so no entry is overwritten before it is read; a non-finite amax
+/// leaves h as it is and counts the skip. Every lane calls it with the same amax.
 __device__ __forceinline__ void warpHistoryPush(float *h, int len, float amax, int lane) {
+  if (!isFiniteF(amax)) {
+    if (lane == 0)
+      atomicAdd(historySkipCounter(h, len), 1u);
+    __syncwarp();
+    return;
+  }
   for (int base = (len - 1) / 32 * 32; base >= 0; base -= 32) {
     const int i = base + lane;
     const float keep = i >= 1 && i < len ? h[i - 1] : 0.0f;

@@ -540,11 +540,13 @@ gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const T
   } else {
     // Consumers.
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
+    // Tensor scales: B's (and the up weight's) here, A's in EpilogueInputs::sa; the epilogue
+    // multiplies by one, then the other (finishPair).
     float tensorScale = 1.0f, upScale = 1.0f, scaleD = 1.0f;
     if constexpr (S == Scale::Tensor)
-      tensorScale = p.scaleA[0] * p.scaleB[0];
+      tensorScale = p.scaleB[0];
     if constexpr (Dual && S == Scale::Tensor)
-      upScale = p.scaleA[0] * p.scaleB2[0];
+      upScale = p.scaleB2[0];
     if constexpr (isFp8(TD) && Amax != kAmaxBlock)
       scaleD = p.scaleD[0];
     if constexpr (kPingPong)

@@ -14,13 +14,15 @@
 namespace fp8c {
 namespace sm90 {
 
-/// h = bf16(swiglu(bf16(gate * gateScale), bf16(up * upScale))): the graph's roundings (the two
-/// GEMM results and the swiglu are bf16 values), the swiglu as the generated launches compute
-/// it (op::swiglu). `acc` holds a warpgroup's WN columns (gate half, then up half). With row
-/// scales (Scale::Row) each value's scale is its row's (sa, the thread's two rows) times its
-/// weight's column scale, from the pairs EpilogueInputs<..., Dual> staged in `cols` (gate pairs,
-/// then up pairs, in the accumulator layout: value i sits in pair 4 (i / 4) + lane % 4, row
-/// half (i / 2) % 2, element i % 2), as the plain row-scaled epilogue multiplies them.
+/// h = bf16(swiglu(bf16(gate * sa * gateScale), bf16(up * sa * upScale))): the graph's
+/// roundings (the two GEMM results and the swiglu are bf16 values), the swiglu as the generated
+/// launches compute it (op::swiglu); A's inverse scale and the weight's multiply one at a time,
+/// as finishPair's. `acc` holds a warpgroup's WN columns (gate half, then up half). sa is A's
+/// scale of the thread's two rows (Scale::Row) or of the tensor (Scale::Tensor; gateScale and
+/// upScale are then the weights' tensor scales). With row scales each weight's column scale
+/// comes from the pairs EpilogueInputs<..., Dual> staged in `cols` (gate pairs, then up pairs,
+/// in the accumulator layout: value i sits in pair 4 (i / 4) + lane % 4, row half (i / 2) % 2,
+/// element i % 2), as the plain row-scaled epilogue multiplies them.
 template <int WN, Scale S>
 __device__ __forceinline__ void swigluHalves(const float (&acc)[WN / 2], float (&h)[WN / 4],
                                              float gateScale, float upScale, const float (&sa)[2],
@@ -30,14 +32,14 @@ __device__ __forceinline__ void swigluHalves(const float (&acc)[WN / 2], float (
 #pragma unroll
   for (int i = 0; i < WN / 4; ++i) {
     float gs = gateScale, us = upScale;
+    const float rs = sa[(i / 2) % 2];
     if constexpr (S == Scale::Row) {
       const float4 cg = cols[4 * (i / 4) + q], cu = cols[WN / 4 + 4 * (i / 4) + q];
-      const float rs = sa[(i / 2) % 2];
-      gs = rs * (i % 2 ? cg.y : cg.x);
-      us = rs * (i % 2 ? cu.y : cu.x);
+      gs = i % 2 ? cg.y : cg.x;
+      us = i % 2 ? cu.y : cu.x;
     }
-    const float gate = roundTo<Dt::BF16>(acc[i] * gs);
-    const float up = roundTo<Dt::BF16>(acc[i + WN / 4] * us);
+    const float gate = roundTo<Dt::BF16>(acc[i] * rs * gs);
+    const float up = roundTo<Dt::BF16>(acc[i + WN / 4] * rs * us);
     h[i] = roundTo<Dt::BF16>(op::swiglu(gate, up));
   }
 }

@@ -50,15 +50,16 @@ __device__ __forceinline__ void namedBarrierArrive(int id, int count) {
 }
 
 /// The epilogue's inputs besides the accumulators, loaded by one consumer warpgroup before its
-/// tile's main loop: the scales of its rows (Scale::Row; two rows per thread and 64-row slice)
-/// in registers, and, where the epilogue has per-column inputs (Scale::Row's column scales,
-/// bias), one float4 {scaleB[c], scaleB[c + 1], bias[c], bias[c + 1]} per pair of the tile's WN
-/// columns, thread t loading pairs t, t + 128, ... Each thread needs two columns of every eight,
-/// so stage() hands the pairs around through the warpgroup's buffer in shared memory.
-/// With Dual (the dual GEMM, row scales), the WN accumulator columns are WN / 2 output columns
-/// twice: pairs [0, WN / 4) hold the gate weight's column scales (scaleB) of output columns
-/// colBase / 2 + 2 * pair, pairs [WN / 4, WN / 2) the up weight's (scaleB2) of the same columns,
-/// so the accumulator at a pair's position finds its own weight's scale there.
+/// tile's main loop: the scales of its rows (Scale::Row; two rows per thread and 64-row slice;
+/// Scale::Tensor: A's one scale, finishPair's first factor) in registers, and, where the epilogue
+/// has per-column inputs (Scale::Row's column scales, bias), one float4 {scaleB[c], scaleB[c + 1],
+/// bias[c], bias[c + 1]} per pair of the tile's WN columns, thread t loading pairs t, t + 128, ...
+/// Each thread needs two columns of every eight, so stage() hands the pairs around through the
+/// warpgroup's buffer in shared memory. With Dual (the dual GEMM, row scales), the WN accumulator
+/// columns are WN / 2 output columns twice: pairs [0, WN / 4) hold the gate weight's column scales
+/// (scaleB) of output columns colBase / 2 + 2 * pair, pairs [WN / 4, WN / 2) the up weight's
+/// (scaleB2) of the same columns, so the accumulator at a pair's position finds its own weight's
+/// scale there.
 template <int WN, int Slices, Scale S, bool HasBias, Dt TBias, bool Dual = false>
 struct EpilogueInputs {
   static_assert(!Dual || !HasBias, "the dual GEMM has no bias");
@@ -76,7 +77,9 @@ struct EpilogueInputs {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = row0 + 8 * r;
-        sa[h][r] = S != Scale::Row ? 1.0f : row < p.m ? p.scaleA[row] : 0.0f;
+        sa[h][r] = S == Scale::Row      ? (row < p.m ? p.scaleA[row] : 0.0f)
+                   : S == Scale::Tensor ? p.scaleA[0]
+                                        : 1.0f;
       }
     }
     if constexpr (kCols) {
@@ -118,18 +121,23 @@ struct EpilogueInputs {
   }
 };
 
-/// The math of the epilogue on the pair (v0, v1) of one of the thread's rows (`sa`: that row's
-/// scale, Scale::Row) at a column pair with inputs `c` = {scaleB[c], scaleB[c + 1], bias[c],
-/// bias[c + 1]}: y = act(v * scales + bias). Both epilogues (registers, TMA store) use it.
+/// The math of the epilogue on the pair (v0, v1) of one of the thread's rows (`sa`: A's
+/// inverse scale of that row, Scale::Row, or of the tensor, Scale::Tensor, whose B scale is
+/// `tensorScale`) at a column pair with inputs `c` = {scaleB[c], scaleB[c + 1], bias[c],
+/// bias[c + 1]}: y = act((v * sa) * sb + bias). Both epilogues (registers, TMA store) use it.
+/// The two inverse scales multiply one at a time, as fp8.scaled_matmul divides by one scale at a
+/// time (IR.h): their product underflows f32 where both operands are small (amaxes ~1e-18:
+/// 1/sa = 1/sb ~ 2^-68.6, 1/(sa sb) ~ 2^-137 < 2^-126, subnormal, and 0 below 2^-149), while
+/// v * sa stays near the dequantized A times B's FP8 values. One more multiply per value.
 template <Scale S, bool HasBias, Act A>
 __device__ __forceinline__ void finishPair(float &v0, float &v1, float tensorScale, float sa,
                                            float4 c) {
   if constexpr (S == Scale::Tensor) {
-    v0 = v0 * tensorScale;
-    v1 = v1 * tensorScale;
+    v0 = v0 * sa * tensorScale;
+    v1 = v1 * sa * tensorScale;
   } else if constexpr (S == Scale::Row) {
-    v0 = v0 * (sa * c.x);
-    v1 = v1 * (sa * c.y);
+    v0 = v0 * sa * c.x;
+    v1 = v1 * sa * c.y;
   }
   if constexpr (HasBias) {
     v0 += c.z;

@@ -30,33 +30,42 @@ __device__ __forceinline__ float historyScale(const float *h, int len, int margi
 }
 
 /// fp8.history_push in place: h = [amax, h[0], ..., h[len-2]]. Every thread of the block calls
-/// it; each reads its elements into registers before any is written, so input and output may
-/// be the same (persistent state) buffer.
+/// it with the same amax; each reads its elements into registers before any is written, so
+/// input and output may be the same (persistent state) buffer. A non-finite amax leaves h as it
+/// is and counts the skip in historySkipCounter(h, Len) (common.cuh). Both ways the block
+/// passes the same two barriers, so a caller may reuse the amax's buffer after it returns.
 template <int Len> __device__ __forceinline__ void historyPushInPlace(float *h, float amax) {
   constexpr int kPer = (Len + kThreads - 1) / kThreads;
+  const bool push = isFiniteF(amax);
   float keep[kPer];
 #pragma unroll
   for (int j = 0; j < kPer; ++j) {
     const int i = threadIdx.x + j * kThreads;
-    keep[j] = i >= 1 && i < Len ? h[i - 1] : 0.0f;
+    keep[j] = push && i >= 1 && i < Len ? h[i - 1] : 0.0f;
   }
   __syncthreads();
+  if (push) {
 #pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int i = threadIdx.x + j * kThreads;
-    if (i == 0)
-      h[0] = amax;
-    else if (i < Len)
-      h[i] = keep[j];
+    for (int j = 0; j < kPer; ++j) {
+      const int i = threadIdx.x + j * kThreads;
+      if (i == 0)
+        h[0] = amax;
+      else if (i < Len)
+        h[i] = keep[j];
+    }
+  } else if (threadIdx.x == 0) {
+    atomicAdd(historySkipCounter(h, Len), 1u);
   }
   __syncthreads();
 }
 
-/// fp8.history_push into another buffer: out = [amax, in[0], ..., in[len-2]].
+/// fp8.history_push into another buffer: out = [amax, in[0], ..., in[len-2]], or out = in for a
+/// non-finite amax (not counted: `out` is no state buffer with a counter).
 template <int Len>
 __device__ __forceinline__ void historyPushTo(float *out, const float *in, float amax) {
+  const bool push = isFiniteF(amax);
   for (int i = threadIdx.x; i < Len; i += kThreads)
-    out[i] = i == 0 ? amax : in[i - 1];
+    out[i] = !push ? in[i] : i == 0 ? amax : in[i - 1];
   __syncthreads();
 }
 

@@ -52,6 +52,8 @@ namespace fp8c {
   X(cuMemAlloc)                                                                                    \
   X(cuMemFree)                                                                                     \
   X(cuMemGetInfo)                                                                                  \
+  X(cuMemAllocHost)                                                                                \
+  X(cuMemFreeHost)                                                                                 \
   X(cuMemcpyHtoD)                                                                                  \
   X(cuMemcpyDtoH)                                                                                  \
   X(cuMemcpyDtoDAsync)                                                                             \

@@ -2,6 +2,16 @@
 // with dotF32 (InterpOps.h), the one place that fixes the normative accumulation order. Rows
 // of the result are computed independently, so splitting the N range over threads does not
 // change a single bit.
+//
+// fp8.scaled_matmul dequantizes one scale at a time, (acc / sa) / sb, never by the product
+// sa * sb: fp8.scale's scales span [fmax / FLT_MAX, FLT_MAX] (about 2^-119 .. 2^128 for e4m3),
+// so the product of two overflows f32 as soon as both operands are small (|x| and |w| ~ 1e-18:
+// sa = sb = 448e18 ~ 2^68.6, sa * sb ~ 2^137 = inf, every output 0) or underflows when both are
+// large. acc / sa is the dot product of the dequantized A with B's FP8 values, at most
+// K * fmax(B) * amax(A) in magnitude (fmax 448 for e4m3, 57344 for e5m2), so it stays finite for
+// every amax(A) below FLT_MAX / (448 K) (~1.8e32 for an e4m3 B at K = 4096) and, where amax(A)
+// is a normal f32, keeps f32's precision before the second division gives the result
+// (docs/numerics.md).
 #include "runtime/interp/InterpOps.h"
 
 #include <algorithm>
@@ -107,16 +117,17 @@ Expected<HostTensor> runScaledMatmul(const OpContext &c) {
   };
   const float *A = a.data.data(), *B = b.data.data();
   if (sa.rank() == 0 && sb.rank() == 0) {
-    const float s = sa.data[0] * sb.data[0];
+    const float s0 = sa.data[0], s1 = sb.data[0];
     gemmTN(A, B, y.data.data(), m, n, k, c.threads,
            [&](int64_t, int64_t j, const float *ar, const float *br) {
-             return addBias(dotF32(ar, br, k) / s, j);
+             return addBias(dotF32(ar, br, k) / s0 / s1, j);
            });
   } else if (sa.rank() == 1) {
     gemmTN(A, B, y.data.data(), m, n, k, c.threads,
            [&](int64_t i, int64_t j, const float *ar, const float *br) {
-             const float s = sa.data[static_cast<size_t>(i)] * sb.data[static_cast<size_t>(j)];
-             return addBias(dotF32(ar, br, k) / s, j);
+             const float s0 = sa.data[static_cast<size_t>(i)];
+             const float s1 = sb.data[static_cast<size_t>(j)];
+             return addBias(dotF32(ar, br, k) / s0 / s1, j);
            });
   } else if (sa.rank() == 2) {
     const int64_t kBlocks = (k + 127) / 128;
@@ -125,9 +136,9 @@ Expected<HostTensor> runScaledMatmul(const OpContext &c) {
              float acc = 0.0f;
              for (int64_t kb = 0; kb < kBlocks; ++kb) {
                const int64_t k0 = kb * 128, len = std::min<int64_t>(128, k - k0);
-               const float s = sa.data[static_cast<size_t>(i * kBlocks + kb)] *
-                               sb.data[static_cast<size_t>((j / 128) * kBlocks + kb)];
-               acc += dotF32(ar + k0, br + k0, len) / s;
+               const float s0 = sa.data[static_cast<size_t>(i * kBlocks + kb)];
+               const float s1 = sb.data[static_cast<size_t>((j / 128) * kBlocks + kb)];
+               acc += dotF32(ar + k0, br + k0, len) / s0 / s1;
              }
              return addBias(acc, j);
            });

@@ -1,5 +1,6 @@
 // Delayed-scaling state ops of the CPU interpreter: fp8.history_scale (a scale from an amax
-// history) and fp8.history_push (the history shifted by one, newest amax first).
+// history) and fp8.history_push (the history shifted by one, newest amax first; a non-finite
+// amax is skipped: the history stays as it was, docs/numerics.md).
 #include "runtime/interp/InterpOps.h"
 
 namespace fp8c::interp {
@@ -39,6 +40,10 @@ Expected<HostTensor> runHistoryPush(const OpContext &c) {
   HostTensor y = HostTensor::make(h.shape, DType::F32);
   if (y.data.empty())
     return y;
+  if (!std::isfinite(amax.data[0])) {
+    y.data = h.data; // skipped: the next history_scale sees the scale this step used
+    return y;
+  }
   y.data[0] = amax.data[0];
   for (size_t i = 1; i < y.data.size(); ++i)
     y.data[i] = h.data[i - 1];

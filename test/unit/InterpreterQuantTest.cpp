@@ -229,7 +229,7 @@ std::vector<HostTensor> runScaledMatmul(HostTensor a, HostTensor bm, HostTensor 
 }
 
 TEST(InterpScaledMatmul, Tensorwise) {
-  // / (sa * sb) = / 8 -> [[0.5, -0.375], [1.125, -0.6875]]; + bias [1, 0.25] ->
+  // / sa / sb = / 2 / 4 -> [[0.5, -0.375], [1.125, -0.6875]]; + bias [1, 0.25] ->
   // [[1.5, -0.125], [2.125, -0.4375]]. In e4m3, 2.125 is a tie between 2 and 2.25 -> 2.
   HostTensor bias = tensor({2}, DType::BF16, {1, 0.25f});
   HostTensor sa = tensor({}, DType::F32, {2}), sb = tensor({}, DType::F32, {4});
@@ -239,17 +239,18 @@ TEST(InterpScaledMatmul, Tensorwise) {
                {1.5f, -0.125f, 2, -0.4375f});
 }
 
-TEST(InterpScaledMatmul, TensorwiseFormsTheScaleProductFirst) {
-  // dot [1, 4] . [1, 1] = 5; sa = 3, sb = f32(1/3) = 0.333333343: sa * sb rounds to 1 -> 5.
-  // Dividing twice would give (5 / 3) / sb = 4.99999952.
+TEST(InterpScaledMatmul, TensorwiseDividesByEachScaleInTurn) {
+  // dot [1, 4] . [1, 1] = 5; sa = 3, sb = f32(1/3) = 0.333333343: (5 / 3) / sb = 4.99999952, one
+  // ulp below 5, where dividing by the product (sa * sb rounds to 1) would give 5. The order
+  // keeps two small operands' scales from overflowing as a product (IR.h).
   expectValues(runScaledMatmul(tensor({1, 2}, E4M3, {1, 4}), tensor({1, 2}, E4M3, {1, 1}),
                                tensor({}, DType::F32, {3}), tensor({}, DType::F32, {1.0f / 3.0f}),
                                nullptr, DType::F32),
-               0, {1, 1}, DType::F32, {5});
+               0, {1, 1}, DType::F32, {std::nextafter(5.0f, 0.0f)});
 }
 
 TEST(InterpScaledMatmul, Rowwise) {
-  // / (sa[m] * sb[n]) with sa = [2, 0.5], sb = [1, 4]: [[4/2, -3/8], [9/0.5, -5.5/2]] =
+  // / sa[m] / sb[n] with sa = [2, 0.5], sb = [1, 4]: [[4/2, -3/8], [9/0.5, -5.5/2]] =
   // [[2, -0.375], [18, -2.75]]; + bias f32 [0.5, 0] -> [[2.5, -0.375], [18.5, -2.75]].
   HostTensor bias = tensor({2}, DType::F32, {0.5f, 0});
   expectValues(runScaledMatmul(a8(), b8(), tensor({2}, DType::F32, {2, 0.5f}),

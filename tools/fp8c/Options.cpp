@@ -33,7 +33,9 @@ options:
                             --output-dir (NVRTC; no GPU needed)
   -o OUT                    write the emitted IR to OUT instead of stdout
   --run=cpu|gpu             run the graph on the CPU interpreter or on GPU 0 (JIT through NVRTC)
-  --check                   with --run=gpu: compare every output with the interpreter
+  --check                   fail (exit 1) when an output holds NaN / inf or an amax history
+                            skipped a non-finite amax (warnings name them); with --run=gpu also
+                            compare every output with the interpreter
   --bench                   with --run=gpu: median time of many runs (CUDA events, warm-up excluded)
   --profile                 with --bench: also each kernel's / GEMM's median time (an event after
                             every step)
@@ -281,8 +283,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--compare needs --run");
   if (o.profile && !o.bench)
     return std::string("--profile needs --bench (it breaks a timed run down by step)");
-  if ((o.check || o.bench) && o.run != "gpu")
-    return std::string("--check and --bench need --run=gpu");
+  if (o.check && !o.run)
+    return std::string("--check needs --run=cpu|gpu");
+  if (o.bench && o.run != "gpu")
+    return std::string("--bench needs --run=gpu");
   // The arch decides, once, whether the generated GEMM may be planned.
   Expected<GemmBackend> backend = gemmBackendFor(o.arch, o.backend);
   if (!backend)

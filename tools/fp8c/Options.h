@@ -16,7 +16,7 @@ struct Options {
   std::optional<std::string> emit;     ///< "ir"
   std::string outputFile;              ///< -o; "" = stdout
   std::optional<std::string> run;      ///< "cpu" or "gpu"
-  bool check = false;                  ///< --check: GPU outputs vs the interpreter
+  bool check = false;                  ///< --check: fail on non-finite values; GPU vs interpreter
   bool bench = false;                  ///< --bench: time the GPU run
   bool profile = false;                ///< --profile: per-step times with --bench
   std::optional<TargetArch> arch;      ///< --arch: NVRTC target (none: the device's)

@@ -1,9 +1,12 @@
-// Implementation of `fp8c --run=cpu`.
+// Implementation of `fp8c --run=cpu`. After the outputs it prints a warning per output holding
+// NaN / inf values and per amax history whose push skipped a non-finite amax (the interpreter's
+// NonFiniteReport); with --check such a run fails (exit 1).
 #include "RunCommand.h"
 #include "RunGpu.h"
 
 #include "runtime/HostTensor.h"
 #include "runtime/Interpreter.h"
+#include "runtime/NonFiniteReport.h"
 #include "runtime/Npy.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/TensorStats.h"
@@ -149,7 +152,10 @@ bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::o
 
   if (o.run == "gpu")
     return runOnGpu(o, *g, inputs, out);
-  Expected<std::vector<HostTensor>> results = interpret(*g, inputs);
+  NonFiniteReport nonFinite;
+  InterpretOptions io;
+  io.report = &nonFinite;
+  Expected<std::vector<HostTensor>> results = interpret(*g, inputs, io);
   if (!results) {
     std::cerr << errorLine(results.error()) << "\n";
     return false;
@@ -219,7 +225,25 @@ bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::o
       }
     }
   }
-  return true;
+  for (size_t i = 0; i < nonFinite.outputs.size() && i < names.size(); ++i)
+    nonFinite.outputs[i].name = names[i];
+  return reportNonFinite(nonFinite, o.check);
+}
+
+bool reportNonFinite(const NonFiniteReport &r, bool check) {
+  for (const std::string &w : r.warnings())
+    std::cerr << "fp8c: " << w << "\n";
+  if (!check || r.clean())
+    return true;
+  int outputs = 0, histories = 0;
+  for (const NonFiniteReport::Output &o : r.outputs)
+    outputs += o.count > 0;
+  for (const NonFiniteReport::History &h : r.histories)
+    histories += h.skipped > 0;
+  std::cerr << "fp8c: error: --check: non-finite values in " << outputs << " output"
+            << (outputs == 1 ? "" : "s") << " and " << histories << " amax histor"
+            << (histories == 1 ? "y" : "ies") << "\n";
+  return false;
 }
 
 } // namespace fp8c::cli

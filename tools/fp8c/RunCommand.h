@@ -5,6 +5,7 @@
 #include "Options.h"
 
 #include "ir/IR.h"
+#include "runtime/NonFiniteReport.h"
 
 #include <ostream>
 
@@ -14,5 +15,10 @@ namespace fp8c::cli {
 /// With `reference` (the graph as written, before the passes), runs it on the same inputs
 /// (bound by name) and prints each output's relative Frobenius error against it.
 bool runOnCpu(const Options &o, const Module &m, const Module *reference, std::ostream &out);
+
+/// Prints `r`'s warnings to stderr ("fp8c: warning: output 'y' has 3 non-finite values"). With
+/// `check`, a report that is not clean also prints an error line and returns false (the run
+/// fails: exit 1).
+bool reportNonFinite(const NonFiniteReport &r, bool check);
 
 } // namespace fp8c::cli

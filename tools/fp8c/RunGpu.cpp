@@ -4,8 +4,11 @@
 // with CUDA events (warm-up excluded, median of many runs). --backend picks who runs the FP8
 // GEMMs (--autotune: measured at compile time on Hopper); after the first run it prints, per
 // GEMM, which backend ran it and, where measured, the times behind the choice. --profile (with
-// --bench) adds each step's median time.
+// --bench) adds each step's median time. Every run prints a warning per amax history that
+// skipped a non-finite amax; --check also counts each output's NaN / inf values on the device
+// (Executable::nonFiniteReport) and fails (exit 1) when any was seen.
 #include "RunGpu.h"
+#include "RunCommand.h"
 
 #include "runtime/DeviceTensorIO.h"
 #include "runtime/Executable.h"
@@ -87,6 +90,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   co.backend = gemmBackendName(o.backend);
   co.autotune = o.autotune;
   co.maxTokens = 1;
+  co.countNonFinite = o.check;
   for (unsigned i = 0; i < g.numInputs(); ++i)
     if (g.input(i)->type().rank() > 0 && g.input(i)->type().isDynamicDim(0))
       co.maxTokens = std::max<int64_t>(co.maxTokens, inputs[i].shape[0]);
@@ -155,11 +159,16 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
     std::cerr << "fp8c: error: " << st.message() << "\n";
     return false;
   }
+  if (Status st = E.enqueueNonFiniteReport(nullptr); !st) {
+    std::cerr << "fp8c: error: " << st.message() << "\n";
+    return false;
+  }
   if (CUresult r = drv->cuStreamSynchronize(nullptr); r != CUDA_SUCCESS) {
     std::cerr << "fp8c: error: " << drv->errorMessage(r, "cuStreamSynchronize", "after run")
               << "\n";
     return false;
   }
+  const NonFiniteReport nonFinite = E.nonFiniteReport();
   for (const std::string &line : E.gemmBackendLog())
     out << "// GEMM " << line << "\n";
   std::vector<HostTensor> results;
@@ -215,6 +224,8 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
     }
   }
 
+  const bool clean = reportNonFinite(nonFinite, o.check);
+  E.setCountNonFinite(false); // (--bench times the runs alone)
   if (o.bench) {
     Expected<std::string> report = benchRuns(*drv, E, bindings, o.profile);
     if (!report) {
@@ -223,7 +234,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
     }
     out << *report;
   }
-  return true;
+  return clean;
 }
 
 } // namespace fp8c::cli
