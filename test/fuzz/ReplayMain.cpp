@@ -1,7 +1,7 @@
 // Replays files through the parser fuzzer's entry point without libFuzzer (any compiler):
 // `fp8c-parser-fuzz-replay DIR_OR_FILE...` runs every regular file, in name order, and aborts on
 // the first violated property (see ParserFuzzer.cpp). The ctest `parser-fuzz-corpus` runs it over
-// test/fuzz/corpus.
+// the seed corpus unpacked from test/fuzz/parser_seed_corpus.zip into the build tree.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,0 @@
-func.func @f(%x: tensor<4xf32> {a = "a\qb"}) {
-  return
-}

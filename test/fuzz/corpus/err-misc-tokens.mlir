@@ -1,1 +1,0 @@
-func.func @f(%: tensor<4xf32>) -> - ? < > @ ^ { }

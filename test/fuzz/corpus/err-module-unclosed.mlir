@@ -1,4 +1,0 @@
-module {
-func.func @f() {
-  return
-}

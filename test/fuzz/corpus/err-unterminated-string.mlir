@@ -1,4 +1,0 @@
-func.func @f(%x: tensor<4xf32> {a = "abc
-}) {
-  return
-}

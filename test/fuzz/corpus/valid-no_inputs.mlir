@@ -1,3 +1,0 @@
-func.func @no_inputs() -> () {
-  func.return
-}

@@ -1,3 +1,0 @@
-func.func @no_results(%x: tensor<4xf32>) {
-  return
-}
