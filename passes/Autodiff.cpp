@@ -1,7 +1,7 @@
 // `autodiff`: reverse-mode differentiation of a forward graph, in place. The graph becomes the
 // training graph: its forward ops unchanged, then the backward ops, with
 //   - one new input per (non-state) output y: `%y_grad {fp8.grad = "y"}`, the gradient of the
-//     loss with respect to y, of y's type;
+//     loss with respect to y, of y's type (a value returned twice gets keys "y" and "y_1");
 //   - one new result per (non-state) input x that an output depends on: the gradient of x,
 //     of x's type, marked `{fp8.grad = "x"}` (inputs no output depends on get none).
 // Rules (y = op result, dy its gradient; contributions to one value are summed with fp8.add):
@@ -49,14 +49,19 @@ public:
     markDependents(forward);
     OpBuilder b(g_.body(), ret);
     b_ = &b;
-    // Seed: one gradient input per non-state output.
+    // Seed: one gradient input per non-state output. Its key is the output's name, made unique
+    // (`y`, `y_1`) where one value is returned twice: the runtime binds gradients by key.
     std::vector<Value *> outs = g_.outputs();
+    std::set<std::string> keys;
     for (unsigned i = 0; i < outs.size(); ++i) {
       if (isStateResult(i))
         continue;
       std::string name = outs[i]->name().empty() ? "result" + std::to_string(i) : outs[i]->name();
+      std::string key = name;
+      for (int n = 1; !keys.insert(key).second; ++n)
+        key = name + "_" + std::to_string(n);
       AttrDict attrs;
-      attrs.set("fp8.grad", Attribute(name));
+      attrs.set("fp8.grad", Attribute(key));
       Value *dy = g_.addInput(g_.resultTypes()[i], name + "_grad", attrs);
       if (depends_.count(outs[i]))
         accumulate(outs[i], dy, ret->loc());

@@ -54,3 +54,15 @@ func.func @rank3(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>) -> tensor<2x4x16xf
   %y = fp8.linear %x, %w : (tensor<2x4x8xf32>, tensor<16x8xf32>) -> tensor<2x4x16xf32>
   return %y : tensor<2x4x16xf32>
 }
+
+// -----
+// A value returned twice: two gradient inputs with distinct keys (the runtime binds gradients by
+// key), summed into the value's gradient.
+// CHECK-LABEL: func.func @twice(
+// CHECK-SAME: %[[DY:[^:]+]]: tensor<4x8xf32> {fp8.grad = "y"}, %[[DY1:[^:]+]]: tensor<4x8xf32> {fp8.grad = "y_1"}, %[[DZ:[^:]+]]: tensor<4x8xf32> {fp8.grad = "z"})
+// CHECK: fp8.add %[[DY]], %[[DY1]]
+func.func @twice(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %y = fp8.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %z = fp8.silu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y, %y, %z : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
