@@ -14,6 +14,10 @@ const Value *analyzeGeluGradEpilogue(const Op &kernel, const std::set<const Op *
                                      const Value *tail, GemmAnalysis &a,
                                      std::set<const Op *> &fused) {
   Op *gg = tail->users().front();
+  // Only a two-operand tanh gelu_grad of the tail qualifies; check the kind before reading
+  // operand 1 (silu, convert or an exact GELU have one operand).
+  if (gg->kind() != OpKind::GeluGrad || gg->numOperands() != 2)
+    return tail;
   Op *savedConvert = nullptr; // h = convert(the e4m3 copy), in the kernel
   if (Op *w = gg->operand(1)->definingOp(); w && w->kind() == OpKind::Convert &&
                                             w->parentOp() == &kernel &&
