@@ -4,9 +4,8 @@
 #include "passes/Passes.h"
 
 namespace fp8c {
-namespace {
 
-// Erases dead ops of `b` from the back, so that chains die in one sweep. Returns the count.
+// Erases dead ops of `b` from the back, so that chains die in one sweep.
 size_t eraseDeadOps(Block &b) {
   size_t erased = 0;
   std::vector<Op *> ops = b.opList();
@@ -23,6 +22,8 @@ size_t eraseDeadOps(Block &b) {
   }
   return erased;
 }
+
+namespace {
 
 class DcePass : public Pass {
 public:

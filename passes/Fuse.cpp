@@ -99,6 +99,9 @@ public:
     return o;
   }
   bool run(Graph &g, PassContext &ctx) override {
+    // The plan covers live ops only: a kernel planned around an op that a later `dce` removes
+    // (an unused GEMM whose input amax still feeds the delayed history) would lose its GEMM.
+    eraseDeadOps(g.body());
     FusionPlan plan = planFusion(g, gemmBackend_, gradEpilogue_);
     if (!plan.error.empty()) {
       ctx.diag.error(g.loc(), "fuse: " + plan.error);

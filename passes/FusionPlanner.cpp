@@ -125,8 +125,53 @@ bool Planner::wouldCycle(const Op *op, size_t k) const {
 }
 
 // Adds `op` to kernel k unless that makes a cycle between kernels.
+namespace {
+
+// A row or 1x128-block amax whose every use is a scale that only casts the same tensor: the
+// cast's launch reduces it locally (codegen/LaunchBuilder.cpp's local scales).
+bool castLocalAmax(const Op *amax) {
+  const std::string gran = amax->strAttr("granularity");
+  if ((gran != "row" && gran != "block_1x128") || !amax->result()->hasUses())
+    return false;
+  for (const Op *s : amax->result()->users()) {
+    if (s->kind() != OpKind::Scale || !s->result()->hasUses())
+      return false;
+    for (const Op *c : s->result()->users())
+      if (c->kind() != OpKind::Cast || c->operand(0) != amax->operand(0))
+        return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string Planner::groupConflict(size_t k, const Op *op) const {
+  if (op->kind() != OpKind::Cast && op->kind() != OpKind::Amax)
+    return "";
+  // One launch casts a tensor once: its amax, scale and FP8 copy are one group of the launch
+  // (codegen/LaunchBuilder.cpp). It tiles a tensor in 128x128 blocks or not at all. Two amaxes
+  // of one tensor share it only where one is the local amax of a row or 1x128 cast.
+  const bool tiles = op->strAttr("granularity") == "block_128x128";
+  for (const Op *m : plan_.kernels[k].ops) {
+    if ((m->kind() != OpKind::Cast && m->kind() != OpKind::Amax) ||
+        m->operand(0) != op->operand(0))
+      continue;
+    const std::string what = std::string(m->name()) + " " + nameOf(m->result());
+    if (op->kind() == OpKind::Cast && m->kind() == OpKind::Cast)
+      return "the kernel already casts " + nameOf(op->operand(0)) + " (" + what + ")";
+    if (tiles != (m->strAttr("granularity") == "block_128x128"))
+      return "a launch tiles " + nameOf(op->operand(0)) +
+             " in 128x128 blocks or not at all, and the kernel holds " + what;
+    if (op->kind() == OpKind::Amax && m->kind() == OpKind::Amax &&
+        castLocalAmax(op) == castLocalAmax(m))
+      return "the kernel already reduces an amax of " + nameOf(op->operand(0)) + " (" + what +
+             ")";
+  }
+  return "";
+}
+
 bool Planner::addIfAcyclic(size_t k, Op *op, OpRole role) {
-  if (wouldCycle(op, k))
+  if (wouldCycle(op, k) || !groupConflict(k, op).empty())
     return false;
   add(k, op, role);
   return true;

@@ -253,9 +253,14 @@ Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others
 void Planner::growEpilogue(size_t k) {
   Value *tail = tails_[k];
   while (true) {
-    for (Op *u : tail->users())
-      if (topLevel(u) && !planned(u) && u->kind() == OpKind::Amax)
+    for (Op *u : tail->users()) {
+      if (!topLevel(u) || planned(u) || u->kind() != OpKind::Amax)
+        continue;
+      if (std::string why = groupConflict(k, u); !why.empty())
+        reject(u, k, "epilogue", why);
+      else
         addIfAcyclic(k, u, OpRole::Epilogue);
+    }
     for (Op *u : tail->users())
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail &&
           tryEpilogueCast(k, u, tail))

@@ -53,6 +53,10 @@ private:
   bool allUsersIn(const Value *v, size_t k) const;
   bool dependsOn(const Value *v, size_t k) const;
   bool wouldCycle(const Op *op, size_t k) const;
+  // Why `op` (an amax or cast) cannot join kernel k's launches beside the amaxes and casts of the
+  // same tensor already there; empty when it can.
+  std::string groupConflict(size_t k, const Op *op) const;
+  // Adds op to kernel k unless that makes a cycle or a group conflict.
   bool addIfAcyclic(size_t k, Op *op, OpRole role);
   bool otherOperandsIndependent(const Op *op, const Value *tail, size_t k) const;
 

@@ -20,6 +20,9 @@ std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createCsePass();
 /// Removes ops whose results are unused (inside kernel regions too).
 std::unique_ptr<Pass> createDcePass();
+// What `dce` does to one block (kernel regions included): erases every op whose results are
+// unused. Returns how many ops went.
+size_t eraseDeadOps(Block &b);
 /// Rewrites fp8.linear / fp8.matmul into FP8 ops with a scaling recipe (passes/Recipe.h).
 Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts);
 /// Reverse-mode autodiff: appends the backward ops, gradient inputs of the outputs and gradient

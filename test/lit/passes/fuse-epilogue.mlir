@@ -1,6 +1,6 @@
 // `fuse`: what a GEMM's epilogue takes (docs/architecture.md): bias, activations (relu, gelu in
-// both forms, silu, swiglu of a dual GEMM), a residual add, and amax of its output at every
-// granularity. The IR is checked region by region, the plan line by line.
+// both forms, silu, swiglu of a dual GEMM), a residual add, and one amax of its output.
+// The IR is checked region by region, the plan line by line.
 // RUN: fp8c %s --passes=fuse --verify-each --emit=ir | FileCheck %s
 // RUN: fp8c %s --passes=fuse --verify-each --print-fusion-plan | FileCheck %s --check-prefix=PLAN
 
@@ -101,25 +101,29 @@ func.func @residual_from_other_gemm(%x: tensor<?x256xbf16>, %w: tensor<128x256xb
   return %s : tensor<?x128xbf16>
 }
 
-// Output amax at every granularity joins the epilogue (atomics where a group spans tiles),
-// even though the output itself is also written out.
+// One amax of the output joins the epilogue; each other amax of it is a reduce kernel of its
+// own (a launch reduces one amax per tensor, and tiles it in 128x128 blocks or not at all),
+// with the reason in the plan.
 // CHECK-LABEL: func.func @output_amax(
-// CHECK-NEXT:   %[[H:[^,]+]], %[[T:[^,]+]], %[[R:[^,]+]], %[[C:[^,]+]], %[[B1:[^,]+]], %[[B2:[^ ]+]] = fp8.kernel "gemm"
+// CHECK-NEXT:   %[[H:[^,]+]], %[[T:[^ ]+]] = fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(
 // CHECK-NEXT:     %[[KH:.+]] = fp8.linear
 // CHECK-NEXT:     %[[KT:.+]] = fp8.amax %[[KH]] {granularity = "tensor"}
-// CHECK-NEXT:     %[[KR:.+]] = fp8.amax %[[KH]] {granularity = "row"}
-// CHECK-NEXT:     %[[KC:.+]] = fp8.amax %[[KH]] {granularity = "col"}
-// CHECK-NEXT:     %[[KB1:.+]] = fp8.amax %[[KH]] {granularity = "block_1x128"}
-// CHECK-NEXT:     %[[KB2:.+]] = fp8.amax %[[KH]] {granularity = "block_128x128"}
-// CHECK-NEXT:     fp8.yield %[[KH]], %[[KT]], %[[KR]], %[[KC]], %[[KB1]], %[[KB2]] :
+// CHECK-NEXT:     fp8.yield %[[KH]], %[[KT]] :
 // CHECK-NEXT:   }
-// CHECK-NEXT:   return %[[H]], %[[T]], %[[R]], %[[C]], %[[B1]], %[[B2]] :
-// PLAN-LABEL: // fusion plan for @output_amax: 1 kernel
-// PLAN-NEXT:  kernel #0 gemm -> generated (cuBLASLt reduces amax per tensor only)
+// CHECK-COUNT-4: fp8.kernel "reduce" (%[[H]])
+// PLAN-LABEL: // fusion plan for @output_amax: 5 kernels
+// PLAN-NEXT:  kernel #0 gemm -> cublaslt
 // PLAN-NEXT:    main: fp8.linear %h
-// PLAN-NEXT:    epilogue: fp8.amax %t, fp8.amax %r, fp8.amax %c, fp8.amax %b1, fp8.amax %b2
-// PLAN-NOT:   not fused
+// PLAN-NEXT:    epilogue: fp8.amax %t
+// PLAN:       not fused:
+// PLAN-NEXT:    fp8.amax %r not in the epilogue of kernel #0: the kernel already reduces an amax of %h (fp8.amax %t); it is in kernel #1 (body)
+// PLAN-NEXT:    fp8.amax %c not in the epilogue of kernel #0: the kernel already reduces an amax of %h (fp8.amax %t); it is in kernel #2 (body)
+// PLAN-NEXT:    fp8.amax %b1 not in the epilogue of kernel #0: the kernel already reduces an amax of %h (fp8.amax %t); it is in kernel #3 (body)
+// PLAN-NEXT:    fp8.amax %b2 not in the epilogue of kernel #0: a launch tiles %h in 128x128 blocks or not at all, and the kernel holds fp8.amax %t; it is in kernel #4 (body)
+// The kernels lower.
+// RUN: fp8c %s --passes=fuse,dce --func output_amax --emit=cuda | FileCheck %s --check-prefix=LOWER
+// LOWER-COUNT-5: __global__
 func.func @output_amax(%x: tensor<?x256xbf16>, %w: tensor<256x256xbf16>) -> (tensor<?x256xbf16>, tensor<f32>, tensor<?xf32>, tensor<256xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %h = fp8.linear %x, %w : (tensor<?x256xbf16>, tensor<256x256xbf16>) -> tensor<?x256xbf16>
   %t = fp8.amax %h {granularity = "tensor"} : (tensor<?x256xbf16>) -> tensor<f32>
