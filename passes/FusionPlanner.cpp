@@ -74,14 +74,19 @@ bool Planner::allUsersIn(const Value *v, size_t k) const {
 }
 
 // True when `v` is computed (transitively) from an op of kernel k.
+// An operand comes before its user in block order: the search up stops at ops before the
+// kernel's first.
 bool Planner::dependsOn(const Value *v, size_t k) const {
   std::set<const Op *> seen;
   std::vector<const Value *> work = {v};
+  const size_t first = span_[k].first;
   while (!work.empty()) {
     const Value *cur = work.back();
     work.pop_back();
     const Op *def = cur->definingOp();
     if (!def || !seen.insert(def).second)
+      continue;
+    if (auto it = order_.find(const_cast<Op *>(def)); it != order_.end() && it->second < first)
       continue;
     if (inKernel(def, k))
       return true;
@@ -106,6 +111,20 @@ bool Planner::wouldCycle(const Op *op, size_t k) const {
   for (const Op *o : plan_.kernels[k].ops)
     pushUsers(o, true);
   pushUsers(op, true);
+  // A path back into k only visits ops at or before `bound` in block order: users come after
+  // what they use, so a path past the bound returns only by a jump inside a kernel that spans
+  // it, and the bound is extended until no kernel does.
+  size_t bound = span_[k].second;
+  if (auto it = order_.find(const_cast<Op *>(op)); it != order_.end())
+    bound = std::max(bound, it->second);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t j = 0; j < span_.size(); ++j)
+      if (j != k && span_[j].first <= bound && span_[j].second > bound) {
+        bound = span_[j].second;
+        grew = true;
+      }
+  }
   std::set<const Op *> seenOps;
   std::set<size_t> seenKernels;
   while (!work.empty()) {
@@ -113,6 +132,8 @@ bool Planner::wouldCycle(const Op *op, size_t k) const {
     work.pop_back();
     if (inK(u))
       return true;
+    if (auto it = order_.find(const_cast<Op *>(u)); it != order_.end() && it->second > bound)
+      continue;
     if (auto it = plan_.kernelOf.find(const_cast<Op *>(u)); it != plan_.kernelOf.end()) {
       if (seenKernels.insert(it->second).second)
         for (const Op *o : plan_.kernels[it->second].ops)

@@ -7,7 +7,9 @@
 #include "passes/FusionOpClasses.h"
 #include "passes/FusionPlan.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,12 +42,17 @@ private:
   bool topLevel(const Op *op) const { return op && order_.count(const_cast<Op *>(op)); }
   size_t newKernel(KernelKind kind) {
     plan_.kernels.push_back(PlannedKernel{kind, {}, {}, "", "", false, nullptr, ""});
+    span_.push_back({SIZE_MAX, 0});
     return plan_.kernels.size() - 1;
   }
   void add(size_t k, Op *op, OpRole role) {
     plan_.kernels[k].ops.push_back(op);
     plan_.kernels[k].roles[op] = role;
     plan_.kernelOf[op] = k;
+    if (auto it = order_.find(op); it != order_.end()) {
+      span_[k].first = std::min(span_[k].first, it->second);
+      span_[k].second = std::max(span_[k].second, it->second);
+    }
   }
   void reject(Op *op, size_t k, std::string where, std::string reason) {
     plan_.rejections.push_back({op, k, std::move(where), std::move(reason)});
@@ -95,6 +102,9 @@ private:
   const bool gradEpilogue_;
   FusionPlan plan_;
   std::map<Op *, size_t> order_;
+  // The block order of each kernel's first and last op (bounds the searches of wouldCycle and
+  // dependsOn, so that planning stays near-linear in the graph's size).
+  std::vector<std::pair<size_t, size_t>> span_;
   std::map<size_t, Value *> tails_;
 };
 
