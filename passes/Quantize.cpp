@@ -272,6 +272,18 @@ private:
     std::optional<QuantizedOperand> qw = quantize(w, /*isWeight=*/true, op);
     if (!qw)
       return false;
+    // No FP8 tensor-core instruction multiplies two e5m2 operands: a backward GEMM meets one
+    // when the gradient dtype and the other operand's are both e5m2.
+    if (qx->fp8->type().dtype() == DType::F8E5M2 && qw->fp8->type().dtype() == DType::F8E5M2) {
+      const bool grad = isGrad(x) || isGrad(w);
+      diag_.error(op->loc(), std::string("quantize: '") + std::string(op->name()) +
+                                 "' would multiply two e5m2 operands (" +
+                                 (grad ? "grad_dtype=e5m2 with " +
+                                             std::string(isGrad(x) ? "weight_dtype=e5m2" : "act_dtype=e5m2")
+                                       : std::string("act_dtype=e5m2 with weight_dtype=e5m2")) +
+                                 "), which no FP8 GEMM takes; make one of them e4m3");
+      return false;
+    }
     DType out = op->result()->type().dtype();
     std::vector<Value *> operands = {qx->fp8, qw->fp8, qx->scale, qw->scale};
     if (bias)
