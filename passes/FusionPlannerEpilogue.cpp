@@ -16,6 +16,10 @@ bool Planner::tryEpilogueCast(size_t k, Op *cast, Value *tail) {
   Value *s = cast->operand(1);
   Granularity gran = parseGranularity(cast->strAttr("granularity")).value_or(Granularity::Tensor);
   Op *sdef = s->definingOp();
+  if (std::string why = groupConflict(k, cast); !why.empty()) {
+    reject(cast, k, "epilogue", why);
+    return false;
+  }
   if (!dependsOn(s, k)) {
     if (wouldCycle(cast, k)) {
       reject(cast, k, "epilogue", "another op the kernel needs is computed from it");

@@ -1,6 +1,7 @@
 // Every kernel `fuse` builds lowers: a GEMM whose only user is a one-operand op the epilogue does
 // not take (silu, convert, exact GELU), an unused GEMM under delayed scaling, one tensor as both
-// operands under blockwise scaling, and blockwise training of two linears back to back.
+// operands under blockwise scaling, blockwise training of two linears back to back, and one
+// GEMM result cast twice (two linears merged by cse, each with its own delayed history).
 // Each graph is lowered with both GEMM backends and printed as CUDA and PTX.
 //
 // RUN: fp8c %s --split-input-file --recipe=tensorwise --backend=generated --emit=cuda | FileCheck %s --check-prefix=CUDA
@@ -20,9 +21,9 @@
 // RUN: fp8c %s --split-input-file --recipe=delayed --run=cpu --compare --random-inputs=1 | FileCheck %s --check-prefix=CMP
 // RUN: fp8c %s --split-input-file --recipe=blockwise --run=cpu --compare --random-inputs=1 | FileCheck %s --check-prefix=CMP
 
-// CUDA-COUNT-7: __global__
-// PTX-COUNT-7: .entry
-// CMP-COUNT-7: relative Frobenius error {{0|0\.0[0-9]*|[0-9.]+e-0[2-9]}}{{$}}
+// CUDA-COUNT-8: __global__
+// PTX-COUNT-8: .entry
+// CMP-COUNT-8: relative Frobenius error {{0|0\.0[0-9]*|[0-9.]+e-0[2-9]}}{{$}}
 
 func.func @silu(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>) -> tensor<?x512xbf16> {
   %h = fp8.linear %x, %w : (tensor<?x256xbf16>, tensor<512x256xbf16>) -> tensor<?x512xbf16>
@@ -75,4 +76,14 @@ func.func @back_to_back(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %w2: 
   %h = fp8.linear %x, %w1 : (tensor<?x256xbf16>, tensor<512x256xbf16>) -> tensor<?x512xbf16>
   %y = fp8.linear %h, %w2 : (tensor<?x512xbf16>, tensor<256x512xbf16>) -> tensor<?x256xbf16>
   return %y : tensor<?x256xbf16>
+}
+
+// -----
+
+func.func @cast_twice(%x: tensor<17x100xbf16>, %w: tensor<16x100xbf16>, %w1: tensor<32x16xbf16>, %w2: tensor<48x16xbf16>) -> (tensor<17x32xbf16>, tensor<17x48xbf16>) {
+  %y = fp8.linear %x, %w : (tensor<17x100xbf16>, tensor<16x100xbf16>) -> tensor<17x16xbf16>
+  %y1 = fp8.linear %x, %w : (tensor<17x100xbf16>, tensor<16x100xbf16>) -> tensor<17x16xbf16>
+  %y2 = fp8.linear %y1, %w1 : (tensor<17x16xbf16>, tensor<32x16xbf16>) -> tensor<17x32xbf16>
+  %y3 = fp8.linear %y, %w2 : (tensor<17x16xbf16>, tensor<48x16xbf16>) -> tensor<17x48xbf16>
+  return %y2, %y3 : tensor<17x32xbf16>, tensor<17x48xbf16>
 }
