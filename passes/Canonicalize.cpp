@@ -15,8 +15,15 @@
 //        s = FLT_MAX gives 0), nor f16, whose range overflows.
 //   transpose(transpose(x))           ==> x
 //   relu(relu(x))                     ==> relu(x)
+//   f(x1, .., xn) : [K, ?]            ==> transpose(f(transpose(x1), .., transpose(xn))) for a
+//        pointwise f whose operands all have its result's shape and whose last dim is the
+//        dynamic one: element for element the same values, computed on [?, K] tensors, which
+//        codegen lowers (a [K, ?] tensor is only transposed or cast-transposed there); the
+//        inner transposes of transposes then fold.
 // Rewrites repeat until none applies; dead producers are left for `dce`.
 #include "passes/Passes.h"
+
+#include "ir/Builder.h"
 
 namespace fp8c {
 namespace {
@@ -81,6 +88,44 @@ bool foldConvertChain(Op *op) {
   return true;
 }
 
+// The pointwise rewrite on [K, ?] results (see the file comment). True when it rewrote `op`.
+bool pointwiseOnRows(Op *op, Block &b) {
+  if (!op->info().has(kPointwise) || op->numResults() != 1)
+    return false;
+  const TensorType &rt = op->result()->type();
+  if (rt.rank() != 2 || !rt.isDynamicDim(1) ||
+      rt.isDynamicDim(0) || !op->result()->hasUses())
+    return false;
+  for (Value *v : op->operands())
+    if (v->type().rank() != 2 || v->type().dim(0) != rt.dim(0) || !v->type().isDynamicDim(1))
+      return false;
+  OpBuilder ob(b, op);
+  std::vector<Value *> rows;
+  for (Value *v : op->operands()) {
+    if (Op *t = producer(v, OpKind::Transpose)) {
+      rows.push_back(t->operand(0));
+      continue;
+    }
+    Expected<Value *> t =
+        ob.createInferred(OpKind::Transpose, std::vector<Value *>{v}, {}, op->loc(), std::nullopt,
+                          v->name() + "_t");
+    if (!t)
+      return false;
+    rows.push_back(*t);
+  }
+  const std::string name = op->result()->name();
+  Expected<Value *> f = ob.createInferred(op->kind(), rows, op->attrs(), op->loc(), rt.dtype(),
+                                          name + "_t");
+  if (!f)
+    return false;
+  Expected<Value *> y = ob.createInferred(OpKind::Transpose, std::vector<Value *>{*f}, {},
+                                          op->loc(), std::nullopt, name);
+  if (!y)
+    return false;
+  op->result()->replaceAllUsesWith(*y);
+  return true;
+}
+
 bool canonicalizeBlock(Block &b) {
   bool changed = false;
   for (Op *op : b.opList()) {
@@ -89,6 +134,8 @@ bool canonicalizeBlock(Block &b) {
       continue;
     }
     if (foldConvertChain(op))
+      changed = true;
+    if (pointwiseOnRows(op, b))
       changed = true;
     // A folded op keeps its result until dce; it counts as a change only while it has users,
     // so that the fixpoint loop ends.

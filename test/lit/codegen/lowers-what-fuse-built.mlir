@@ -1,7 +1,8 @@
 // Every kernel `fuse` builds lowers: a GEMM whose only user is a one-operand op the epilogue does
 // not take (silu, convert, exact GELU), an unused GEMM under delayed scaling, one tensor as both
 // operands under blockwise scaling, blockwise training of two linears back to back, and one
-// GEMM result cast twice (two linears merged by cse, each with its own delayed history).
+// GEMM result cast twice (two linears merged by cse, each with its own delayed history), and
+// pointwise ops on a transposed token-dim activation ([K, ?]).
 // Each graph is lowered with both GEMM backends and printed as CUDA and PTX.
 //
 // RUN: fp8c %s --split-input-file --recipe=tensorwise --backend=generated --emit=cuda | FileCheck %s --check-prefix=CUDA
@@ -21,9 +22,9 @@
 // RUN: fp8c %s --split-input-file --recipe=delayed --run=cpu --compare --random-inputs=1 | FileCheck %s --check-prefix=CMP
 // RUN: fp8c %s --split-input-file --recipe=blockwise --run=cpu --compare --random-inputs=1 | FileCheck %s --check-prefix=CMP
 
-// CUDA-COUNT-8: __global__
-// PTX-COUNT-8: .entry
-// CMP-COUNT-8: relative Frobenius error {{0|0\.0[0-9]*|[0-9.]+e-0[2-9]}}{{$}}
+// CUDA-COUNT-9: __global__
+// PTX-COUNT-9: .entry
+// CMP-COUNT-9: relative Frobenius error {{0|0\.0[0-9]*|[0-9.]+e-0[2-9]}}{{$}}
 
 func.func @silu(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>) -> tensor<?x512xbf16> {
   %h = fp8.linear %x, %w : (tensor<?x256xbf16>, tensor<512x256xbf16>) -> tensor<?x512xbf16>
@@ -86,4 +87,13 @@ func.func @cast_twice(%x: tensor<17x100xbf16>, %w: tensor<16x100xbf16>, %w1: ten
   %y2 = fp8.linear %y1, %w1 : (tensor<17x16xbf16>, tensor<32x16xbf16>) -> tensor<17x32xbf16>
   %y3 = fp8.linear %y, %w2 : (tensor<17x16xbf16>, tensor<48x16xbf16>) -> tensor<17x48xbf16>
   return %y2, %y3 : tensor<17x32xbf16>, tensor<17x48xbf16>
+}
+
+// -----
+
+func.func @transposed_tokens(%x: tensor<?x17xbf16>) -> tensor<17x?xbf16> {
+  %t = fp8.transpose %x : (tensor<?x17xbf16>) -> tensor<17x?xbf16>
+  %m = fp8.mul %t, %t : (tensor<17x?xbf16>, tensor<17x?xbf16>) -> tensor<17x?xbf16>
+  %s = fp8.silu %m : (tensor<17x?xbf16>) -> tensor<17x?xbf16>
+  return %s : tensor<17x?xbf16>
 }

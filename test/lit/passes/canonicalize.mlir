@@ -204,3 +204,37 @@ func.func @inside_kernel(%x: tensor<8xf16>) -> tensor<8xf16> {
   }
   return %k : tensor<8xf16>
 }
+
+// --- pointwise ops on [K, ?] tensors run on the [?, K] transposes ---------------------------
+
+// CHECK-LABEL: func.func @pointwise_on_transposed_tokens(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<?x17xbf16>, %[[W:[^:]+]]: tensor<?x17xbf16>)
+// CHECK-NEXT:   %[[R:.+]] = fp8.relu %[[W]] : (tensor<?x17xbf16>) -> tensor<?x17xbf16>
+// CHECK-NEXT:   %[[M:.+]] = fp8.mul %[[X]], %[[R]] : (tensor<?x17xbf16>, tensor<?x17xbf16>) -> tensor<?x17xbf16>
+// CHECK-NEXT:   %[[MT:.+]] = fp8.transpose %[[M]] : (tensor<?x17xbf16>) -> tensor<17x?xbf16>
+// CHECK-NEXT:   %[[S:.+]] = fp8.silu %[[M]] : (tensor<?x17xbf16>) -> tensor<?x17xbf16>
+// CHECK-NEXT:   %[[C:.+]] = fp8.convert %[[S]] : (tensor<?x17xbf16>) -> tensor<?x17xf32>
+// CHECK-NEXT:   %[[CT:.+]] = fp8.transpose %[[C]] : (tensor<?x17xf32>) -> tensor<17x?xf32>
+// CHECK-NEXT:   return %[[MT]], %[[CT]] :
+// The values are the graph's as written.
+// RUN: fp8c %s --func pointwise_on_transposed_tokens --passes=canonicalize,dce --run=cpu --compare --random-inputs=3 | FileCheck %s --check-prefix=SAME
+// SAME-COUNT-2: relative Frobenius error 0{{$}}
+func.func @pointwise_on_transposed_tokens(%x: tensor<?x17xbf16>, %w: tensor<?x17xbf16>) -> (tensor<17x?xbf16>, tensor<17x?xf32>) {
+  %t = fp8.transpose %x : (tensor<?x17xbf16>) -> tensor<17x?xbf16>
+  %u = fp8.transpose %w : (tensor<?x17xbf16>) -> tensor<17x?xbf16>
+  %r = fp8.relu %u : (tensor<17x?xbf16>) -> tensor<17x?xbf16>
+  %m = fp8.mul %t, %r : (tensor<17x?xbf16>, tensor<17x?xbf16>) -> tensor<17x?xbf16>
+  %s = fp8.silu %m : (tensor<17x?xbf16>) -> tensor<17x?xbf16>
+  %c = fp8.convert %s : (tensor<17x?xbf16>) -> tensor<17x?xf32>
+  return %m, %c : tensor<17x?xbf16>, tensor<17x?xf32>
+}
+
+// A static last dim, or a dynamic first dim, stays as written.
+// CHECK-LABEL: func.func @pointwise_static_or_token_rows(
+// CHECK-NEXT:   fp8.relu %{{.+}} : (tensor<17x4xbf16>) -> tensor<17x4xbf16>
+// CHECK-NEXT:   fp8.relu %{{.+}} : (tensor<?x17xbf16>) -> tensor<?x17xbf16>
+func.func @pointwise_static_or_token_rows(%x: tensor<17x4xbf16>, %y: tensor<?x17xbf16>) -> (tensor<17x4xbf16>, tensor<?x17xbf16>) {
+  %a = fp8.relu %x : (tensor<17x4xbf16>) -> tensor<17x4xbf16>
+  %b = fp8.relu %y : (tensor<?x17xbf16>) -> tensor<?x17xbf16>
+  return %a, %b : tensor<17x4xbf16>, tensor<?x17xbf16>
+}
