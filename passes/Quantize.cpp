@@ -174,10 +174,19 @@ private:
     auto key = std::make_tuple(v, fp8, gran);
     if (auto it = cache_.find(key); it != cache_.end())
       return it->second;
-    if (v->type().rank() != 2) {
-      diag_.error(at->loc(), "quantize: the " + std::string(isWeight ? "weight" : "input") +
-                                 " of '" + std::string(at->name()) + "' must be 2-D, got " +
-                                 v->type().str() + "; flatten the leading dims first");
+    // An input of rank > 2 is [prod(leading dims), K] to the GEMM: one scale for the tensor
+    // covers it as it is; row and block scales are defined on a 2-D [M, K].
+    if (v->type().rank() < 2 || (v->type().rank() != 2 && (isWeight || gran != Granularity::Tensor))) {
+      std::string what = isWeight ? "weight" : "input";
+      std::string why = v->type().rank() < 2 || isWeight
+                            ? "must be 2-D"
+                            : "must be 2-D under recipe " + std::string(r_.name()) + " (its " +
+                                  std::string(granularityName(gran)) +
+                                  " scales are defined on [M, K]; tensorwise and delayed take "
+                                  "any rank)";
+      diag_.error(at->loc(), "quantize: the " + what + " of '" + std::string(at->name()) + "' " +
+                                 why + ", got " + v->type().str() +
+                                 "; flatten the leading dims first");
       return std::nullopt;
     }
     if (Op *t = v->definingOp(); t && t->kind() == OpKind::Transpose && !transposes_.count(t) &&
