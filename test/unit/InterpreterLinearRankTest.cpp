@@ -120,8 +120,7 @@ TEST_P(LinearRankTest, GpuMatchesInterpreter) {
   ASSERT_TRUE(gpu.count("r") && cpu.count("r"));
   const testcmp::Comparison cmp = testcmp::compare(gpu["r"], cpu["r"]);
   const bool fp8 = std::string(c.pipeline).find("quantize") != std::string::npos;
-  EXPECT_TRUE(cmp.within(fp8 ? testcmp::kFp8VsInterpreter : testcmp::kBf16VsInterpreter))
-      << c.name;
+  EXPECT_TRUE(cmp.within(fp8 ? testcmp::kFp8VsInterpreter : testcmp::kBf16VsInterpreter)) << c.name;
   std::cout << "[ rank3    ] " << c.name << ": relative error vs interpreter " << cmp.relFrobenius()
             << "\n";
 }
@@ -129,11 +128,13 @@ TEST_P(LinearRankTest, GpuMatchesInterpreter) {
 INSTANTIATE_TEST_SUITE_P(
     Pipelines, LinearRankTest,
     ::testing::Values(
-        RankCase{"as_written", ""},
-        RankCase{"none", "shape-infer,canonicalize,cse,fuse,dce"},
-        RankCase{"tensorwise", "shape-infer,canonicalize,quantize{recipe=tensorwise},canonicalize,cse,fuse,dce"},
-        RankCase{"delayed", "shape-infer,canonicalize,quantize{recipe=delayed history_len=4},canonicalize,cse,fuse,dce"},
-        RankCase{"tensorwise_static", "shape-infer,canonicalize,quantize{recipe=tensorwise weights=static},canonicalize,cse,fuse,dce"}),
+        RankCase{"as_written", ""}, RankCase{"none", "shape-infer,canonicalize,cse,fuse,dce"},
+        RankCase{"tensorwise",
+                 "shape-infer,canonicalize,quantize{recipe=tensorwise},canonicalize,cse,fuse,dce"},
+        RankCase{"delayed", "shape-infer,canonicalize,quantize{recipe=delayed "
+                            "history_len=4},canonicalize,cse,fuse,dce"},
+        RankCase{"tensorwise_static", "shape-infer,canonicalize,quantize{recipe=tensorwise "
+                                      "weights=static},canonicalize,cse,fuse,dce"}),
     [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace
