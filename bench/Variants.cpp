@@ -45,7 +45,7 @@ CompileOptions withPasses(std::string passes) {
 }
 CompileOptions withRecipe(const std::string &recipe) {
   CompileOptions o;
-  o.recipe = recipe;
+  o.recipe = recipeKindNamed(recipe); // "none": no recipe
   return o;
 }
 std::string quantizePipeline(const std::string &recipe, const std::string &extra) {

@@ -12,7 +12,7 @@ int64_t BufferDesc::pitch(int64_t m) const {
     return 1;
   if (type.rank() == 2 && ldAlignM > 0)
     return (m + ldAlignM - 1) / ldAlignM * ldAlignM;
-  if (type.rank() == 2 && ld > 0)
+  if (type.rank() >= 2 && ld > 0) // rank > 2: a [prod(leading dims), last] matrix
     return ld;
   int64_t last = type.dim(type.rank() - 1);
   return last == kDynamic ? m : last;

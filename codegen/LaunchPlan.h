@@ -48,7 +48,9 @@ struct BufferDesc {
   std::string name; ///< the graph value's name (for messages and bindings)
   TensorType type;  ///< logical type; `?` is M
   BufferRole role = BufferRole::Temp;
-  int64_t ld = 0; ///< row pitch in elements for rank-2 tensors (0 = compact)
+  /// Row pitch in elements (0 = compact) of a rank-2 tensor, or of a rank > 2 tensor as the
+  /// [prod(leading dims), last dim] matrix a GEMM takes.
+  int64_t ld = 0;
   /// Rank-2 tensors whose last dim is the dynamic M (transposed activations, and the
   /// K-block-major 1x128 inverse scales cuBLASLt takes for an A operand): the row pitch is
   /// M rounded up to a multiple of ldAlignM (0 = not such a tensor; then `ld` applies).

@@ -95,7 +95,7 @@ Status GpuBackend::init(const MlpProblem &p) {
   mlp_ = mlp.take();
   // The loss and sgd graphs, compiled once for every recipe.
   CompileOptions co;
-  co.recipe = "none";
+  co.recipe = std::nullopt; // no recipe: the graphs run in their own precision
   Expected<std::unique_ptr<Graph>> lg = buildLossGraph(s_.batch, s_.out, kDType);
   if (!lg)
     return Error(lg.error());

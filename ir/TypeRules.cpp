@@ -118,16 +118,23 @@ Expected<TensorType> inferScaledMatmul(std::span<const TensorType> ops, const At
                            dtypeName(b.dtype())));
   if (a.dtype() == DType::F8E5M2 && b.dtype() == DType::F8E5M2)
     return err("f8E5M2 x f8E5M2 has no FP8 tensor-core instruction; make one operand f8E4M3FN");
-  if (a.rank() != 2 || b.rank() != 2)
-    return err(fmt::format("operands must be 2-D (a [M, K], b [N, K]), got ranks {} and {}",
+  // a [..., K] as fp8.linear's input: its leading dims flattened are M (tensor scales only).
+  if (a.rank() < 2 || b.rank() != 2)
+    return err(fmt::format("operands must be a [..., M, K] (rank >= 2) and b [N, K], got ranks "
+                           "{} and {}",
                            a.rank(), b.rank()));
-  if (!dimsCompatible(a.dim(1), b.dim(1)))
-    return err(fmt::format("K mismatch: a has {}, b has {}", dimStr(a.dim(1)), dimStr(b.dim(1))));
+  const int64_t k = a.shape().back();
+  if (!dimsCompatible(k, b.dim(1)))
+    return err(fmt::format("K mismatch: a has {}, b has {}", dimStr(k), dimStr(b.dim(1))));
   if (sa.dtype() != DType::F32 || sb.dtype() != DType::F32)
     return err(fmt::format("scales must be f32, got {} and {}", dtypeName(sa.dtype()),
                            dtypeName(sb.dtype())));
-  int64_t m = a.dim(0), n = b.dim(0), k = a.dim(1);
   bool tensorwise = sa.isScalar() && sb.isScalar();
+  if (a.rank() != 2 && !tensorwise)
+    return err(fmt::format("row and block scales need a 2-D a [M, K], got {}; a of rank > 2 "
+                           "takes tensor scales ([] and [])",
+                           shapeStr(a.shape())));
+  int64_t m = a.dim(0), n = b.dim(0);
   bool rowwise = sa.rank() == 1 && sb.rank() == 1 && dimsCompatible(sa.dim(0), m) &&
                  dimsCompatible(sb.dim(0), n);
   bool blockwise = sa.rank() == 2 && sb.rank() == 2 &&
@@ -158,7 +165,9 @@ Expected<TensorType> inferScaledMatmul(std::span<const TensorType> ops, const At
     return err("result dtype is not known: give `out` or a result type");
   if (!isFloat(*dt))
     return err(fmt::format("result dtype must be a float type, got {}", dtypeName(*dt)));
-  return TensorType({m, n}, *dt);
+  std::vector<int64_t> shape = a.shape();
+  shape.back() = n;
+  return TensorType(shape, *dt);
 }
 
 } // namespace

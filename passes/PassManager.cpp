@@ -176,6 +176,12 @@ std::string defaultPipeline(std::string_view recipe) {
          "},canonicalize,cse,fuse,dce";
 }
 
+std::string noRecipePipeline() { return "shape-infer,canonicalize,cse,fuse,dce"; }
+
+std::string defaultPipeline(std::optional<RecipeKind> recipe) {
+  return recipe ? defaultPipeline(recipeName(*recipe)) : noRecipePipeline();
+}
+
 std::string withGemmBackend(std::string_view pipeline, std::string_view backend) {
   if (backend.empty() || backend == "auto" || pipeline.empty())
     return std::string(pipeline);

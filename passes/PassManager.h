@@ -8,10 +8,12 @@
 #pragma once
 
 #include "passes/Pass.h"
+#include "passes/Recipe.h"
 #include "ir/Status.h"
 
 #include <memory>
 #include <ostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +53,11 @@ private:
 
 /// The default pipeline for a recipe (what `--recipe=NAME` means).
 std::string defaultPipeline(std::string_view recipe);
+/// The default pipeline without a recipe: the recipe pipeline minus `quantize` (shape-infer,
+/// canonicalize, cse, fuse, dce). GEMMs stay in the graph's own precision.
+std::string noRecipePipeline();
+/// The default pipeline for `recipe`; std::nullopt: the pipeline without a recipe.
+std::string defaultPipeline(std::optional<RecipeKind> recipe);
 /// `pipeline` with each `fuse` given the FP8 GEMM backend (fuse{gemm-backend=B}, beside any
 /// options of its own), so the fusion plan shows it and plans for it; unchanged for "auto" or
 /// "".

@@ -12,7 +12,9 @@
 //   %x_amax_history_next = fp8.history_push %x_amax_history, %x_amax   (a new graph output)
 // with `{fp8.state = "x_amax_history"}` on the new input and output.
 //
-// A tensor feeding several GEMMs with the same dtype and granularity is quantized once.
+// A tensor feeding several GEMMs with the same dtype and granularity is quantized once. An
+// fp8.linear input of rank > 2 (x [B, T, K]) is the GEMM's [B*T, K]: tensor scales (tensorwise,
+// delayed) take it as it is; row and block scales need a 2-D input (a located error).
 //
 // Training graphs (passes/Autodiff.cpp): an operand that depends on a gradient input is a
 // gradient and takes `grad_dtype` (e5m2; e4m3 with 1x128 blocks for blockwise); GEMMs with a
@@ -174,10 +176,20 @@ private:
     auto key = std::make_tuple(v, fp8, gran);
     if (auto it = cache_.find(key); it != cache_.end())
       return it->second;
-    if (v->type().rank() != 2) {
-      diag_.error(at->loc(), "quantize: the " + std::string(isWeight ? "weight" : "input") +
-                                 " of '" + std::string(at->name()) + "' must be 2-D, got " +
-                                 v->type().str() + "; flatten the leading dims first");
+    // An input of rank > 2 is [prod(leading dims), K] to the GEMM: one scale for the tensor
+    // covers it as it is; row and block scales are defined on a 2-D [M, K].
+    const int64_t rank = v->type().rank();
+    if (rank < 2 || (rank != 2 && (isWeight || gran != Granularity::Tensor))) {
+      std::string what = isWeight ? "weight" : "input";
+      std::string why = rank < 2 || isWeight
+                            ? "must be 2-D"
+                            : "must be 2-D under recipe " + std::string(r_.name()) + " (its " +
+                                  std::string(granularityName(gran)) +
+                                  " scales are defined on [M, K]; tensorwise and delayed take "
+                                  "any rank)";
+      diag_.error(at->loc(), "quantize: the " + what + " of '" + std::string(at->name()) + "' " +
+                                 why + ", got " + v->type().str() +
+                                 "; flatten the leading dims first");
       return std::nullopt;
     }
     if (Op *t = v->definingOp(); t && t->kind() == OpKind::Transpose && !transposes_.count(t) &&

@@ -48,6 +48,14 @@ std::string_view recipeName(RecipeKind k) {
   return "?";
 }
 
+std::optional<RecipeKind> recipeKindNamed(std::string_view name) {
+  for (RecipeKind k :
+       {RecipeKind::Tensorwise, RecipeKind::Delayed, RecipeKind::Rowwise, RecipeKind::Blockwise})
+    if (recipeName(k) == name)
+      return k;
+  return std::nullopt;
+}
+
 std::string_view Recipe::name() const { return recipeName(kind); }
 
 Granularity Recipe::actGranularity() const {

@@ -6,7 +6,9 @@
 #include "ir/Status.h"
 #include "ir/TypeRules.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace fp8c {
 
@@ -40,6 +42,8 @@ struct Recipe {
 };
 
 std::string_view recipeName(RecipeKind k);
+/// The recipe named `name` (tensorwise, delayed, rowwise, blockwise); std::nullopt otherwise.
+std::optional<RecipeKind> recipeKindNamed(std::string_view name);
 /// Parses `recipe=... pow2=... margin=... fast_accum=... weights=dynamic|static
 /// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2 grad_dtype=e4m3|e5m2
 /// bwd_fast_accum=... gelu_saved=e4m3|input`.

@@ -12,8 +12,6 @@ namespace fp8c {
 std::string pipelineFor(const CompileOptions &opts) {
   if (!opts.passes.empty())
     return opts.passes;
-  if (opts.recipe.empty() || opts.recipe == "none")
-    return "shape-infer,canonicalize,cse,fuse,dce";
   return defaultPipeline(opts.recipe);
 }
 

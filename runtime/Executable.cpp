@@ -105,7 +105,7 @@ Expected<std::vector<CUdeviceptr>> Executable::Impl::bind(const Bindings &b, int
                      ", expected " + d.type.str());
       }
     }
-    if (d.ld != 0 && d.type.rank() == 2 && d.ld != d.type.dim(1))
+    if (d.ld != 0 && d.type.rank() >= 2 && d.ld != d.type.dim(d.type.rank() - 1))
       return Error("internal error: caller buffer '" + d.name + "' planned with a padded pitch");
     ptrs[i] = reinterpret_cast<CUdeviceptr>(t.data);
   }

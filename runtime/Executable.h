@@ -1,6 +1,6 @@
 // The C++ compile/run API (docs/architecture.md, "Runtime"):
 //
-//   fp8c::CompileOptions opts;            // recipe = "tensorwise", ...
+//   fp8c::CompileOptions opts;            // recipe = RecipeKind::Tensorwise (nullopt: none), ...
 //   auto exe = fp8c::compile(graph, opts); // passes, codegen, NVRTC (cached), load, memory plan
 //   if (!exe) { std::cerr << exe.error(); ... }
 //   fp8c::Bindings b = {{"x", {xPtr, {m, 4096}, DType::BF16}}, {"w1", ...}, {"y", {yPtr, ...}}};
@@ -21,11 +21,13 @@
 #include "ir/DType.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
+#include "passes/Recipe.h"
 #include "runtime/MemoryPlan.h"
 #include "runtime/NonFiniteReport.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,9 @@ typedef struct CUstream_st *CUstream;
 namespace fp8c {
 
 struct CompileOptions {
-  std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
+  /// The scaling recipe of the default pipeline (defaultPipeline); std::nullopt: no recipe,
+  /// GEMMs and pointwise ops in the graph's own precision (noRecipePipeline).
+  std::optional<RecipeKind> recipe = RecipeKind::Tensorwise;
   std::string passes;                ///< a full pipeline; overrides `recipe` when set
   std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
   int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
@@ -91,7 +95,7 @@ struct CompiledGraph {
   std::string pipeline;
 };
 
-/// The pipeline for `opts` ("" when recipe is none and no passes are given: just fuse).
+/// The pipeline for `opts`: its passes, else the default pipeline of its recipe (or without one).
 std::string pipelineFor(const CompileOptions &opts);
 /// Passes + lowering; no GPU needed. `arch` must be set (or defaults to sm_90a).
 Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts);

@@ -76,7 +76,8 @@ struct PipelinePass : ModulePass<PipelinePass> {
 
   Option<std::string> recipe{*this, "recipe",
                              llvm::cl::desc("run fp8c's default pipeline for this recipe "
-                                            "(tensorwise, delayed, rowwise, blockwise)")};
+                                            "(tensorwise, delayed, rowwise, blockwise; none: "
+                                            "without quantize)")};
   Option<std::string> passes{*this, "passes",
                              llvm::cl::desc("an fp8c pipeline, e.g. "
                                             "'canonicalize,quantize{recipe=rowwise},fuse'")};
@@ -87,7 +88,8 @@ struct PipelinePass : ModulePass<PipelinePass> {
     mlir::ModuleOp module = getOperation();
     std::string pipeline = passes.getValue();
     if (pipeline.empty() && !recipe.getValue().empty())
-      pipeline = defaultPipeline(recipe.getValue());
+      pipeline = recipe.getValue() == "none" ? noRecipePipeline()
+                                             : defaultPipeline(recipe.getValue());
     PassManager pm;
     if (Status s = pm.parsePipeline(pipeline); !s) {
       module.emitError() << "fp8c-pipeline: " << s.message();

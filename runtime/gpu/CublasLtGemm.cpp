@@ -205,7 +205,7 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
   const bool fp8 = c.isFp8();
   if (fp8) {
     if (!isFloat8(c.aType) || !isFloat8(c.bType))
-      return fail("A and B must both be FP8 or both be bf16/f16");
+      return fail("A and B must both be FP8 or both be bf16, f16 or f32");
     if (c.aType == DType::F8E5M2 && c.bType == DType::F8E5M2)
       return fail("e5m2 x e5m2 is not offered (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3 are)");
     if (ccMajor * 10 + ccMinor < 89)
@@ -214,12 +214,15 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
       return fail("FP8 operands must both be K-major (TN): write the transposed FP8 copy "
                   "(a cast-transpose) instead");
   } else {
-    if (c.aType != c.bType || (c.aType != DType::BF16 && c.aType != DType::F16))
-      return fail("A and B must both be FP8 or both be bf16/f16");
+    // bf16 and f16 accumulate in f32 (CUBLAS_COMPUTE_32F); so do f32 operands: an SGEMM.
+    if (c.aType != c.bType ||
+        (c.aType != DType::BF16 && c.aType != DType::F16 && c.aType != DType::F32))
+      return fail("A and B must both be FP8 or both be bf16, f16 or f32");
     if (c.scaleMode != GemmScaleMode::Tensor || c.hasScaleD || c.hasAmaxD)
       return fail("scales and amax(D) apply to FP8 GEMMs only");
     if (c.dType != c.aType && c.dType != DType::F32)
-      return fail("a " + dt(c.aType) + " GEMM writes " + dt(c.aType) + " or f32");
+      return fail("a " + dt(c.aType) + " GEMM writes " + dt(c.aType) +
+                  (c.aType == DType::F32 ? "" : " or f32"));
   }
   if (isFloat8(c.dType) && c.scaleMode != GemmScaleMode::Tensor)
     return fail("D cannot be FP8 with outer-vector or 128-block scales");

@@ -107,7 +107,11 @@ Expected<HostTensor> runMatmul(const OpContext &c) {
 Expected<HostTensor> runScaledMatmul(const OpContext &c) {
   const HostTensor &a = *c.args[0], &b = *c.args[1], &sa = *c.args[2], &sb = *c.args[3];
   const HostTensor *bias = c.args.size() > 4 ? c.args[4] : nullptr;
-  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0];
+  // a [..., K]: its leading dims flattened are M (tensor scales; the verifier's rule).
+  const int64_t k = a.shape.back(), n = b.shape[0];
+  int64_t m = 1;
+  for (size_t d = 0; d + 1 < a.shape.size(); ++d)
+    m *= a.shape[d];
   HostTensor y = HostTensor::make(c.result.shape(), c.result.dtype());
   const DType dt = y.dtype;
   auto addBias = [&](float acc, int64_t j) {

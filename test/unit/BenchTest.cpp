@@ -149,7 +149,7 @@ TEST_P(BenchUnfusedTest, OneKernelPerOpSameOutputsMoreLaunches) {
   Expected<CompiledGraph> up = compileToPlan(**unfused, uo);
   ASSERT_TRUE(up) << up.error();
   CompileOptions fo;
-  fo.recipe = c.recipe;
+  fo.recipe = recipeKindNamed(c.recipe);
   Expected<CompiledGraph> fp = compileToPlan(*g, fo);
   ASSERT_TRUE(fp) << fp.error();
   EXPECT_EQ(countKind(up->plan, true), gemmsOf(c.shape).size());

@@ -361,6 +361,13 @@ TEST(CodegenLowering, BufferBytes) {
   d.ld = 112;
   EXPECT_EQ(d.pitch(7), 112);
   EXPECT_EQ(d.bytes(7), 784);
+  // Rank > 2: the [prod(leading dims), K] matrix of a GEMM operand, its rows at the pitch.
+  BufferDesc d3;
+  d3.type = TensorType({kDynamic, 3, 100}, DType::F8E4M3FN);
+  EXPECT_EQ(d3.bytes(7), 2100);
+  d3.ld = 112;
+  EXPECT_EQ(d3.pitch(7), 112);
+  EXPECT_EQ(d3.bytes(7), 7 * 3 * 112);
   BufferDesc t;
   t.type = TensorType({1000, kDynamic}, DType::BF16);
   EXPECT_EQ(t.bytes(3), 6000);

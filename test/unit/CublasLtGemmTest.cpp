@@ -203,6 +203,21 @@ TEST(CublasLtConfig, Checks) {
   c.hasAmaxD = true;
   EXPECT_NE(check(c).find("FP8 GEMMs only"), std::string::npos);
 
+  // f16 and f32 operands (a graph without a recipe): D of their type, a bias of D's type.
+  for (DType t : {DType::F16, DType::F32}) {
+    c = fp8Config();
+    c.aType = c.bType = c.dType = t;
+    EXPECT_EQ(check(c), "ok") << dtypeName(t);
+    c.epilogue = GemmEpilogue::Bias;
+    c.biasType = t;
+    EXPECT_EQ(check(c), "ok") << dtypeName(t);
+  }
+  c = fp8Config();
+  c.aType = c.bType = DType::F32;
+  EXPECT_NE(check(c).find("a f32 GEMM writes f32"), std::string::npos) << check(c);
+  c.bType = DType::BF16;
+  EXPECT_NE(check(c).find("both be bf16, f16 or f32"), std::string::npos) << check(c);
+
   // Transposed operands: bf16 only; the pitch then bounds M (A) or N (B).
   c = fp8Config(64, 256, 384);
   c.aKMajor = false;

@@ -29,7 +29,7 @@ std::unique_ptr<Module> parseExample(const std::string &name) {
 
 CompiledGraph plan(const Graph &g, const std::string &recipe, const std::string &backend) {
   CompileOptions o;
-  o.recipe = recipe;
+  o.recipe = recipeKindNamed(recipe);
   o.backend = backend;
   Expected<CompiledGraph> cg = compileToPlan(g, o);
   EXPECT_TRUE(cg.hasValue()) << (cg ? "" : cg.error());

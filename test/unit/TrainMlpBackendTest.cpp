@@ -372,7 +372,7 @@ TEST(TrainMlpGpuPlan, BindingsOfTheGpuBackendMatchThePlans) {
     SCOPED_TRACE("batch " + std::to_string(s.batch));
     ParamLayout layout = mlpParamLayout(s);
     CompileOptions co;
-    co.recipe = "none";
+    co.recipe = std::nullopt;
     co.arch = "sm_90a";
     auto lg = buildLossGraph(s.batch, s.out, bf);
     auto sg = buildSgdGraph(layout.rows(), bf);
@@ -451,7 +451,7 @@ TEST(TrainMlpUpdateGraphs, EveryLaunchCompilesForSm90a) {
     for (const Graph *g : {lg->get(), sg->get()}) {
       SCOPED_TRACE(g->name() + " batch " + std::to_string(s.batch));
       CompileOptions co;
-      co.recipe = "none";
+      co.recipe = std::nullopt;
       co.arch = "sm_90a";
       Expected<CompiledGraph> cg = compileToPlan(*g, co);
       ASSERT_TRUE(cg.hasValue()) << cg.error();

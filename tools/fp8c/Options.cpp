@@ -59,8 +59,12 @@ options:
   --dynamic-dim=M           size of dynamic (?) dims for random inputs (default 4)
   --output-dir DIR          write each output as DIR/NAME.npy (<f4)
   --passes=PIPELINE         run a pass pipeline, e.g. 'canonicalize,quantize{recipe=tensorwise},fuse,cse,dce'
-  --recipe=NAME             the default pipeline with a recipe: tensorwise, delayed, rowwise, blockwise
-                            (with --train also none: the unquantized training step)
+  --recipe=NAME             the default pipeline with a recipe: tensorwise, delayed, rowwise, blockwise,
+                            or none (no quantize: GEMMs and pointwise ops in the graph's own
+                            precision; with --train the unquantized training step). Without
+                            --recipe and --passes, --emit=cuda|ptx|cubin, --run=gpu,
+                            --print-fusion-plan and --compare use the pipeline of none; --train
+                            uses tensorwise
   --train                   print the training graphs: autodiff, the recipe's quantization of the
                             backward (e5m2 / blockwise gradients), split into @F_fwd (returning
                             the saved tensors, {fp8.saved}) and @F_bwd, each fused (with
@@ -273,8 +277,6 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
                        "(quantize{...}) otherwise");
   if (!o.passes.empty() && !o.recipe.empty())
     return std::string("give --passes or --recipe, not both");
-  if (o.recipe == "none" && !o.train)
-    return std::string("--recipe=none applies to --train only");
   if (o.train && (o.run || !o.passes.empty()))
     return std::string("--train takes --recipe (and --tokens), not --run or --passes");
   if (o.train && o.emit && *o.emit != "ir" && *o.emit != "cuda")

@@ -127,6 +127,15 @@ bool checkFuncName(const Options &o, const Module &m, const std::string &name) {
   return false;
 }
 
+// Without --recipe or --passes, what generates code or runs it (--emit=cuda|ptx|cubin,
+// --run=gpu, --print-fusion-plan) and --compare, which compares the compiled graph with the
+// graph as written, run the pipeline without a recipe; printing the IR and --run=cpu alone see
+// the graph as written.
+bool needsCompiledGraph(const Options &o) {
+  return o.emit == "cuda" || o.emit == "ptx" || o.emit == "cubin" || o.run == "gpu" ||
+         o.printFusionPlan || o.compareUnquantized;
+}
+
 int processModule(const Options &o, Module &m, std::string_view text, const std::string &name,
                   uint32_t firstLine, std::ostream &irOut) {
   if (!checkFuncName(o, m, name))
@@ -134,9 +143,10 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
   if (o.train)
     return processTraining(o, m, irOut);
   std::unique_ptr<Module> reference;
-  std::string pipeline = !o.passes.empty() ? o.passes
-                         : !o.recipe.empty() ? defaultPipeline(o.recipe)
-                                             : std::string();
+  std::string pipeline = !o.passes.empty()   ? o.passes
+                         : !o.recipe.empty()  ? defaultPipeline(recipeKindNamed(o.recipe))
+                         : needsCompiledGraph(o) ? noRecipePipeline()
+                                              : std::string();
   // Show the GEMM backend in the fusion plan, and plan for it: fuse{gemm-backend=B}.
   pipeline = withGemmBackend(pipeline, gemmBackendName(o.backend));
   if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {

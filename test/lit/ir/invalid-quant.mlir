@@ -139,10 +139,35 @@ func.func @scaled_matmul_e5m2_e5m2(%a: tensor<4x32xf8E5M2>, %b: tensor<8x32xf8E5
 
 // -----
 
-func.func @scaled_matmul_rank(%a: tensor<2x4x32xf8E4M3FN>, %b: tensor<8x32xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x8xbf16> {
-  // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.scaled_matmul' op operands must be 2-D (a [M, K], b [N, K]), got ranks 3 and 2
-  %y = fp8.scaled_matmul %a, %b, %s, %s : (tensor<2x4x32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<4x8xbf16>
+func.func @scaled_matmul_rank(%a: tensor<4x32xf8E4M3FN>, %b: tensor<2x8x32xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x8xbf16> {
+  // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.scaled_matmul' op operands must be a [..., M, K] (rank >= 2) and b [N, K], got ranks 2 and 3
+  %y = fp8.scaled_matmul %a, %b, %s, %s : (tensor<4x32xf8E4M3FN>, tensor<2x8x32xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<4x8xbf16>
   return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+func.func @scaled_matmul_rank1(%a: tensor<32xf8E4M3FN>, %b: tensor<8x32xf8E4M3FN>, %s: tensor<f32>) -> tensor<8xbf16> {
+  // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.scaled_matmul' op operands must be a [..., M, K] (rank >= 2) and b [N, K], got ranks 1 and 2
+  %y = fp8.scaled_matmul %a, %b, %s, %s : (tensor<32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<8xbf16>
+  return %y : tensor<8xbf16>
+}
+
+// -----
+
+// A of rank > 2 is [prod(leading dims), K] to the GEMM: tensor scales only.
+func.func @scaled_matmul_rank3_row_scales(%a: tensor<2x4x32xf8E4M3FN>, %b: tensor<8x32xf8E4M3FN>, %sa: tensor<8xf32>, %sb: tensor<8xf32>) -> tensor<2x4x8xbf16> {
+  // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.scaled_matmul' op row and block scales need a 2-D a [M, K], got [2, 4, 32]; a of rank > 2 takes tensor scales ([] and [])
+  %y = fp8.scaled_matmul %a, %b, %sa, %sb : (tensor<2x4x32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x4x8xbf16>
+  return %y : tensor<2x4x8xbf16>
+}
+
+// -----
+
+func.func @scaled_matmul_rank3_result(%a: tensor<2x4x32xf8E4M3FN>, %b: tensor<8x32xf8E4M3FN>, %s: tensor<f32>) -> tensor<8x8xbf16> {
+  // CHECK: {{.*}}invalid-quant.mlir:[[@LINE+1]]:3: error: 'fp8.scaled_matmul' op result type tensor<8x8xbf16> does not match the inferred type tensor<2x4x8xbf16>
+  %y = fp8.scaled_matmul %a, %b, %s, %s : (tensor<2x4x32xf8E4M3FN>, tensor<8x32xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<8x8xbf16>
+  return %y : tensor<8x8xbf16>
 }
 
 // -----

@@ -61,3 +61,14 @@ func.func @layout(%a: tensor<64x128xf16>, %b: tensor<128x32xf16>, %w: tensor<64x
   %l = fp8.linear %m, %w : (tensor<64x32xf16>, tensor<64x32xf16>) -> tensor<64x64xf16>
   func.return %c, %l : tensor<32x64xbf16>, tensor<64x64xf16>
 }
+
+// fp8.linear on an input of rank > 2 (as nn.Linear): the leading dims are kept, the last is N.
+// CHECK-LABEL: func.func @linear_rank3(
+// CHECK-NEXT:   %[[Y3:.+]] = fp8.linear %{{.+}}, %{{.+}}, %{{.+}} : (tensor<?x4x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x4x512xbf16>
+// CHECK-NEXT:   %[[Y4:.+]] = fp8.linear %{{.+}}, %{{.+}} : (tensor<2x3x5x64xf32>, tensor<16x64xf32>) -> tensor<2x3x5x16xf32>
+// CHECK-NEXT:   return %[[Y3]], %[[Y4]] : tensor<?x4x512xbf16>, tensor<2x3x5x16xf32>
+func.func @linear_rank3(%x: tensor<?x4x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<512xbf16>, %x4: tensor<2x3x5x64xf32>, %w4: tensor<16x64xf32>) -> (tensor<?x4x512xbf16>, tensor<2x3x5x16xf32>) {
+  %y = fp8.linear %x, %w, %b : (tensor<?x4x256xbf16>, tensor<512x256xbf16>, tensor<512xbf16>) -> tensor<?x4x512xbf16>
+  %y4 = fp8.linear %x4, %w4 : (tensor<2x3x5x64xf32>, tensor<16x64xf32>) -> tensor<2x3x5x16xf32>
+  return %y, %y4 : tensor<?x4x512xbf16>, tensor<2x3x5x16xf32>
+}

@@ -77,3 +77,12 @@ func.func @blockwise(%x: tensor<?x1000xbf16>, %w: tensor<300x1000xbf16>) -> (ten
   %dw = fp8.dequant %qw, %sw {granularity = "block_128x128"} : (tensor<300x1000xf8E4M3FN>, tensor<3x8xf32>) -> tensor<300x1000xbf16>
   return %y, %ac, %dw : tensor<?x300xf16>, tensor<1000xf32>, tensor<300x1000xbf16>
 }
+
+// A of rank > 2 with tensor scales: its leading dims flattened are M; the result keeps them.
+// CHECK-LABEL: func.func @scaled_matmul_rank3(
+// CHECK-NEXT:   %[[Y:.+]] = fp8.scaled_matmul %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} {out = bf16} : (tensor<?x4x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x4x512xbf16>
+// CHECK-NEXT:   return %[[Y]] : tensor<?x4x512xbf16>
+func.func @scaled_matmul_rank3(%a: tensor<?x4x256xf8E4M3FN>, %b: tensor<512x256xf8E4M3FN>, %sa: tensor<f32>, %sb: tensor<f32>, %bias: tensor<512xbf16>) -> tensor<?x4x512xbf16> {
+  %y = fp8.scaled_matmul %a, %b, %sa, %sb, %bias {out = bf16} : (tensor<?x4x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x4x512xbf16>
+  return %y : tensor<?x4x512xbf16>
+}

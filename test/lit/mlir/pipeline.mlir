@@ -8,6 +8,7 @@
 // RUN: fp8c %s --recipe=delayed --emit=ir > %t.a && fp8c-opt %s --fp8c-pipeline=recipe=delayed > %t.b && diff %t.a %t.b
 // RUN: fp8c %s --recipe=rowwise --emit=ir > %t.a && fp8c-opt %s --fp8c-pipeline=recipe=rowwise > %t.b && diff %t.a %t.b
 // RUN: fp8c %s --recipe=blockwise --emit=ir > %t.a && fp8c-opt %s --fp8c-pipeline=recipe=blockwise > %t.b && diff %t.a %t.b
+// RUN: fp8c %s --recipe=none --emit=ir > %t.a && fp8c-opt %s --fp8c-pipeline=recipe=none > %t.b && diff %t.a %t.b
 // RUN: fp8c %s '--passes=canonicalize,quantize{recipe=rowwise pow2=true},cse,dce' --emit=ir > %t.a
 // RUN: fp8c-opt %s '--fp8c-pipeline=passes=canonicalize,quantize{recipe=rowwise pow2=true},cse,dce' > %t.b && diff %t.a %t.b
 //

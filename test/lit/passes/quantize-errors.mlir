@@ -37,14 +37,6 @@
 // Located errors: each chunk fails on its own, the message names the op and points at it.
 // RUN: %expect-exit 1 fp8c %s --split-input-file --passes='quantize{recipe=tensorwise weights=static}' 2>&1 | FileCheck %s --implicit-check-not=error:
 
-func.func @rank3_input(%x: tensor<2x3x256xbf16>, %w: tensor<128x256xbf16>) -> tensor<2x3x128xbf16> {
-  // CHECK: {{.*}}quantize-errors.mlir:[[@LINE+1]]:3: error: quantize: the input of 'fp8.linear' must be 2-D, got tensor<2x3x256xbf16>; flatten the leading dims first
-  %y = fp8.linear %x, %w : (tensor<2x3x256xbf16>, tensor<128x256xbf16>) -> tensor<2x3x128xbf16>
-  return %y : tensor<2x3x128xbf16>
-}
-
-// -----
-
 func.func @computed_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xbf16>) -> tensor<?x128xbf16> {
   %w2 = fp8.relu %w : (tensor<128x256xbf16>) -> tensor<128x256xbf16>
   // CHECK: {{.*}}quantize-errors.mlir:[[@LINE+1]]:3: error: quantize: weights=static needs the weight of 'fp8.linear' to be a graph input, but %w2 is computed in the graph
