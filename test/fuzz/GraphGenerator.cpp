@@ -356,7 +356,7 @@ private:
       return false;
     int a = pickIndex(c);
     int b;
-    if (chance(0.15)) {
+    if (chance(0.08)) {
       b = -1;
       for (int idx : scalars_)
         if (vals_[idx].dtype == vals_[a].dtype)

@@ -34,8 +34,8 @@ bool contains(const std::string &s, const char *what) { return s.find(what) != s
 
 /// Signs of a compiler stage refusing the graph for a limit of its own (not of the input).
 bool internalLimit(const std::string &line) {
-  for (const char *w : {"codegen:", "internal", "not implemented", "unimplemented", "unsupported",
-                        "not supported", "no kernel", "cannot lower", "nvrtc", "NVRTC"})
+  for (const char *w : {"codegen:", "internal", "not implemented", "unimplemented",
+                        "cannot lower", "nvrtc", "NVRTC"})
     if (contains(line, w))
       return true;
   return false;
@@ -110,7 +110,7 @@ Verdict classify(const RunSetting &s, const ChildResult &r, const std::string &o
     firstError = errLines.front();
   auto finding = [&](const std::string &what, const std::string &message) {
     v.kind = Verdict::Finding;
-    v.signature = "[" + s.mode + "/" + (s.recipe.empty() ? "none" : s.recipe) + "] " + what;
+    v.signature = "[" + s.mode + "] " + what;
     v.message = message;
     return v;
   };

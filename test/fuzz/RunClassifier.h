@@ -8,7 +8,7 @@
 //                     an internal limit; an `fp8c: error:` on options that fp8c-graph-fuzz passes
 //                     for every graph is a finding too
 //   exit 2, any other status, a signal, a timeout: a finding
-// A finding's signature is the setting (mode and recipe) and the first error line with its
+// A finding's signature is the mode (run, cuda, ptx, train, verify) and the first error line with its
 // location, numbers, SSA names and tensor types replaced, so that one bug counts once.
 #pragma once
 
