@@ -5,15 +5,17 @@
 // --out as reproducers (the graph with the command line) and summarized by signature.
 //
 //   fp8c-graph-fuzz [--seed=S] [--count=N] [--time=SECONDS] [--fp8c=PATH] [--out=DIR]
-//                   [--skip=FILE] [--jobs=N] [--ptx=one|all|none] [--verbose]
+//                   [--skip=FILE] [--jobs=N] [--ptx=one|all|none] [--no-reduce] [--verbose]
 //   fp8c-graph-fuzz --print=SEED        # the graph of one seed
 //
 // Graph i has seed S + i. --count and --time both bound the run (the defaults: 100 graphs, no
 // time limit). --skip=FILE: one substring a line ('#' starts a comment); a finding whose
-// signature or message holds one is counted as known and does not fail the run.
+// signature or message holds one is counted as known and does not fail the run. At the end each
+// new finding's graph is reduced (GraphReducer.h) unless --no-reduce.
 // Exit status: 0 when no finding (other than known ones), 1 when any, 2 for a usage error.
 #include "ChildPool.h"
 #include "GraphGenerator.h"
+#include "GraphReducer.h"
 #include "RunClassifier.h"
 
 #include <algorithm>
@@ -46,6 +48,7 @@ struct Options {
   int jobs = 2;
   std::string ptx = "one";
   bool verbose = false;
+  bool reduce = true;
 };
 
 const char *const kRecipes[] = {"", "tensorwise", "delayed", "rowwise", "blockwise"};
@@ -70,6 +73,8 @@ struct FindingRecord {
   std::set<uint64_t> seeds;
   std::set<std::string> settings;
   bool known = false;
+  RunSetting setting;
+  GeneratedGraph graph;
 };
 
 std::string readFile(const std::string &path, size_t limit = 1 << 20) {
@@ -143,7 +148,7 @@ int usage(const char *msg) {
   std::fprintf(stderr, "fp8c-graph-fuzz: %s\n", msg);
   std::fprintf(stderr,
                "usage: fp8c-graph-fuzz [--seed=S] [--count=N] [--time=SECONDS] [--fp8c=PATH] "
-               "[--out=DIR] [--skip=FILE] [--jobs=N] [--ptx=one|all|none] [--verbose]\n"
+               "[--out=DIR] [--skip=FILE] [--jobs=N] [--ptx=one|all|none] [--no-reduce] [--verbose]\n"
                "       fp8c-graph-fuzz --print=SEED\n");
   return 2;
 }
@@ -194,6 +199,8 @@ int main(int argc, char **argv) {
       o.ptx = v;
       if (o.ptx != "one" && o.ptx != "all" && o.ptx != "none")
         return usage("--ptx takes one, all or none");
+    } else if (a == "--no-reduce") {
+      o.reduce = false;
     } else if (a == "--verbose") {
       o.verbose = true;
     } else if (a == "--help" || a == "-h") {
@@ -263,6 +270,8 @@ int main(int argc, char **argv) {
       f.signature = v.signature;
       f.message = v.message;
       f.graphText = job.graph->graph.text;
+      f.graph = job.graph->graph;
+      f.setting = job.setting;
       f.seed = job.graph->graph.seed;
       f.stderrText = err.substr(0, 4000);
       std::string cmd = "fp8c graph.mlir";
@@ -356,6 +365,45 @@ int main(int argc, char **argv) {
     }
   }
   pool.killAll();
+
+  // Each new finding's graph, reduced to what still gives the same signature (not for
+  // --compare bounds: the bound of an output depends on the whole graph).
+  if (o.reduce)
+    for (auto &[sig, f] : findings) {
+      if (f.known || sig.find("relative error") != std::string::npos)
+        continue;
+      size_t tries = 0;
+      std::string path = work + "/reduce.mlir";
+      auto stillFails = [&](const std::string &text) {
+        if (++tries > 300)
+          return false;
+        writeFile(path, text);
+        std::vector<std::string> argv = {o.fp8c, path};
+        for (const std::string &a : f.setting.args)
+          argv.push_back(a);
+        if (!pool.start(0, argv, "/dev/null", work + "/reduce.err", f.setting.timeout))
+          return false;
+        std::optional<ChildResult> r = pool.waitAny();
+        if (!r)
+          return false;
+        std::string err = readFile(work + "/reduce.err", 1 << 16);
+        Verdict v = classify(f.setting, *r, "", err, f.graph);
+        if (v.signature != f.signature)
+          return false;
+        f.message = v.message;
+        f.stderrText = err.substr(0, 4000);
+        return true;
+      };
+      std::string reduced = reduceGraph(f.graphText, stillFails);
+      if (reduced == f.graphText)
+        continue;
+      f.graphText = reduced;
+      char name[16];
+      std::snprintf(name, sizeof name, "%03zu-", f.index);
+      fs::path dir = fs::path(o.out) / (name + slug(f.signature));
+      writeFile(dir / "graph.mlir", "// " + f.signature + "\n// " + f.command + "\n" + reduced);
+      writeFile(dir / "stderr", f.stderrText);
+    }
   fs::remove_all(work, ec);
 
   double secs = elapsed();
@@ -386,9 +434,13 @@ int main(int argc, char **argv) {
         settings += (settings.empty() ? "" : ", ") + s;
     if (f->settings.size() > 6)
       settings += ", ...";
+    std::string message = f->message;
+    size_t at = message.find(": error: ");
+    if (at != std::string::npos)
+      message = "graph.mlir" + message.substr(message.rfind(':', message.rfind(':', at - 1) - 1));
     std::printf("%s %zu: %s\n  %zu runs, %zu graphs; settings: %s\n  %s\n",
                 f->known ? "known" : "FINDING", f->index, f->signature.c_str(), f->runs,
-                f->seeds.size(), settings.c_str(), f->message.c_str());
+                f->seeds.size(), settings.c_str(), message.c_str());
     if (!f->known)
       std::printf("  reproducer (seed %llu): %s/%03zu-%s/graph.mlir\n  %s\n",
                   static_cast<unsigned long long>(f->seed), o.out.c_str(), f->index,

@@ -83,13 +83,16 @@ std::string normalizeMessage(const std::string &message) {
   // The location prefix (`file:line:col: `) and the path.
   static const std::regex loc(R"(^\S*:\d+:\d+: )");
   m = std::regex_replace(m, loc, "");
+  // The op a diagnostic is located at: one bug often shows at several ops.
+  static const std::regex opName(R"('fp8\.[a-z_0-9]+' op )");
+  m = std::regex_replace(m, opName, "'fp8.*' op ");
   static const std::regex type(R"(tensor<[^>]*>)");
   m = std::regex_replace(m, type, "T");
   static const std::regex ssa(R"([%@][A-Za-z_][A-Za-z0-9_.$-]*)");
   m = std::regex_replace(m, ssa, "%v");
   static const std::regex quoted(R"('[a-z_][a-z0-9_]*')");
   m = std::regex_replace(m, quoted, "'v'");
-  static const std::regex num(R"(\d+(\.\d+)?(e[-+]?\d+)?)");
+  static const std::regex num(R"((?!8\.)\d+(\.\d+)?(e[-+]?\d+)?)");
   m = std::regex_replace(m, num, "N");
   if (m.size() > 160)
     m = m.substr(0, 160);
