@@ -501,6 +501,8 @@ private:
       o.errorWeight = v.err;
       o.delayedComparable = v.delayedOk;
       o.fp8 = v.terminal;
+      for (int64_t d : v.shape)
+        o.elements *= dimAtRun(d);
       g_.outputs.push_back(o);
     }
     std::string text = "// fp8c-graph-fuzz seed " + std::to_string(g_.seed) + "\n";

@@ -73,6 +73,11 @@ double errorBound(const std::string &recipe, const GeneratedOutput &o) {
   double b = gemmBound(recipe) * std::max(1.0, o.errorWeight);
   if (o.errorWeight == 0)
     b = 0.02; // no GEMM: the passes only regroup (and round once to bf16 at most)
+  // A small output leaves the relative error to a few elements, some near zero where a GEMM's
+  // sum cancels (one linear of 3 x 3 outputs, K = 129: a median of 4 % over 60 input seeds
+  // under tensorwise, 13 % at worst).
+  if (o.elements < 128)
+    b *= 2;
   if (o.fp8)
     b += 0.3; // one more FP8 rounding, where a one-ulp difference is 12.5 % (e4m3)
   return b;
