@@ -276,6 +276,10 @@ const DiffCase kCases[] = {
     {"linear_residual.mlir", "recipe=tensorwise", "linear_residual_tensorwise"},
     {"linear_residual.mlir", "recipe=delayed", "linear_residual_delayed"},
     {"linear_residual.mlir", "recipe=rowwise", "linear_residual_rowwise"},
+    {"vit_mlp.mlir", "recipe=tensorwise", "vit_mlp_tensorwise"},
+    {"vit_mlp.mlir", "recipe=delayed", "vit_mlp_delayed"},
+    {"vit_mlp.mlir", "recipe=rowwise", "vit_mlp_rowwise"},
+    {"vit_mlp.mlir", "recipe=blockwise", "vit_mlp_blockwise"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Examples, DifferentialFuse, ::testing::ValuesIn(kCases),

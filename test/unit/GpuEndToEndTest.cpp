@@ -425,7 +425,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ExampleCase{"swiglu_mlp.mlir", "blockwise", false},
                       ExampleCase{"linear_residual.mlir", "tensorwise", false},
                       ExampleCase{"linear_residual.mlir", "delayed", false},
-                      ExampleCase{"linear_residual.mlir", "rowwise", false}),
+                      ExampleCase{"linear_residual.mlir", "rowwise", false},
+                      ExampleCase{"vit_mlp.mlir", "tensorwise", false},
+                      ExampleCase{"vit_mlp.mlir", "delayed", false},
+                      ExampleCase{"vit_mlp.mlir", "rowwise", false},
+                      ExampleCase{"vit_mlp.mlir", "blockwise", false}),
     [](const auto &info) {
       std::string f = info.param.file;
       f = f.substr(0, f.find('.'));
