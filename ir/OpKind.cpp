@@ -81,7 +81,7 @@ static_assert(deviceFnsContiguous(), "Ops.def: write each op's FP8C_DEVICE_FN ro
 
 constexpr bool epilogueOpsArePointwise() {
   constexpr unsigned flags[] = {
-#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                \
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                 \
   static_cast<unsigned>(Flags),
 #include "ir/Ops.def"
   };
@@ -95,20 +95,20 @@ static_assert(epilogueOpsArePointwise(), "Ops.def: a kEpilogue op is kPointwise 
 std::array<OpInfo, kNumOps> buildInfos() {
   std::array<OpInfo, kNumOps> infos{};
   size_t i = 0;
-#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                \
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                 \
   {                                                                                                \
     auto [first, count] = attrRange(OpKind::Enum);                                                 \
     auto [fnFirst, fnCount] = deviceFnRange(OpKind::Enum);                                         \
-    infos[i++] = OpInfo{                                                                           \
-        OpKind::Enum,                                                                              \
-        Name,                                                                                      \
-        MinOperands,                                                                               \
-        MaxOperands,                                                                               \
-        NumResults,                                                                                \
-        static_cast<unsigned>(Flags),                                                              \
-        std::span<const AttrSpec>(kAttrSpecs + (count ? first : 0), count),                       \
-        DeviceFn,                                                                                  \
-        std::span<const DeviceFnSpec>(kDeviceFnSpecs + (fnCount ? fnFirst : 0), fnCount)};        \
+    infos[i++] =                                                                                   \
+        OpInfo{OpKind::Enum,                                                                       \
+               Name,                                                                               \
+               MinOperands,                                                                        \
+               MaxOperands,                                                                        \
+               NumResults,                                                                         \
+               static_cast<unsigned>(Flags),                                                       \
+               std::span<const AttrSpec>(kAttrSpecs + (count ? first : 0), count),                 \
+               DeviceFn,                                                                           \
+               std::span<const DeviceFnSpec>(kDeviceFnSpecs + (fnCount ? fnFirst : 0), fnCount)};  \
   }
 #include "ir/Ops.def"
   return infos;

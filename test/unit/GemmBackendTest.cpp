@@ -132,7 +132,8 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
       EXPECT_EQ(k->biasType.has_value(), g->bias >= 0);
       EXPECT_EQ(k->amaxD, g->amaxD >= 0);
       EXPECT_EQ(k->fastAccum, g->fastAccum);
-      const bool gelu = g->epilogue == GemmEpilogue::Gelu || g->epilogue == GemmEpilogue::GeluBias ||
+      const bool gelu = g->epilogue == GemmEpilogue::Gelu ||
+                        g->epilogue == GemmEpilogue::GeluBias ||
                         g->blockAct == Activation::GeluTanh;
       EXPECT_EQ(k->activation, gelu ? Activation::GeluTanh : Activation::None);
       EXPECT_EQ(k->blockCast, g->blockCast);

@@ -195,8 +195,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
            [](GemmSm90Kernel &x) { x.biasType = DType::BF16; },
            [](GemmSm90Kernel &x) { x.activation = Activation::Silu; },
-           [](GemmSm90Kernel &x) { x.transD = true; },
-           [](GemmSm90Kernel &x) { x.bm = 64; }}) {
+           [](GemmSm90Kernel &x) { x.transD = true; }, [](GemmSm90Kernel &x) { x.bm = 64; }}) {
     GemmSm90Kernel bad = sw;
     edit(bad);
     Status st = checkGemmSm90Kernel(bad);

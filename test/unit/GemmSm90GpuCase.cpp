@@ -31,12 +31,16 @@ namespace {
 
 double act(double x, Activation a) {
   switch (a) {
-  case Activation::None: return x;
-  case Activation::Relu: return x > 0 ? x : 0;
+  case Activation::None:
+    return x;
+  case Activation::Relu:
+    return x > 0 ? x : 0;
   case Activation::GeluTanh:
     return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-  case Activation::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-  case Activation::Silu: return x / (1 + std::exp(-x));
+  case Activation::GeluErf:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case Activation::Silu:
+    return x / (1 + std::exp(-x));
   }
   return x;
 }

@@ -60,9 +60,9 @@ std::string graphText(const OneOp &o) {
   for (const auto &[n, v] : o.attrs)
     attrs += (attrs.empty() ? "" : ", ") + n + " = \"" + v + "\"";
   const std::string r = tensorType(o.result, false);
-  return "func.func @f(" + args + ") -> " + r + " {\n  %y = " + std::string(opName(o.kind)) +
-         " " + operands + (attrs.empty() ? "" : " {" + attrs + "}") + " : (" + types + ") -> " +
-         r + "\n  return %y : " + r + "\n}\n";
+  return "func.func @f(" + args + ") -> " + r + " {\n  %y = " + std::string(opName(o.kind)) + " " +
+         operands + (attrs.empty() ? "" : " {" + attrs + "}") + " : (" + types + ") -> " + r +
+         "\n  return %y : " + r + "\n}\n";
 }
 
 // Every pointwise op of Ops.def, once per device-function variant (FP8C_DEVICE_FN rows), with
@@ -81,7 +81,8 @@ std::vector<OneOp> pointwiseOps() {
       base.result = DType::F16;
     for (const AttrSpec &a : info.attrs)
       if (a.required && a.kind == AttrKind::String)
-        base.attrs.push_back({std::string(a.name), std::string(a.allowed.substr(0, a.allowed.find('|')))});
+        base.attrs.push_back(
+            {std::string(a.name), std::string(a.allowed.substr(0, a.allowed.find('|')))});
     out.push_back(base);
     for (const DeviceFnSpec &v : info.deviceFnVariants) {
       OneOp o = base;
@@ -112,8 +113,8 @@ TEST(OpTable, FlagClassesNest) {
     if (info.has(kScaleOp))
       EXPECT_FALSE(info.has(kPointwise));
     for (const DeviceFnSpec &v : info.deviceFnVariants)
-      EXPECT_NE(info.findAttr(v.attr), nullptr) << "device-function variant of no attribute "
-                                                << v.attr;
+      EXPECT_NE(info.findAttr(v.attr), nullptr)
+          << "device-function variant of no attribute " << v.attr;
   }
 }
 
@@ -150,8 +151,8 @@ TEST(OpTable, EveryPointwiseOpRunsInTheInterpreter) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < o.operands.size(); ++i) {
       const bool scalar = o.kind == OpKind::Dequant && i == 1;
-      HostTensor t = HostTensor::make(scalar ? std::vector<int64_t>{} : std::vector<int64_t>{4, 256},
-                                      o.operands[i]);
+      HostTensor t = HostTensor::make(
+          scalar ? std::vector<int64_t>{} : std::vector<int64_t>{4, 256}, o.operands[i]);
       for (size_t k = 0; k < t.data.size(); ++k)
         t.data[k] = scalar ? 2.0f : 0.25f * static_cast<float>(static_cast<int>(k % 9) - 4);
       inputs.push_back(std::move(t));
