@@ -284,7 +284,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     GemmSm90Kernel k;
     k.scaleMode = GemmScaleMode::OuterVector;
     k.biasType = DType::BF16;
-    k.activation = GemmActivation::GeluTanh;
+    k.activation = Activation::GeluTanh;
     k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
     c.biasType = DType::BF16;

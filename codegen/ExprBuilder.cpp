@@ -6,47 +6,23 @@
 namespace fp8c::codegen {
 namespace {
 
+// The call of the op's device function (Ops.def's deviceFn) on the operands' expressions.
 std::string opExpr(const Op &op, const std::vector<std::string> &a) {
-  switch (op.kind()) {
-  case OpKind::Add:
-    return "fp8c::op::add(" + a[0] + ", " + a[1] + ")";
-  case OpKind::Mul:
-    return "fp8c::op::mul(" + a[0] + ", " + a[1] + ")";
-  case OpKind::Relu:
-    return "fp8c::op::relu(" + a[0] + ")";
-  case OpKind::Gelu:
-    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanh("
-                                                           : "fp8c::op::geluErf(") +
-           a[0] + ")";
-  case OpKind::Silu:
-    return "fp8c::op::silu(" + a[0] + ")";
-  case OpKind::Swiglu:
-    return "fp8c::op::swiglu(" + a[0] + ", " + a[1] + ")";
-  case OpKind::ReluGrad:
-    return "fp8c::op::reluGrad(" + a[0] + ", " + a[1] + ")";
-  case OpKind::GeluGrad:
-    return std::string(op.strAttr("approximate") == "tanh" ? "fp8c::op::geluTanhGrad("
-                                                           : "fp8c::op::geluErfGrad(") +
-           a[0] + ", " + a[1] + ")";
-  case OpKind::SiluGrad:
-    return "fp8c::op::siluGrad(" + a[0] + ", " + a[1] + ")";
-  case OpKind::SwigluGrad:
-    return op.strAttr("wrt") == "up"
-               ? "fp8c::op::swigluGradUp(" + a[0] + ", " + a[1] + ")"
-               : "fp8c::op::swigluGradGate(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
-  case OpKind::Convert:
-    return a[0];
-  case OpKind::Dequant:
-    return "fp8c::op::dequantize(" + a[0] + ", " + a[1] + ")";
-  case OpKind::Cast:
-    return "fp8c::op::quantize(" + a[0] + ", " + a[1] + ")";
-  case OpKind::Scale:
-    return "fp8c::op::scale<" + dtName(op.dtypeAttr("dtype")) + ">(" + a[0] + ", " +
+  if (op.kind() == OpKind::Convert)
+    return a[0]; // the result's rounding alone
+  if (op.deviceFn().empty())
+    return "";
+  std::string call = "fp8c::op::" + std::string(op.deviceFn());
+  if (op.kind() == OpKind::Scale)
+    return call + "<" + dtName(op.dtypeAttr("dtype")) + ">(" + a[0] + ", " +
            std::to_string(op.intAttr("margin")) + ", " + (op.boolAttr("pow2") ? "true" : "false") +
            ")";
-  default:
-    return "";
-  }
+  // swiglu_grad {wrt = "up"} is dy * silu(a): it reads no b.
+  size_t n = op.kind() == OpKind::SwigluGrad && op.strAttr("wrt") == "up" ? 2 : a.size();
+  call += "(";
+  for (size_t i = 0; i < n; ++i)
+    call += (i ? ", " : "") + a[i];
+  return call + ")";
 }
 
 } // namespace

@@ -37,20 +37,9 @@ Bcast bcastOf(Granularity g) {
 bool LaunchBuilder::inlinable(const Op *op) const {
   if (!op || !inScope(op))
     return false;
-  switch (op->kind()) {
-  case OpKind::Add:
-  case OpKind::Mul:
-  case OpKind::Relu:
-  case OpKind::Gelu:
-  case OpKind::Silu:
-  case OpKind::Swiglu:
-  case OpKind::ReluGrad:
-  case OpKind::GeluGrad:
-  case OpKind::SiluGrad:
-  case OpKind::SwigluGrad:
-  case OpKind::Convert:
-  case OpKind::Dequant:
+  if (op->info().has(kPointwise))
     return true;
+  switch (op->kind()) {
   case OpKind::Scale:
     return op->result()->type().rank() > 0 && !localScaleOps_.count(op);
   case OpKind::Cast:

@@ -58,22 +58,6 @@ const char *gemmBackendName(GemmBackend b) {
   return "?";
 }
 
-const char *epiActivationName(EpiActivation a) {
-  switch (a) {
-  case EpiActivation::None:
-    return "none";
-  case EpiActivation::Relu:
-    return "relu";
-  case EpiActivation::GeluTanh:
-    return "gelu_tanh";
-  case EpiActivation::GeluErf:
-    return "gelu_erf";
-  case EpiActivation::Silu:
-    return "silu";
-  }
-  return "?";
-}
-
 std::optional<GemmBackend> parseGemmBackend(std::string_view s) {
   for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated})
     if (s == gemmBackendName(b))

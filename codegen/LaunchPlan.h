@@ -7,6 +7,7 @@
 // argument, sizes are expressed as affine functions of M, and grids are computed at launch.
 #pragma once
 
+#include "ir/Activation.h"
 #include "ir/Type.h"
 
 #include <cstdint>
@@ -149,10 +150,6 @@ enum class GemmEpilogue {
 };
 /// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
 enum class EpiInOp { GeluGrad, Residual };
-/// An activation only the generated GEMM's epilogue applies (CublasLtGemm::blockAct).
-enum class EpiActivation { None, Relu, GeluTanh, GeluErf, Silu };
-/// "none", "relu", "gelu_tanh", "gelu_erf" or "silu".
-const char *epiActivationName(EpiActivation a);
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
 /// with amax(|D|) and FP8 output D * scaleD. A and B are FP8, K-major (TN), or both bf16/f16
@@ -220,7 +217,7 @@ struct CublasLtGemm {
   /// result plus bias to epiD and the `epiFallback` launches compute the activation, amaxes,
   /// scales and cast from it. blockCast false: none.
   bool blockCast = false;
-  EpiActivation blockAct = EpiActivation::None;
+  Activation blockAct = Activation::None;
   int blockScaleOut = -1, blockInvOut = -1;
   int64_t blockMargin = 0;
   bool blockPow2 = false;

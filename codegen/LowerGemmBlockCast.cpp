@@ -13,14 +13,14 @@
 namespace fp8c::codegen {
 namespace {
 
-std::optional<EpiActivation> activationOf(const Op *op) {
+std::optional<Activation> activationOf(const Op *op) {
   switch (op->kind()) {
   case OpKind::Relu:
-    return EpiActivation::Relu;
+    return Activation::Relu;
   case OpKind::Silu:
-    return EpiActivation::Silu;
+    return Activation::Silu;
   case OpKind::Gelu:
-    return op->strAttr("approximate") == "tanh" ? EpiActivation::GeluTanh : EpiActivation::GeluErf;
+    return op->strAttr("approximate") == "tanh" ? Activation::GeluTanh : Activation::GeluErf;
   default:
     return std::nullopt;
   }
@@ -83,7 +83,7 @@ void analyzeBlockCast(const Op &kernel, GemmAnalysis &a) {
 Status lowerBlockCast(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a,
                       CublasLtGemm &g) {
   g.blockCast = true;
-  g.blockAct = a.blockAct ? *activationOf(a.blockAct) : EpiActivation::None;
+  g.blockAct = a.blockAct ? *activationOf(a.blockAct) : Activation::None;
   g.blockMargin = a.blockScale->intAttr("margin");
   g.blockPow2 = a.blockScale->boolAttr("pow2");
   const Value *s = a.blockScale->result();

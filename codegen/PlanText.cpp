@@ -125,8 +125,8 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
        << ")";
   if (c.blockCast) {
     os << ", D cast per 1x128 block";
-    if (c.blockAct != EpiActivation::None)
-      os << " after " << epiActivationName(c.blockAct);
+    if (c.blockAct != Activation::None)
+      os << " after " << activationName(c.blockAct);
     os << " (margin " << c.blockMargin << (c.blockPow2 ? ", pow2" : "") << ")";
     if (c.blockScaleOut >= 0)
       os << ", scales to " << bufStr(p, c.blockScaleOut);

@@ -115,6 +115,14 @@ std::string Op::strAttr(std::string_view n) const {
   return std::string(specOf(*this, n).defaultValue);
 }
 
+std::string_view Op::deviceFn() const {
+  const OpInfo &i = info();
+  for (const DeviceFnSpec &v : i.deviceFnVariants)
+    if (strAttr(v.attr) == v.value)
+      return v.deviceFn;
+  return i.deviceFn;
+}
+
 int64_t Op::intAttr(std::string_view n) const {
   if (const Attribute *a = attr(n); a && a->kind() == AttrKind::Int)
     return a->asInt();

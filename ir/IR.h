@@ -146,6 +146,9 @@ public:
   int64_t intAttr(std::string_view n) const;
   bool boolAttr(std::string_view n) const;
   DType dtypeAttr(std::string_view n) const;
+  /// The function of codegen/kernels/ops.cuh (namespace fp8c::op) computing this op on one
+  /// element, chosen by its attributes (Ops.def's deviceFn columns); "" where none.
+  std::string_view deviceFn() const;
 
   /// The single block of this op's region, or null.
   Block *body() const { return body_.get(); }

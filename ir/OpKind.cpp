@@ -17,8 +17,21 @@ constexpr OpKind kAttrOwners[] = {
 #include "ir/Ops.def"
 };
 
+constexpr DeviceFnSpec kDeviceFnSpecs[] = {
+#define FP8C_DEVICE_FN(Enum, Attr, Value, DeviceFn) DeviceFnSpec{Attr, Value, DeviceFn},
+#include "ir/Ops.def"
+    DeviceFnSpec{}, // (the table may be empty)
+};
+
+constexpr OpKind kDeviceFnOwners[] = {
+#define FP8C_DEVICE_FN(Enum, Attr, Value, DeviceFn) OpKind::Enum,
+#include "ir/Ops.def"
+    OpKind::Return,
+};
+constexpr size_t kNumDeviceFnSpecs = std::size(kDeviceFnSpecs) - 1;
+
 constexpr size_t kNumOps = 0
-#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags) +1
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn) +1
 #include "ir/Ops.def"
     ;
 
@@ -45,15 +58,57 @@ constexpr bool attrsContiguous() {
 }
 static_assert(attrsContiguous(), "Ops.def: write each op's FP8C_ATTR rows together");
 
+constexpr std::pair<size_t, size_t> deviceFnRange(OpKind k) {
+  size_t first = kNumDeviceFnSpecs, count = 0;
+  for (size_t i = 0; i < kNumDeviceFnSpecs; ++i)
+    if (kDeviceFnOwners[i] == k) {
+      if (count == 0)
+        first = i;
+      ++count;
+    }
+  return {first, count};
+}
+
+constexpr bool deviceFnsContiguous() {
+  for (size_t i = 0; i < kNumDeviceFnSpecs; ++i) {
+    auto [first, count] = deviceFnRange(kDeviceFnOwners[i]);
+    if (i < first || i >= first + count)
+      return false;
+  }
+  return true;
+}
+static_assert(deviceFnsContiguous(), "Ops.def: write each op's FP8C_DEVICE_FN rows together");
+
+constexpr bool epilogueOpsArePointwise() {
+  constexpr unsigned flags[] = {
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                 \
+  static_cast<unsigned>(Flags),
+#include "ir/Ops.def"
+  };
+  for (unsigned f : flags)
+    if ((f & kEpilogue) && !(f & kPointwise))
+      return false;
+  return true;
+}
+static_assert(epilogueOpsArePointwise(), "Ops.def: a kEpilogue op is kPointwise too");
+
 std::array<OpInfo, kNumOps> buildInfos() {
   std::array<OpInfo, kNumOps> infos{};
   size_t i = 0;
-#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags)                          \
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn)                 \
   {                                                                                                \
     auto [first, count] = attrRange(OpKind::Enum);                                                 \
-    infos[i++] = OpInfo{OpKind::Enum,  Name,  MinOperands,                                         \
-                        MaxOperands,   NumResults, static_cast<unsigned>(Flags),                   \
-                        std::span<const AttrSpec>(kAttrSpecs + (count ? first : 0), count)};       \
+    auto [fnFirst, fnCount] = deviceFnRange(OpKind::Enum);                                         \
+    infos[i++] =                                                                                   \
+        OpInfo{OpKind::Enum,                                                                       \
+               Name,                                                                               \
+               MinOperands,                                                                        \
+               MaxOperands,                                                                        \
+               NumResults,                                                                         \
+               static_cast<unsigned>(Flags),                                                       \
+               std::span<const AttrSpec>(kAttrSpecs + (count ? first : 0), count),                 \
+               DeviceFn,                                                                           \
+               std::span<const DeviceFnSpec>(kDeviceFnSpecs + (fnCount ? fnFirst : 0), fnCount)};  \
   }
 #include "ir/Ops.def"
   return infos;

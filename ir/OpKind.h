@@ -10,7 +10,7 @@
 namespace fp8c {
 
 enum class OpKind : uint8_t {
-#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags) Enum,
+#define FP8C_OP(Enum, Name, MinOperands, MaxOperands, NumResults, Flags, DeviceFn) Enum,
 #include "ir/Ops.def"
 };
 
@@ -21,6 +21,9 @@ enum OpFlags : unsigned {
   kPointwise = 1u << 2,
   kHasRegion = 1u << 3,
   kTerminator = 1u << 4,
+  kEpilogue = 1u << 5,
+  kActivationGrad = 1u << 6,
+  kScaleOp = 1u << 7,
 };
 
 /// One FP8C_ATTR row.
@@ -34,7 +37,14 @@ struct AttrSpec {
   bool allows(const Attribute &value) const;
 };
 
-/// One FP8C_OP row and its attribute rows.
+/// One FP8C_DEVICE_FN row: the op's device function when attribute `attr` is `value`.
+struct DeviceFnSpec {
+  std::string_view attr;
+  std::string_view value;
+  std::string_view deviceFn;
+};
+
+/// One FP8C_OP row and its attribute and device-function rows.
 struct OpInfo {
   OpKind kind;
   std::string_view name;
@@ -43,6 +53,11 @@ struct OpInfo {
   int numResults;  ///< -1 = variadic
   unsigned flags;
   std::span<const AttrSpec> attrs;
+  /// The function of codegen/kernels/ops.cuh (namespace fp8c::op) computing the op on one
+  /// element, "" where none; deviceFnVariants name others chosen by an attribute's value
+  /// (Op::deviceFn picks).
+  std::string_view deviceFn;
+  std::span<const DeviceFnSpec> deviceFnVariants;
   bool has(OpFlags f) const { return (flags & f) != 0; }
   const AttrSpec *findAttr(std::string_view attrName) const;
 };

@@ -11,43 +11,16 @@ inline bool isGemm(const Op *op) {
          op->kind() == OpKind::Matmul;
 }
 
-inline bool isEpiloguePointwise(const Op *op) {
-  switch (op->kind()) {
-  case OpKind::Relu:
-  case OpKind::Gelu:
-  case OpKind::Silu:
-  case OpKind::Add:
-  case OpKind::Mul:
-  case OpKind::Swiglu:
-  case OpKind::Convert:
-    return true;
-  default:
-    return false;
-  }
-}
+// The classes below are Ops.def's flags (kEpilogue, kActivationGrad, kPointwise, kScaleOp).
 
-inline bool isActivationGrad(const Op *op) {
-  return op->kind() == OpKind::ReluGrad || op->kind() == OpKind::GeluGrad ||
-         op->kind() == OpKind::SiluGrad || op->kind() == OpKind::SwigluGrad;
-}
+inline bool isEpiloguePointwise(const Op *op) { return op->info().has(kEpilogue); }
 
-// Activation derivatives (training) chain with other pointwise ops; they do not join GEMM
-// epilogues yet (codegen's GEMM epilogues take one operand).
-inline bool isPointwise(const Op *op) {
-  switch (op->kind()) {
-  case OpKind::Dequant:
-  case OpKind::ReluGrad:
-  case OpKind::GeluGrad:
-  case OpKind::SiluGrad:
-  case OpKind::SwigluGrad:
-    return true;
-  default:
-    return isEpiloguePointwise(op);
-  }
-}
+inline bool isActivationGrad(const Op *op) { return op->info().has(kActivationGrad); }
 
-inline bool isScaleOp(const Op *op) {
-  return op->kind() == OpKind::Scale || op->kind() == OpKind::HistoryScale;
-}
+// Activation derivatives (training) and dequant chain with other pointwise ops; they do not join
+// GEMM epilogues (codegen's GEMM epilogues take one operand).
+inline bool isPointwise(const Op *op) { return op->info().has(kPointwise); }
+
+inline bool isScaleOp(const Op *op) { return op->info().has(kScaleOp); }
 
 } // namespace fp8c::fusion

@@ -307,21 +307,8 @@ private:
       return runLinear(c);
     case OpKind::Matmul:
       return runMatmul(c);
-    case OpKind::Add:
-    case OpKind::Mul:
-    case OpKind::Relu:
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Swiglu:
-    case OpKind::Convert:
-      return runPointwise(c);
     case OpKind::Transpose:
       return runTranspose(c);
-    case OpKind::ReluGrad:
-    case OpKind::GeluGrad:
-    case OpKind::SiluGrad:
-    case OpKind::SwigluGrad:
-      return runActivationGrad(c);
     case OpKind::ColSum:
       return runColSum(c);
     case OpKind::Amax:
@@ -338,9 +325,12 @@ private:
       return runHistoryScale(c);
     case OpKind::HistoryPush:
       return runHistoryPush(c);
-    case OpKind::Kernel:
-    case OpKind::Yield:
-    case OpKind::Return:
+    default:
+      // The activation derivatives and the other pointwise ops, by Ops.def's flags.
+      if (c.op.info().has(kActivationGrad))
+        return runActivationGrad(c);
+      if (c.op.info().has(kPointwise))
+        return runPointwise(c);
       break;
     }
     return Error("the interpreter cannot run this op");

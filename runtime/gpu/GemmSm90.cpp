@@ -174,7 +174,7 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
                                 "outputs need whole 64-column units per warpgroup and " +
                                     std::to_string(16 * k.extraUnitChunks()) +
                                     " KB of shared memory beside the ring: fewer stages");
-  if (k.geluGradIn && (k.activation != GemmActivation::None || k.auxOut))
+  if (k.geluGradIn && (k.activation != Activation::None || k.auxOut))
     return fail("the gelu_grad epilogue (geluGradIn) replaces the activation and writes no "
                 "pre-activation: activation None, auxOut off");
   if (k.residualIn && (k.extraOutputs() || k.swiglu))
@@ -184,7 +184,7 @@ Status checkGemmSm90Kernel(const GemmSm90Kernel &k) {
       *k.colSumType != DType::F32)
     return fail("column sums are written in bf16, f16 or f32");
   if (k.swiglu) {
-    if (k.biasType || k.activation != GemmActivation::None)
+    if (k.biasType || k.activation != Activation::None)
       return fail("the dual GEMM (swiglu) takes no bias and no other activation");
     if (k.extraOutputs() || k.castA || k.clusterM != 1)
       return fail("the dual GEMM (swiglu) writes D alone, from FP8 A, in single blocks (no "

@@ -48,8 +48,6 @@
 
 namespace fp8c {
 
-enum class GemmActivation { None, Relu, GeluTanh, GeluErf, Silu };
-
 /// How the kernel's two consumer warpgroups share the work (codegen/kernels/gemm_sm90.cuh).
 enum class GemmSchedule {
   /// Both on every bm x bn tile (bm = 128: 64 rows each; bm = 64: half the columns each), the
@@ -66,7 +64,7 @@ struct GemmSm90Kernel {
   DType aType = DType::F8E4M3FN, bType = DType::F8E4M3FN, dType = DType::BF16;
   GemmScaleMode scaleMode = GemmScaleMode::Tensor;
   std::optional<DType> biasType; ///< set iff the epilogue adds bias[n] (bf16, f16 or f32)
-  GemmActivation activation = GemmActivation::None;
+  Activation activation = Activation::None;
   bool amaxD = false;
   /// With amaxD: max |D| per row of D into amaxD[M] (a rowwise recipe's current amax of the
   /// GEMM output) instead of one per tensor.

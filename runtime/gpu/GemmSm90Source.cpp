@@ -35,17 +35,6 @@ const char *scaleName(GemmScaleMode s) {
   return s == GemmScaleMode::Tensor ? "Tensor" : s == GemmScaleMode::OuterVector ? "Row" : "Block";
 }
 
-const char *actName(GemmActivation a) {
-  switch (a) {
-  case GemmActivation::None: return "None";
-  case GemmActivation::Relu: return "Relu";
-  case GemmActivation::GeluTanh: return "GeluTanh";
-  case GemmActivation::GeluErf: return "GeluErf";
-  case GemmActivation::Silu: return "Silu";
-  }
-  return "None";
-}
-
 } // namespace
 
 std::string GemmSm90Kernel::name() const {
@@ -66,8 +55,8 @@ std::string GemmSm90Kernel::name() const {
     s += "_promote";
   if (biasType)
     s += std::string("_bias") + shortName(*biasType);
-  if (activation != GemmActivation::None) {
-    std::string a = actName(activation);
+  if (activation != Activation::None) {
+    std::string a = activationEnumerator(activation);
     std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return std::tolower(c); });
     s += "_" + a;
   }
@@ -144,7 +133,7 @@ std::string gemmSm90Source(const GemmSm90Kernel &k) {
       ", Dt::" + dtName(k.aType) + ", Dt::" + dtName(k.bType) + ", Dt::" + dtName(k.dType) +
       ", fp8c::sm90::Scale::" + scaleName(k.scaleMode) + ", " + (k.biasType ? "true" : "false") +
       ", Dt::" + dtName(k.biasType ? *k.biasType : DType::F32) +
-      ", fp8c::sm90::Act::" + actName(k.activation) + ", " +
+      ", fp8c::sm90::Act::" + activationEnumerator(k.activation) + ", " +
       (k.blockCast ? "3"
        : k.amaxD   ? (k.amaxRows ? "2" : "1")
                    : "0") +

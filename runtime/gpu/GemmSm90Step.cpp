@@ -92,11 +92,11 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   switch (g.epilogue) {
   case GemmEpilogue::Gelu:
   case GemmEpilogue::GeluBias:
-    k.activation = GemmActivation::GeluTanh; // cuBLASLt's GELU epilogue is the tanh form
+    k.activation = Activation::GeluTanh; // cuBLASLt's GELU epilogue is the tanh form
     break;
   case GemmEpilogue::Relu:
   case GemmEpilogue::ReluBias:
-    k.activation = GemmActivation::Relu;
+    k.activation = Activation::Relu;
     break;
   default:
     break;
@@ -115,16 +115,10 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     if ((g.blockScaleOut >= 0 && !valid(g.blockScaleOut)) ||
         (g.blockInvOut >= 0 && !valid(g.blockInvOut)))
       return fail("internal error: a block-scale buffer index is out of range");
-    if (k.activation != GemmActivation::None)
+    if (k.activation != Activation::None)
       return fail("internal error: the block cast's activation is blockAct, not the epilogue's");
     k.blockCast = true;
-    switch (g.blockAct) {
-    case EpiActivation::None: break;
-    case EpiActivation::Relu: k.activation = GemmActivation::Relu; break;
-    case EpiActivation::GeluTanh: k.activation = GemmActivation::GeluTanh; break;
-    case EpiActivation::GeluErf: k.activation = GemmActivation::GeluErf; break;
-    case EpiActivation::Silu: k.activation = GemmActivation::Silu; break;
-    }
+    k.activation = g.blockAct;
   } else if (isFloat8(k.dType) && g.scaleD < 0) {
     return fail("an FP8 D needs a scaleD buffer");
   }
@@ -159,7 +153,7 @@ std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
   u.amaxD = u.scaleD = u.aux = u.transD = u.epiIn = u.colSum = u.colPartials = -1;
   u.amaxRows = false;
   u.blockCast = false;
-  u.blockAct = EpiActivation::None;
+  u.blockAct = Activation::None;
   u.blockScaleOut = u.blockInvOut = -1;
   u.pushHistory = u.pushCounter = -1; // (a GEMM with a push has no unfused form)
   u.pushFallback.clear();

@@ -477,11 +477,11 @@ std::string blockMlp(const std::string &act, bool returnHidden) {
 // not on another arch, with --backend=cublaslt, or where the activation is also returned (it is
 // then written in bf16 anyway, and the launch that writes it casts it).
 TEST(CodegenLowering, BlockwiseHiddenCastJoinsTheGemmStep) {
-  const std::vector<std::pair<std::string, EpiActivation>> acts{
-      {"", EpiActivation::None},
-      {"fp8.relu", EpiActivation::Relu},
-      {"fp8.silu", EpiActivation::Silu},
-      {"fp8.gelu", EpiActivation::GeluErf},
+  const std::vector<std::pair<std::string, Activation>> acts{
+      {"", Activation::None},
+      {"fp8.relu", Activation::Relu},
+      {"fp8.silu", Activation::Silu},
+      {"fp8.gelu", Activation::GeluErf},
   };
   for (const auto &[act, want] : acts) {
     SCOPED_TRACE(act.empty() ? "no activation" : act);

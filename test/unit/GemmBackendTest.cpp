@@ -132,9 +132,10 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
       EXPECT_EQ(k->biasType.has_value(), g->bias >= 0);
       EXPECT_EQ(k->amaxD, g->amaxD >= 0);
       EXPECT_EQ(k->fastAccum, g->fastAccum);
-      const bool gelu = g->epilogue == GemmEpilogue::Gelu || g->epilogue == GemmEpilogue::GeluBias ||
-                        g->blockAct == EpiActivation::GeluTanh;
-      EXPECT_EQ(k->activation, gelu ? GemmActivation::GeluTanh : GemmActivation::None);
+      const bool gelu = g->epilogue == GemmEpilogue::Gelu ||
+                        g->epilogue == GemmEpilogue::GeluBias ||
+                        g->blockAct == Activation::GeluTanh;
+      EXPECT_EQ(k->activation, gelu ? Activation::GeluTanh : Activation::None);
       EXPECT_EQ(k->blockCast, g->blockCast);
       if (isFloat8(k->dType) && !g->blockCast)
         EXPECT_GE(g->scaleD, 0) << recipe << ": an FP8 D needs its scale";
@@ -145,7 +146,7 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
       ASSERT_TRUE(k.hasValue());
       EXPECT_TRUE(isFloat8(k->dType));
       EXPECT_TRUE(k->amaxD);
-      EXPECT_EQ(k->activation, GemmActivation::GeluTanh);
+      EXPECT_EQ(k->activation, Activation::GeluTanh);
     }
   }
   EXPECT_EQ(modes.size(), 3u) << "tensor, outer-vector and 128-block scales all exercised";
@@ -165,7 +166,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     ASSERT_EQ(gs.size(), 2u);
     const CublasLtGemm &g = *gs[0];
     ASSERT_TRUE(g.blockCast);
-    EXPECT_EQ(g.blockAct, EpiActivation::GeluTanh);
+    EXPECT_EQ(g.blockAct, Activation::GeluTanh);
     EXPECT_EQ(g.epilogue, GemmEpilogue::Bias); // cuBLASLt's 128-block mode: bias alone
     EXPECT_TRUE(g.blockPow2);
     EXPECT_EQ(g.blockMargin, 0);
@@ -180,7 +181,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     ASSERT_TRUE(k.hasValue()) << k.error();
     EXPECT_TRUE(k->blockCast);
     EXPECT_EQ(k->dType, DType::F8E4M3FN);
-    EXPECT_EQ(k->activation, GemmActivation::GeluTanh);
+    EXPECT_EQ(k->activation, Activation::GeluTanh);
     const GemmSm90Problem prob = gemmSm90ProblemOf(g, cg.plan, 37);
     EXPECT_EQ(prob.ldBlockInv, 40); // roundup(M, 4), the layout GEMM 2's A scales take
     EXPECT_EQ(prob.ldBlockScale, 112);
@@ -201,7 +202,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     ASSERT_TRUE(uk.hasValue()) << uk.error();
     EXPECT_FALSE(uk->blockCast);
     EXPECT_EQ(uk->dType, DType::BF16);
-    EXPECT_EQ(uk->activation, GemmActivation::None);
+    EXPECT_EQ(uk->activation, Activation::None);
     EXPECT_TRUE(uk->biasType.has_value());
     EXPECT_FALSE(unfusedGemmOf(*gs[1]).has_value()) << "GEMM 2 has no fused epilogue";
   }

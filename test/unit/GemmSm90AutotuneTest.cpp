@@ -164,7 +164,7 @@ TEST(GemmSm90AutotuneCandidates, BaseFieldsCarryThroughAndSharedMemoryFilters) {
   base.dType = DType::F8E4M3FN;
   base.scaleMode = GemmScaleMode::OuterVector;
   base.biasType = DType::BF16;
-  base.activation = GemmActivation::GeluTanh;
+  base.activation = Activation::GeluTanh;
   base.amaxD = true;
   const GemmSm90Problem prob = problem(4096, 4096, 4096);
   std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
@@ -174,7 +174,7 @@ TEST(GemmSm90AutotuneCandidates, BaseFieldsCarryThroughAndSharedMemoryFilters) {
     EXPECT_EQ(k.dType, DType::F8E4M3FN);
     EXPECT_EQ(k.scaleMode, GemmScaleMode::OuterVector);
     EXPECT_EQ(k.biasType, std::optional<DType>(DType::BF16));
-    EXPECT_EQ(k.activation, GemmActivation::GeluTanh);
+    EXPECT_EQ(k.activation, Activation::GeluTanh);
     EXPECT_TRUE(k.amaxD);
   }
   // Ping-pong 128 x 128 x 7 does not fit with the column buffers of row scales and bias.
@@ -215,7 +215,7 @@ TEST(GemmSm90AutotuneKey, NamesWhatTheTimesDependOn) {
   other.name = "NVIDIA H100 80GB HBM3";
   EXPECT_NE(gemmSm90TuneKey(base, other, problem(8192, 14336, 4096)), key);
   GemmSm90Kernel gelu = base;
-  gelu.activation = GemmActivation::GeluTanh;
+  gelu.activation = Activation::GeluTanh;
   EXPECT_NE(gemmSm90TuneKey(gelu, dev, problem(8192, 14336, 4096)), key);
 }
 
@@ -233,7 +233,7 @@ GemmSm90TuneEntry sampleEntry(const GemmSm90Kernel &base, const std::string &key
 TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
   GemmSm90Kernel base;
   base.biasType = DType::F32;
-  base.activation = GemmActivation::Relu;
+  base.activation = Activation::Relu;
   GemmSm90TuneEntry e = sampleEntry(base, "k|1");
   e.backends = GemmSm90BackendTimes{130100, 612.25, 640.125};
   const std::string text = gemmSm90TuneEntryText(e);

@@ -142,7 +142,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   }
   GemmSm90Kernel k;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   // 128 x 256 x 4 with a column buffer has room for one TMA-store chunk buffer per warpgroup.
   EXPECT_EQ(k.epilogueBuffers(), 1);
@@ -194,9 +194,8 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(swPp.epilogueBuffers(), 0);     // less than a 128-byte FP8 chunk: registers
   for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
            [](GemmSm90Kernel &x) { x.biasType = DType::BF16; },
-           [](GemmSm90Kernel &x) { x.activation = GemmActivation::Silu; },
-           [](GemmSm90Kernel &x) { x.transD = true; },
-           [](GemmSm90Kernel &x) { x.bm = 64; }}) {
+           [](GemmSm90Kernel &x) { x.activation = Activation::Silu; },
+           [](GemmSm90Kernel &x) { x.transD = true; }, [](GemmSm90Kernel &x) { x.bm = 64; }}) {
     GemmSm90Kernel bad = sw;
     edit(bad);
     Status st = checkGemmSm90Kernel(bad);
@@ -408,7 +407,7 @@ TEST(GemmSm90Compile, TileHeuristic) {
   GemmSm90Kernel gelu = k;
   gelu.scaleMode = GemmScaleMode::OuterVector;
   gelu.biasType = DType::BF16;
-  gelu.activation = GemmActivation::GeluTanh;
+  gelu.activation = Activation::GeluTanh;
   EXPECT_EQ(chooseGemmSm90Tiles(gelu, up, h200).schedule, GemmSchedule::PingPong);
   // Long K: cooperative 128 x 256; a ping-pong input is reset.
   GemmSm90Kernel down = chooseGemmSm90Tiles(pp, {8192, 4096, 14336, 14336, 14336, 4096}, h200);

@@ -36,15 +36,15 @@ std::vector<GemmSm90Kernel> pingPongConfigs() {
   GemmSm90Kernel k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   out.push_back(k);
-  k.activation = GemmActivation::GeluErf;
+  k.activation = Activation::GeluErf;
   k.biasType = DType::F32;
   k.dType = DType::F32;
   out.push_back(k);
   k = pingPong(64, 256, 5);
   k.scaleMode = GemmScaleMode::OuterVector;
-  k.activation = GemmActivation::Silu;
+  k.activation = Activation::Silu;
   k.biasType = DType::F16;
   k.amaxD = true;
   out.push_back(k);
@@ -52,7 +52,7 @@ std::vector<GemmSm90Kernel> pingPongConfigs() {
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
   out.push_back(k);
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   k.dType = DType::F8E5M2;
   out.push_back(k);
   k = pingPong(128, 128, 6);
@@ -78,7 +78,7 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
   k.clusterM = 2;
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   out.push_back(k);
   k = kernel(256, 4);
   k.clusterM = 2;
@@ -117,7 +117,7 @@ std::vector<GemmSm90Kernel> castConfigs() {
   k = cast(pingPong(128, 128, 4), 4);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   out.push_back(k);
   k = cast(kernel(256, 3), 3);
   k.dType = DType::F8E4M3FN;
@@ -157,7 +157,7 @@ std::vector<GemmSm90Kernel> castAheadConfigs() {
   k = ahead(pingPong(128, 128, 5));
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   out.push_back(k);
   k = ahead(kernel(128, 8));
@@ -286,7 +286,7 @@ std::vector<GemmSm90Kernel> residualConfigs() {
   k.residualIn = true;
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = k.amaxRows = true;
   out.push_back(k); // row scales, bias and GELU before the add, per-row amax
   k = kernel(256, 4);
@@ -324,14 +324,14 @@ std::vector<GemmSm90Kernel> auxConfigs() {
   k = kernel(128, 8);
   k.bm = 64;
   k.dType = DType::F8E4M3FN;
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   k.auxOut = true;
   out.push_back(k);
   k = kernel(192, 4, false);
   k.fastAccum = false;
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::F32;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.auxOut = true;
   k.transD = true;
   out.push_back(k);
@@ -385,23 +385,23 @@ std::vector<GemmSm90Kernel> blockCastConfigs() {
   k.scaleMode = GemmScaleMode::Block128;
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.blockCast = true;
   out.push_back(k); // the blockwise MLP's first GEMM (promotion, TMA stores)
   k.biasType.reset();
-  k.activation = GemmActivation::Silu;
+  k.activation = Activation::Silu;
   k.tmaStore = false;
   out.push_back(k); // the register epilogue (N or D's pitch not in 16-byte units)
   k = kernel(256, 5, false);
   k.bm = 64;
   k.scaleMode = GemmScaleMode::Block128;
   k.dType = DType::F8E4M3FN;
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   k.blockCast = true;
   out.push_back(k); // decode: 64 x 256, 128 columns per warpgroup
   k = pingPong(128, 128, 6);
   k.dType = DType::F8E5M2;
-  k.activation = GemmActivation::GeluErf;
+  k.activation = Activation::GeluErf;
   k.scaleMode = GemmScaleMode::OuterVector;
   k.blockCast = true;
   out.push_back(k); // row scales, ping-pong, e5m2
@@ -465,12 +465,12 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(256, 4);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   out.push_back(k);
-  k.activation = GemmActivation::GeluErf;
+  k.activation = Activation::GeluErf;
   k.biasType = DType::F32;
   out.push_back(k);
-  k.activation = GemmActivation::Silu;
+  k.activation = Activation::Silu;
   k.biasType = DType::F16;
   k.bn = 128;
   k.stages = 6;
@@ -478,7 +478,7 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(256, 4);
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   out.push_back(k);
   k = kernel(128, 6, false);
   k.fastAccum = false;
@@ -502,7 +502,7 @@ std::vector<GemmSm90Kernel> configs() {
   k.bn = 128;
   k.stages = 6;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   out.push_back(k);
   for (const GemmSm90Kernel &p : pingPongConfigs())
@@ -520,7 +520,7 @@ std::vector<GemmSm90Kernel> configs() {
   out.push_back(k);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   out.push_back(k);
   k = pingPong(128, 128, 6);
@@ -547,7 +547,7 @@ std::vector<GemmSm90Kernel> configs() {
   k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = k.amaxRows = true;
   out.push_back(k);
   k.tmaStore = false;
@@ -566,7 +566,7 @@ std::vector<GemmSm90Kernel> configs() {
 GemmSm90Kernel withTrainingForwardEpilogue(GemmSm90Kernel k) {
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   k.auxOut = true;
   k.transD = true;

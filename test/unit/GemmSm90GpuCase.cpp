@@ -29,14 +29,18 @@
 namespace fp8c::sm90test {
 namespace {
 
-double act(double x, GemmActivation a) {
+double act(double x, Activation a) {
   switch (a) {
-  case GemmActivation::None: return x;
-  case GemmActivation::Relu: return x > 0 ? x : 0;
-  case GemmActivation::GeluTanh:
+  case Activation::None:
+    return x;
+  case Activation::Relu:
+    return x > 0 ? x : 0;
+  case Activation::GeluTanh:
     return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-  case GemmActivation::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-  case GemmActivation::Silu: return x / (1 + std::exp(-x));
+  case Activation::GeluErf:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case Activation::Silu:
+    return x / (1 + std::exp(-x));
   }
   return x;
 }
@@ -407,7 +411,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   // activation, swiglu's gate and up, and the 1x128 block cast's two roundings (v = bf16(act(
   // bf16(y)))). One wrong column, row or tile moves an element by O(max |want|).
   const bool roundedPre =
-      k.extraOutputs() && (!k.auxOut || k.auxFp8) && k.activation != GemmActivation::None;
+      k.extraOutputs() && (!k.auxOut || k.auxFp8) && k.activation != Activation::None;
   const double bf16Step = testcmp::fullStep(DType::BF16);
   double wantMax = 0;
   for (double w : wants)
@@ -433,7 +437,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     // and the extra-output epilogue activates the bf16-rounded pre-activation (the reference
     // here, without auxOut, the f64 one): plus 2^-8 relative per rounding.
     const bool roundedAct =
-        k.extraOutputs() && (!k.auxOut || k.auxFp8) && k.activation != GemmActivation::None;
+        k.extraOutputs() && (!k.auxOut || k.auxFp8) && k.activation != Activation::None;
     // A bf16 D beside the pre-activation: the amax is of the bf16 values stored (plus 2^-8
     // against the unrounded reference), and equal to the largest stored magnitude.
     const double tol = (k.promotes() ? 1e-3 : 2e-3) +

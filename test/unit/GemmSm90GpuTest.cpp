@@ -58,7 +58,7 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
   k.dType = DType::F16;
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   ASSERT_EQ(k.epilogueBuffers(), 1);
   run(k, 8191, 328, 1000);
@@ -74,7 +74,7 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
   k = pingPong(128, 128, 6);
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   for (int64_t m : {1, 100, 8191})
     run(k, m, 336, 1000);
@@ -112,14 +112,14 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   GemmSm90Kernel a = tiles(128, 8);
   a.bm = 64;
   a.dType = DType::F8E4M3FN;
-  a.activation = GemmActivation::Relu;
+  a.activation = Activation::Relu;
   a.auxOut = true;
   runCase(*runner, {a, 50, 208, 300}, rng);
   GemmSm90Kernel pr = tiles(192, 4, false);
   pr.fastAccum = false;
   pr.dType = DType::F8E4M3FN;
   pr.biasType = DType::F32;
-  pr.activation = GemmActivation::GeluTanh;
+  pr.activation = Activation::GeluTanh;
   pr.amaxD = true;
   pr.auxOut = pr.transD = true;
   runCase(*runner, {pr, 257, 400, 1000}, rng);
@@ -247,14 +247,14 @@ TEST(GemmSm90Gpu, RowAmaxOfD) {
   GemmSm90Kernel k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = k.amaxRows = true;
   for (int64_t m : {1, 100, 8191})
     runCase(*runner, {k, m, 336, 1000}, rng);
   runCase(*runner, {k, 300, 333, 700}, rng);
   GemmSm90Kernel c = tiles(256, 4);
   c.scaleMode = GemmScaleMode::OuterVector;
-  c.activation = GemmActivation::Relu;
+  c.activation = Activation::Relu;
   c.amaxD = c.amaxRows = true;
   runCase(*runner, {c, 257, 1000, 520}, rng);
   c.dType = DType::F8E4M3FN;
@@ -335,11 +335,11 @@ TEST(GemmSm90Gpu, DtypesAndOutputs) {
   k = tiles(256, 4);
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   runCase(*runner, {k, 8191, 333, 1000}, rng);
   k.dType = DType::F8E5M2;
   k.amaxD = true;
-  k.activation = GemmActivation::None;
+  k.activation = Activation::None;
   runCase(*runner, {k, 100, 333, 1000}, rng);
 }
 
@@ -349,16 +349,16 @@ TEST(GemmSm90Gpu, RowScalesBiasActivations) {
   GemmSm90Kernel k = tiles(256, 4);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   runCase(*runner, {k, 7, 333, 1000}, rng);
   runCase(*runner, {k, 8191, 333, 1000}, rng);
-  k.activation = GemmActivation::GeluErf;
+  k.activation = Activation::GeluErf;
   k.biasType = DType::F32;
   k.dType = DType::F32;
   runCase(*runner, {k, 100, 333, 1000}, rng);
   k = tiles(128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
-  k.activation = GemmActivation::Silu;
+  k.activation = Activation::Silu;
   k.biasType = DType::F16;
   k.amaxD = true;
   runCase(*runner, {k, 1, 333, 1000}, rng);
@@ -379,7 +379,7 @@ TEST(GemmSm90Gpu, BlockScalesPromotedPerKBlock) {
   for (int64_t m : {1, 7, 100, 8191, 8192})
     runCase(*runner, {k, m, 333, 1000}, rng);
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   k.amaxD = true;
   runCase(*runner, {k, 100, 333, 1000, 2}, rng);
   k = tiles(128, 8, false);
@@ -418,17 +418,17 @@ TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
   GemmSm90Kernel k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   runCase(*runner, {k, 7, 333, 1000}, rng);
   runCase(*runner, {k, 8191, 333, 1000}, rng);
   runCase(*runner, {k, 1000, 700, 1000, 3}, rng);
-  k.activation = GemmActivation::GeluErf;
+  k.activation = Activation::GeluErf;
   k.biasType = DType::F32;
   k.dType = DType::F32;
   runCase(*runner, {k, 100, 333, 1000}, rng);
   k = pingPong(64, 256, 5);
   k.scaleMode = GemmScaleMode::OuterVector;
-  k.activation = GemmActivation::Silu;
+  k.activation = Activation::Silu;
   k.biasType = DType::F16;
   k.amaxD = true;
   runCase(*runner, {k, 100, 333, 1000}, rng);
@@ -437,7 +437,7 @@ TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
   k.amaxD = true;
   runCase(*runner, {k, 8191, 333, 1000}, rng);
   runCase(*runner, {k, 1000, 700, 1000, 3}, rng);
-  k.activation = GemmActivation::Relu;
+  k.activation = Activation::Relu;
   k.dType = DType::F8E5M2;
   runCase(*runner, {k, 100, 333, 1000}, rng);
   k = pingPong(128, 128, 6);
@@ -474,7 +474,7 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   GemmSm90Kernel k = c2(pingPong(128, 128, 6));
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
-  k.activation = GemmActivation::GeluTanh;
+  k.activation = Activation::GeluTanh;
   runCase(*runner, {k, 300, 333, 1000}, rng);
   k = c2(tiles(256, 4));
   k.dType = DType::F8E4M3FN;
@@ -514,7 +514,7 @@ TEST(GemmSm90Gpu, CastsBf16AInThePrologue) {
   GemmSm90Kernel row = cast(pingPong(128, 128, 4));
   row.scaleMode = GemmScaleMode::OuterVector;
   row.biasType = DType::BF16;
-  row.activation = GemmActivation::GeluTanh;
+  row.activation = Activation::GeluTanh;
   runCase(*runner, {row, 8192, 333, 1000}, rng);
   GemmSm90Kernel wide = cast(tiles(256, 3));
   wide.dType = DType::F8E4M3FN;
@@ -557,7 +557,7 @@ TEST(GemmSm90Gpu, CastsAAheadOfTheMainLoop) {
   GemmSm90Kernel row = ahead(tiles(256, 4));
   row.scaleMode = GemmScaleMode::OuterVector;
   row.biasType = DType::BF16;
-  row.activation = GemmActivation::GeluTanh;
+  row.activation = Activation::GeluTanh;
   runCase(*runner, {row, 8192, 333, 1000}, rng);
   GemmSm90Kernel fp8d = ahead(pingPong(128, 128, 5));
   fp8d.dType = DType::F8E4M3FN;
