@@ -46,18 +46,6 @@ int64_t BufferDesc::bytes(int64_t m) const {
   return rows * pitch(m) * dtypeBytes(type.dtype());
 }
 
-const char *gemmBackendName(GemmBackend b) {
-  switch (b) {
-  case GemmBackend::Auto:
-    return "auto";
-  case GemmBackend::CublasLt:
-    return "cublaslt";
-  case GemmBackend::Generated:
-    return "generated";
-  }
-  return "?";
-}
-
 const char *epiActivationName(EpiActivation a) {
   switch (a) {
   case EpiActivation::None:
@@ -72,13 +60,6 @@ const char *epiActivationName(EpiActivation a) {
     return "silu";
   }
   return "?";
-}
-
-std::optional<GemmBackend> parseGemmBackend(std::string_view s) {
-  for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated})
-    if (s == gemmBackendName(b))
-      return b;
-  return std::nullopt;
 }
 
 std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) {
