@@ -57,9 +57,9 @@ struct FusionPlan {
 
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
 /// `gemmBackend` is who may run the FP8 GEMMs: epilogues only the generated GEMM writes (the
-/// transposed FP8 D) are planned unless it is CublasLt. `gradEpilogue` false leaves the backward's gelu_grad out of the dgrad GEMM's
-/// epilogue (the fuse pass's grad-epilogue=off: side launches run its cast-transpose beside
-/// another GEMM instead).
+/// transposed FP8 D) are planned unless it is CublasLt. `gradEpilogue` false leaves the
+/// backward's gelu_grad out of the dgrad GEMM's epilogue (the fuse pass's grad-epilogue=off:
+/// side launches run its cast-transpose beside another GEMM instead).
 FusionPlan planFusion(const Graph &g, GemmBackend gemmBackend = GemmBackend::Auto,
                       bool gradEpilogue = true);
 

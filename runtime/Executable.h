@@ -38,8 +38,9 @@ typedef struct CUstream_st *CUstream;
 namespace fp8c {
 
 struct CompileOptions {
-  /// The scaling recipe of the default pipeline (defaultPipeline); std::nullopt: no recipe,
-  /// GEMMs and pointwise ops in the graph's own precision (noRecipePipeline).
+  /// The scaling recipe of the default pipeline (addDefaultPipeline), with its defaults
+  /// (recipeDefaults); std::nullopt: no recipe, GEMMs and pointwise ops in the graph's own
+  /// precision.
   std::optional<RecipeKind> recipe = RecipeKind::Tensorwise;
   std::string passes;                ///< a full pipeline; overrides `recipe` when set
   std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)

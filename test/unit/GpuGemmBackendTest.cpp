@@ -130,8 +130,10 @@ TEST_P(GpuGeneratedGemmLargeTest, MlpAt8192MatchesCublasLtBackend) {
   const int64_t m = 8192;
   std::unique_ptr<Module> mod = parse(readExample(file));
   ASSERT_TRUE(mod);
-  std::unique_ptr<Executable> gen = compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::Generated);
-  std::unique_ptr<Executable> lt = compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::CublasLt);
+  std::unique_ptr<Executable> gen =
+      compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::Generated);
+  std::unique_ptr<Executable> lt =
+      compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::CublasLt);
   ASSERT_TRUE(gen && lt);
   std::map<std::string, HostTensor> in = inputsFor(*gen, 11, m);
   std::map<std::string, HostTensor> a = runOnDevice(*gen, in, nullptr);
@@ -168,7 +170,8 @@ TEST(GpuGeneratedGemmCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
   std::unique_ptr<Module> mod = parse(readExample("mlp.mlir"));
   ASSERT_TRUE(mod);
   for (const char *recipe : {"tensorwise", "blockwise"}) {
-    std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], passesFor(recipe), 37, GemmBackend::Generated);
+    std::unique_ptr<Executable> exe =
+        compileWith(*mod->graphs()[0], passesFor(recipe), 37, GemmBackend::Generated);
     ASSERT_TRUE(exe);
     CudaDriver *drv = *CudaDriver::get();
     CUstream stream = nullptr;
@@ -262,7 +265,8 @@ TEST(GpuAutoGemmBackendTest, DecodeStepsAreMeasuredAgainstCublasLt) {
   std::unique_ptr<Module> mod = parse(readExample("linear.mlir"));
   ASSERT_TRUE(mod);
   for (const char *recipe : {"rowwise", "tensorwise"}) {
-    std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], passesFor(recipe), 16, GemmBackend::Auto);
+    std::unique_ptr<Executable> exe =
+        compileWith(*mod->graphs()[0], passesFor(recipe), 16, GemmBackend::Auto);
     ASSERT_TRUE(exe);
     std::map<std::string, HostTensor> in = inputsFor(*exe, 3, 16);
     std::map<std::string, HostTensor> got = runOnDevice(*exe, in, nullptr);

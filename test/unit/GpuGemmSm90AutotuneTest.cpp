@@ -311,7 +311,8 @@ std::vector<std::string> expectMeasured(const Executable &exe, const std::string
 // Rowwise scaling keeps rows independent: the first `rows` rows of every output of a run on
 // `in` against the interpreter on those rows of x alone (Compare.h's kFp8VsInterpreter), and no
 // poisoned element left in any row.
-void expectHeadMatchesInterpreter(const Executable &exe, const std::map<std::string, HostTensor> &in,
+void expectHeadMatchesInterpreter(const Executable &exe,
+                                  const std::map<std::string, HostTensor> &in,
                                   std::map<std::string, HostTensor> &gpu, int64_t rows,
                                   const std::string &what) {
   std::map<std::string, HostTensor> head = in;
@@ -404,7 +405,8 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
     EXPECT_NE(line.find("from the cache"), std::string::npos) << line;
 
   // --backend=generated: the autotuned winner, named in the log.
-  std::unique_ptr<Executable> gen = compileWith(graph, "tensorwise", m, GemmBackend::Generated, true);
+  std::unique_ptr<Executable> gen =
+      compileWith(graph, "tensorwise", m, GemmBackend::Generated, true);
   ASSERT_TRUE(gen);
   std::map<std::string, HostTensor> genOut = runOnDevice(*gen, in, nullptr);
   for (const std::string &line : gen->gemmBackendLog()) {
@@ -438,7 +440,8 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
   const int64_t maxM = 512, rows = 8;
   std::unique_ptr<Module> mod = parse(readExample("swiglu_mlp.mlir"));
   ASSERT_TRUE(mod);
-  std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], "rowwise", maxM, GemmBackend::Auto, true);
+  std::unique_ptr<Executable> exe =
+      compileWith(*mod->graphs()[0], "rowwise", maxM, GemmBackend::Auto, true);
   ASSERT_TRUE(exe);
   const CublasLtGemm *dual = nullptr;
   for (const Step &s : exe->plan().steps)
@@ -463,7 +466,8 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
                   << " at M " << maxM << ")\n";
       }
     } else {
-      EXPECT_NE(line.find(": cublaslt"), std::string::npos) << "M 200 is below the bucket: " << line;
+      EXPECT_NE(line.find(": cublaslt"), std::string::npos)
+          << "M 200 is below the bucket: " << line;
     }
     expectHeadMatchesInterpreter(*exe, in, gpu, rows, "swiglu rowwise M=" + std::to_string(m));
   }

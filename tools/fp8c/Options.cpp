@@ -92,7 +92,7 @@ exit status: 0 success, 1 error in the input or its use, 2 internal error
 }
 
 std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
-  std::string recipeName, recipeOptions; // --recipe, --recipe-options: parsed at the end
+  std::string recipeText, recipeOptions; // --recipe, --recipe-options: parsed at the end
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string name = arg, value;
@@ -180,7 +180,7 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       if (value != "none" && !recipeKindNamed(value))
         return "--recipe=" + value +
                ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none";
-      recipeName = value;
+      recipeText = value;
       o.recipeGiven = true;
     } else if (name == "--recipe-options") {
       if (auto e = needValue())
@@ -292,13 +292,13 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--bench needs --run=gpu");
   // --train without --recipe: tensorwise.
   if (o.train && !o.recipeGiven) {
-    recipeName = "tensorwise";
+    recipeText = recipeName(RecipeKind::Tensorwise);
     o.recipeGiven = true;
   }
   if (o.recipeGiven) {
-    Expected<std::optional<Recipe>> recipe = parseRecipeSpec(recipeName, recipeOptions);
+    Expected<std::optional<Recipe>> recipe = parseRecipeSpec(recipeText, recipeOptions);
     if (!recipe)
-      return (recipeOptions.empty() ? "--recipe=" + recipeName
+      return (recipeOptions.empty() ? "--recipe=" + recipeText
                                     : "--recipe-options='" + recipeOptions + "'") +
              ": " + recipe.error();
     o.recipe = recipe.take();
