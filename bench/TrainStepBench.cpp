@@ -360,8 +360,17 @@ int main(int argc, char **argv) {
         backend = spec.substr(at + 1);
         spec = spec.substr(0, at);
       }
-      TrainingOptions o = trainingOptionsFor(spec);
-      o.gemmBackend = backend;
+      Expected<TrainingOptions> parsed = trainingOptionsFor(spec);
+      if (!parsed)
+        return fail(parsed.error());
+      TrainingOptions o = parsed.take();
+      if (!backend.empty()) {
+        std::optional<GemmBackend> b = parseGemmBackend(backend);
+        if (!b)
+          return fail("recipe '" + recipe + "': unknown GEMM backend '@" + backend +
+                      "'; backends: " + gemmBackendNames());
+        o.gemmBackend = *b;
+      }
       bool reuseWeights = false;
       if (flag == "no_fp8_tables")
         o.fp8Tables = 0;
@@ -381,11 +390,8 @@ int main(int argc, char **argv) {
         return fail("recipe '" + recipe + "': unknown '%" + flag +
                     "' (known: %no_fp8_tables, %no_byte_transpose, %checked_tiles, %side, "
                     "%no_grad_epilogue, %reuse_weights, %cublaslt_tune)");
-      if (reuseWeights) {
-        if (!o.recipeOptions.empty())
-          o.recipeOptions += ' ';
-        o.recipeOptions += "weights=static";
-      }
+      if (reuseWeights && o.recipe)
+        o.recipe->staticWeights = true;
       o.tokens = tokens;
       Expected<std::unique_ptr<GpuTraining>> step = compileTraining(g, o);
       if (!step) {

@@ -77,7 +77,7 @@ const GraphVariant kGraphVariants[] = {
    asIs,
    [](const std::string &r) {
      CompileOptions o = withRecipe(r);
-     o.backend = "generated";
+     o.backend = GemmBackend::Generated;
      return o;
    },
    2},
@@ -88,7 +88,7 @@ const GraphVariant kGraphVariants[] = {
    asIs,
    [](const std::string &r) {
      CompileOptions o = withRecipe(r);
-     o.backend = "cublaslt";
+     o.backend = GemmBackend::CublasLt;
      return o;
    },
    2},
@@ -98,7 +98,7 @@ const GraphVariant kGraphVariants[] = {
    asIs,
    [](const std::string &r) {
      CompileOptions o = withPasses(quantizePipeline(r, "weights=static"));
-     o.backend = "generated";
+     o.backend = GemmBackend::Generated;
      return o;
    },
    1},

@@ -46,25 +46,6 @@ int64_t BufferDesc::bytes(int64_t m) const {
   return rows * pitch(m) * dtypeBytes(type.dtype());
 }
 
-const char *gemmBackendName(GemmBackend b) {
-  switch (b) {
-  case GemmBackend::Auto:
-    return "auto";
-  case GemmBackend::CublasLt:
-    return "cublaslt";
-  case GemmBackend::Generated:
-    return "generated";
-  }
-  return "?";
-}
-
-std::optional<GemmBackend> parseGemmBackend(std::string_view s) {
-  for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated})
-    if (s == gemmBackendName(b))
-      return b;
-  return std::nullopt;
-}
-
 std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) {
   std::vector<const GeneratedLaunch *> out;
   for (const Step &s : steps) {

@@ -9,6 +9,7 @@
 
 #include "ir/Activation.h"
 #include "ir/Type.h"
+#include "passes/GemmBackend.h"
 
 #include <cstdint>
 #include <optional>
@@ -119,16 +120,6 @@ struct GeneratedLaunch {
 };
 
 enum class GemmScaleMode { Tensor, OuterVector, Block128 };
-/// Which GEMM implementation runs an FP8 GEMM step (CompileOptions::backend, fp8c --backend):
-///   Auto       cuBLASLt, and the generated Hopper GEMM (runtime/gpu/GemmSm90.h) for a
-///              configuration cuBLASLt refuses (no algorithm, or a layout it cannot take);
-///   CublasLt   cuBLASLt only (its refusal is an error);
-///   Generated  the generated Hopper GEMM for every FP8 GEMM (bf16/f16 GEMMs stay on cuBLASLt).
-enum class GemmBackend { Auto, CublasLt, Generated };
-/// "auto", "cublaslt" or "generated".
-const char *gemmBackendName(GemmBackend b);
-/// The backend named `s`, or nothing for a name that is not one of gemmBackendName's.
-std::optional<GemmBackend> parseGemmBackend(std::string_view s);
 /// DGelu / DGeluBgrad are cuBLASLt's backward GELU epilogues (D = result * gelu'(aux), aux the
 /// GELU's input, read; DGeluBgrad also writes the bias gradient, the column sums of D, to the
 /// bias pointer). BGradA / BGradB write the bias gradient alone to the bias pointer: the sums of

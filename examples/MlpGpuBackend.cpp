@@ -235,7 +235,10 @@ Status GpuBackend::begin(const std::string &recipe, int steps, int microBatches)
     return Error("begin: " + std::to_string(microBatches) + " micro-batches per step");
   FP8C_CU_TRY(drv_, cuStreamSynchronize, stream_); // the last run's work is done
   train_.reset();
-  Expected<std::unique_ptr<GpuTraining>> t = compileTraining(*mlp_, trainingOptionsFor(recipe));
+  Expected<TrainingOptions> o = trainingOptionsFor(recipe);
+  if (!o)
+    return Error(o.error());
+  Expected<std::unique_ptr<GpuTraining>> t = compileTraining(*mlp_, *o);
   if (!t)
     return Error(t.error());
   train_ = t.take();

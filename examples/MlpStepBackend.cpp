@@ -31,8 +31,10 @@ public:
     Expected<std::unique_ptr<Graph>> g = buildMlpGraph(s, dtype_);
     if (!g)
       return Error(g.error());
-    Expected<std::unique_ptr<InterpretedTraining>> step =
-        InterpretedTraining::create(**g, trainingOptionsFor(recipe));
+    Expected<TrainingOptions> o = trainingOptionsFor(recipe);
+    if (!o)
+      return Error(o.error());
+    Expected<std::unique_ptr<InterpretedTraining>> step = InterpretedTraining::create(**g, *o);
     if (!step)
       return Error(step.error());
     step_ = step.take();

@@ -89,12 +89,13 @@ void buildKernel(Graph &g, const PlannedKernel &k, Op *before) {
 
 class FusePass : public Pass {
 public:
-  FusePass(std::string gemmBackend, bool gradEpilogue)
-      : gemmBackend_(std::move(gemmBackend)), gradEpilogue_(gradEpilogue) {}
+  explicit FusePass(const FuseOptions &o) : o_(o) {}
   std::string_view name() const override { return "fuse"; }
   std::string optionsString() const override {
-    std::string o = gemmBackend_.empty() ? "" : "gemm-backend=" + gemmBackend_;
-    if (!gradEpilogue_)
+    std::string o = o_.gemmBackend == GemmBackend::Auto
+                        ? ""
+                        : "gemm-backend=" + std::string(gemmBackendName(o_.gemmBackend));
+    if (!o_.gradEpilogue)
       o += std::string(o.empty() ? "" : " ") + "grad-epilogue=off";
     return o;
   }
@@ -102,7 +103,7 @@ public:
     // The plan covers live ops only: a kernel planned around an op that a later `dce` removes
     // (an unused GEMM whose input amax still feeds the delayed history) would lose its GEMM.
     eraseDeadOps(g.body());
-    FusionPlan plan = planFusion(g, gemmBackend_, gradEpilogue_);
+    FusionPlan plan = planFusion(g, o_.gemmBackend, o_.gradEpilogue);
     if (!plan.error.empty()) {
       ctx.diag.error(g.loc(), "fuse: " + plan.error);
       return false;
@@ -111,7 +112,7 @@ public:
       if (k.kind == KernelKind::Gemm)
         for (Op *op : k.ops)
           if (k.roles[op] == OpRole::Main && op->kind() == OpKind::ScaledMatmul)
-            k.gemmBackend = gemmBackend_;
+            k.gemmBackend = o_.gemmBackend;
     if (ctx.analysisOut)
       printFusionPlan(g, plan, *ctx.analysisOut);
     Op *ret = g.returnOp();
@@ -125,8 +126,7 @@ public:
   }
 
 private:
-  std::string gemmBackend_;
-  bool gradEpilogue_;
+  FuseOptions o_;
 };
 
 } // namespace
@@ -136,11 +136,12 @@ void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os) {
      << (plan.kernels.size() == 1 ? "" : "s") << "\n";
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const PlannedKernel &k = plan.kernels[i];
-    os << "kernel #" << i << " " << kernelKindName(k.kind) << " -> " << k.backend;
+    os << "kernel #" << i << " " << kernelKindName(k.kind) << " -> "
+       << kernelBackendName(k.backend);
     if (!k.backendReason.empty())
       os << " (" << k.backendReason << ")";
-    if (!k.gemmBackend.empty())
-      os << " [FP8 GEMM: " << k.gemmBackend << "]";
+    if (k.gemmBackend != GemmBackend::Auto)
+      os << " [FP8 GEMM: " << gemmBackendName(k.gemmBackend) << "]";
     if (k.loadTime)
       os << " [at load: parameters only]";
     if (k.existing)
@@ -169,21 +170,30 @@ void printFusionPlan(const Graph &g, const FusionPlan &plan, std::ostream &os) {
   }
 }
 
-Expected<std::unique_ptr<Pass>> createFusePass(const PassOptions &opts) {
-  std::string backend; // not given: the plan does not say (the default, auto)
-  if (auto it = opts.find("gemm-backend"); it != opts.end())
-    backend = it->second;
-  if (!backend.empty() && backend != "auto" && backend != "cublaslt" && backend != "generated")
-    return Error("fuse: gemm-backend=" + backend + ": unknown; backends: auto, cublaslt, "
-                 "generated");
+std::unique_ptr<Pass> createFusePass(const FuseOptions &opts) {
+  return std::make_unique<FusePass>(opts);
+}
+
+Expected<FuseOptions> parseFuseOptions(const PassOptions &opts, const PipelineDefaults &defaults) {
+  FuseOptions o;
+  o.gemmBackend = defaults.gemmBackend;
+  if (auto it = opts.find("gemm-backend"); it != opts.end()) {
+    std::optional<GemmBackend> b = parseGemmBackend(it->second);
+    if (!b)
+      return Error("fuse: gemm-backend=" + it->second + ": unknown; backends: " +
+                   gemmBackendNames());
+    if (defaults.gemmBackend != GemmBackend::Auto && *b != defaults.gemmBackend)
+      return Error("fuse: gemm-backend=" + it->second + " but the FP8 GEMM backend is " +
+                   gemmBackendName(defaults.gemmBackend) + " (--backend)");
+    o.gemmBackend = *b;
+  }
   // grad-epilogue=off: the backward's gelu_grad stays out of the dgrad GEMM's epilogue.
-  bool gradEpilogue = true;
   if (auto it = opts.find("grad-epilogue"); it != opts.end()) {
     if (it->second != "on" && it->second != "off")
       return Error("fuse: grad-epilogue=" + it->second + ": expected on or off");
-    gradEpilogue = it->second == "on";
+    o.gradEpilogue = it->second == "on";
   }
-  return std::unique_ptr<Pass>(std::make_unique<FusePass>(backend, gradEpilogue));
+  return o;
 }
 
 } // namespace fp8c

@@ -7,7 +7,7 @@ namespace fp8c {
 
 void chooseBackend(PlannedKernel &k) {
   if (k.kind != KernelKind::Gemm) {
-    k.backend = "generated";
+    k.backend = KernelBackend::Generated;
     const bool pushesOnly =
         !k.ops.empty() && std::all_of(k.ops.begin(), k.ops.end(), [](const Op *op) {
           return op->kind() == OpKind::HistoryPush;
@@ -17,7 +17,7 @@ void chooseBackend(PlannedKernel &k) {
                         "amax where all can, else one launch at the end";
     return;
   }
-  k.backend = "cublaslt";
+  k.backend = KernelBackend::CublasLt;
   int mains = 0;
   for (Op *op : k.ops) {
     OpRole role = k.roles[op];
@@ -58,13 +58,13 @@ void chooseBackend(PlannedKernel &k) {
     const bool only = role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
                       isFloat8(op->result()->type().dtype());
     if (only) {
-      k.backend = "generated";
+      k.backend = KernelBackend::Generated;
       k.backendReason = "the generated GEMM's epilogue writes the e4m3 copy %" +
                         op->result()->name() + " of its pre-activation (gelu_saved=e4m3)";
       continue;
     }
-    if (!why.empty() && k.backend == "cublaslt") {
-      k.backend = "generated";
+    if (!why.empty() && k.backend == KernelBackend::CublasLt) {
+      k.backend = KernelBackend::Generated;
       k.backendReason = why;
     }
   }
@@ -82,12 +82,12 @@ void chooseBackend(PlannedKernel &k) {
         auxGelu |= !k.roles.count(u);
   }
   if (auxGelu && amax && !cast) {
-    k.backend = "generated";
+    k.backend = KernelBackend::Generated;
     k.backendReason = "the generated GEMM writes the bf16 GELU, its amax and its input (cuBLASLt "
                       "takes the amax of an FP8 D only)";
   }
   if (mains > 1) {
-    k.backend = "generated";
+    k.backend = KernelBackend::Generated;
     k.backendReason = "dual GEMM (gate and up share A) with a swiglu epilogue";
   }
 }

@@ -7,7 +7,7 @@
 
 namespace fp8c {
 
-/// Sets k.backend ("cublaslt" or "generated") and k.backendReason.
+/// Sets k.backend and k.backendReason.
 void chooseBackend(PlannedKernel &k);
 
 } // namespace fp8c

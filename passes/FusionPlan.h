@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "passes/GemmBackend.h"
 
 #include <map>
 #include <ostream>
@@ -19,17 +20,22 @@ std::string_view kernelKindName(KernelKind k);
 enum class OpRole { Prologue, Main, Epilogue, Body };
 std::string_view opRoleName(OpRole r);
 
+/// Where a planned kernel would run: a generated launch (or generated GEMM), or cuBLASLt.
+enum class KernelBackend { Generated, CublasLt };
+/// "generated" or "cublaslt", as --print-fusion-plan shows it.
+std::string_view kernelBackendName(KernelBackend b);
+
 struct PlannedKernel {
   KernelKind kind;
   std::vector<Op *> ops;          ///< in block order
   std::map<Op *, OpRole> roles;
-  std::string backend;            ///< "generated" or "cublaslt"
+  KernelBackend backend = KernelBackend::Generated;
   std::string backendReason;      ///< why that backend
   bool loadTime = false;          ///< depends only on parameters (weights=static): run at load
   Op *existing = nullptr;         ///< an fp8.kernel already in the graph, kept as it is
-  /// Who runs the kernel's FP8 GEMMs ("auto", "cublaslt", "generated": the fuse pass's
-  /// gemm-backend option, CompileOptions::backend); empty for other kernels and bf16 GEMMs.
-  std::string gemmBackend;
+  /// Who runs the kernel's FP8 GEMMs (the fuse pass's gemm-backend option,
+  /// CompileOptions::backend); Auto for other kernels and bf16 GEMMs.
+  GemmBackend gemmBackend = GemmBackend::Auto;
 };
 
 /// An op that stayed out of a kernel it could have joined, and why.
@@ -50,12 +56,11 @@ struct FusionPlan {
 };
 
 /// Plans the fusion of the top-level ops of `g` (kernel ops already present are left alone).
-/// `gemmBackend` ("auto", "cublaslt", "generated"; "" is auto) is who may run the FP8 GEMMs:
-/// epilogues only the generated GEMM writes (the transposed FP8 D) are planned unless it is
-/// "cublaslt". `gradEpilogue` false leaves the backward's gelu_grad out of the dgrad GEMM's
-/// epilogue (the fuse pass's grad-epilogue=off: side launches run its cast-transpose beside
-/// another GEMM instead).
-FusionPlan planFusion(const Graph &g, const std::string &gemmBackend = "auto",
+/// `gemmBackend` is who may run the FP8 GEMMs: epilogues only the generated GEMM writes (the
+/// transposed FP8 D) are planned unless it is CublasLt. `gradEpilogue` false leaves the
+/// backward's gelu_grad out of the dgrad GEMM's epilogue (the fuse pass's grad-epilogue=off:
+/// side launches run its cast-transpose beside another GEMM instead).
+FusionPlan planFusion(const Graph &g, GemmBackend gemmBackend = GemmBackend::Auto,
                       bool gradEpilogue = true);
 
 /// Human-readable plan, pinned by the lit tests.

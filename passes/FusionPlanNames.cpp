@@ -29,4 +29,14 @@ std::string_view opRoleName(OpRole r) {
   return "?";
 }
 
+std::string_view kernelBackendName(KernelBackend b) {
+  switch (b) {
+  case KernelBackend::Generated:
+    return "generated";
+  case KernelBackend::CublasLt:
+    return "cublaslt";
+  }
+  return "?";
+}
+
 } // namespace fp8c

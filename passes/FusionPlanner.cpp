@@ -239,8 +239,8 @@ size_t Planner::anchorGemm(Op *op) {
 
 } // namespace fusion
 
-FusionPlan planFusion(const Graph &g, const std::string &gemmBackend, bool gradEpilogue) {
-  return fusion::Planner(g, gemmBackend != "cublaslt", gradEpilogue).run();
+FusionPlan planFusion(const Graph &g, GemmBackend gemmBackend, bool gradEpilogue) {
+  return fusion::Planner(g, gemmBackend != GemmBackend::CublasLt, gradEpilogue).run();
 }
 
 } // namespace fp8c

@@ -41,7 +41,9 @@ private:
   }
   bool topLevel(const Op *op) const { return op && order_.count(const_cast<Op *>(op)); }
   size_t newKernel(KernelKind kind) {
-    plan_.kernels.push_back(PlannedKernel{kind, {}, {}, "", "", false, nullptr, ""});
+    PlannedKernel planned;
+    planned.kind = kind;
+    plan_.kernels.push_back(std::move(planned));
     span_.push_back({SIZE_MAX, 0});
     return plan_.kernels.size() - 1;
   }

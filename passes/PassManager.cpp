@@ -27,8 +27,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Parses `k=v k2=v2` (separated by spaces or commas).
-Expected<PassOptions> parseOptionList(std::string_view passName, std::string_view body) {
+} // namespace
+
+Expected<PassOptions> parsePassOptionList(std::string_view passName, std::string_view body) {
   PassOptions opts;
   size_t i = 0;
   while (i < body.size()) {
@@ -52,6 +53,8 @@ Expected<PassOptions> parseOptionList(std::string_view passName, std::string_vie
   }
   return opts;
 }
+
+namespace {
 
 // `quantize` rewrites the linears and matmuls outside fp8.kernel regions: after `fuse` there
 // are none (fuse moved them into kernels), and after an earlier `quantize` none is left to
@@ -78,7 +81,7 @@ std::string checkPassOrder(const std::string &name, size_t position, size_t &qua
 
 } // namespace
 
-Status PassManager::parsePipeline(std::string_view pipeline) {
+Status PassManager::parsePipeline(std::string_view pipeline, const PipelineDefaults &defaults) {
   size_t i = 0;
   std::string_view text = trim(pipeline);
   if (text.empty())
@@ -112,12 +115,12 @@ Status PassManager::parsePipeline(std::string_view pipeline) {
     ++position;
     if (std::string e = checkPassOrder(name, position, quantizeAt, fuseAt); !e.empty())
       return Error(e);
-    Expected<PassOptions> opts = parseOptionList(name, body);
+    Expected<PassOptions> opts = parsePassOptionList(name, body);
     if (!opts)
       return Error(opts.error());
     if (std::string e = checkPassOptionNames(*info, *opts); !e.empty())
       return Error(e);
-    Expected<std::unique_ptr<Pass>> pass = info->create(*opts);
+    Expected<std::unique_ptr<Pass>> pass = info->create(*opts, defaults);
     if (!pass)
       return Error(pass.error());
     passes_.push_back(pass.take());
@@ -128,6 +131,13 @@ Status PassManager::parsePipeline(std::string_view pipeline) {
       return Error("trailing ',' in the pass pipeline");
   }
   return Status::ok();
+}
+
+bool PassManager::contains(std::string_view name) const {
+  for (const auto &p : passes_)
+    if (p->name() == name)
+      return true;
+  return false;
 }
 
 std::string PassManager::str() const {
@@ -171,44 +181,17 @@ bool PassManager::run(Module &m, DiagnosticEngine &diag) {
   return true;
 }
 
-std::string defaultPipeline(std::string_view recipe) {
-  return "shape-infer,canonicalize,quantize{recipe=" + std::string(recipe) +
-         "},canonicalize,cse,fuse,dce";
-}
-
-std::string noRecipePipeline() { return "shape-infer,canonicalize,cse,fuse,dce"; }
-
-std::string defaultPipeline(std::optional<RecipeKind> recipe) {
-  return recipe ? defaultPipeline(recipeName(*recipe)) : noRecipePipeline();
-}
-
-std::string withGemmBackend(std::string_view pipeline, std::string_view backend) {
-  if (backend.empty() || backend == "auto" || pipeline.empty())
-    return std::string(pipeline);
-  std::string out;
-  size_t start = 0;
-  while (start <= pipeline.size()) {
-    size_t end = pipeline.find(',', start);
-    if (end == std::string_view::npos)
-      end = pipeline.size();
-    std::string_view pass = pipeline.substr(start, end - start);
-    if (start)
-      out += ',';
-    if (pass == "fuse" || pass.starts_with("fuse{")) {
-      out += "fuse{gemm-backend=";
-      out += backend;
-      if (pass == "fuse") {
-        out += '}';
-      } else { // its own options kept beside the backend
-        out += ' ';
-        out += pass.substr(5);
-      }
-    } else {
-      out += pass;
-    }
-    start = end + 1;
+void addDefaultPipeline(PassManager &pm, const std::optional<Recipe> &recipe,
+                        const FuseOptions &fuse) {
+  pm.addPass(createShapeInferPass());
+  pm.addPass(createCanonicalizePass());
+  if (recipe) {
+    pm.addPass(createQuantizePass(*recipe));
+    pm.addPass(createCanonicalizePass());
   }
-  return out;
+  pm.addPass(createCsePass());
+  pm.addPass(createFusePass(fuse));
+  pm.addPass(createDcePass());
 }
 
 } // namespace fp8c

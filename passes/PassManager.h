@@ -8,6 +8,7 @@
 #pragma once
 
 #include "passes/Pass.h"
+#include "passes/Passes.h"
 #include "passes/Recipe.h"
 #include "ir/Status.h"
 
@@ -22,9 +23,10 @@ namespace fp8c {
 
 class PassManager {
 public:
-  /// Appends the passes of a pipeline string `a,b{k=v k2=v2},c`. Unknown passes and options
-  /// are errors that list what exists.
-  Status parsePipeline(std::string_view pipeline);
+  /// Appends the passes of a pipeline string `a,b{k=v k2=v2},c`, each pass's text options
+  /// parsed once into its typed options; what the text does not say comes from `defaults`.
+  /// Unknown passes and options are errors that list what exists.
+  Status parsePipeline(std::string_view pipeline, const PipelineDefaults &defaults = {});
   void addPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
 
   void setVerifyEach(bool on) { verifyEach_ = on; }
@@ -37,6 +39,8 @@ public:
   /// The pipeline as a string (canonical option order).
   std::string str() const;
   bool empty() const { return passes_.empty(); }
+  /// Whether a pass named `name` is in the pipeline.
+  bool contains(std::string_view name) const;
 
   /// Runs the pipeline on every graph; stops at the first failing pass and returns false.
   bool run(Module &m, DiagnosticEngine &diag);
@@ -51,16 +55,14 @@ private:
   std::ostream *analysis_ = nullptr;
 };
 
-/// The default pipeline for a recipe (what `--recipe=NAME` means).
-std::string defaultPipeline(std::string_view recipe);
-/// The default pipeline without a recipe: the recipe pipeline minus `quantize` (shape-infer,
-/// canonicalize, cse, fuse, dce). GEMMs stay in the graph's own precision.
-std::string noRecipePipeline();
-/// The default pipeline for `recipe`; std::nullopt: the pipeline without a recipe.
-std::string defaultPipeline(std::optional<RecipeKind> recipe);
-/// `pipeline` with each `fuse` given the FP8 GEMM backend (fuse{gemm-backend=B}, beside any
-/// options of its own), so the fusion plan shows it and plans for it; unchanged for "auto" or
-/// "".
-std::string withGemmBackend(std::string_view pipeline, std::string_view backend);
+/// Appends the default pipeline: shape-infer, canonicalize, quantize with `recipe` and
+/// canonicalize again (none without a recipe: GEMMs stay in the graph's own precision), cse,
+/// fuse with `fuse`, dce. What `--recipe=NAME` means.
+void addDefaultPipeline(PassManager &pm, const std::optional<Recipe> &recipe,
+                        const FuseOptions &fuse = {});
+
+/// Parses the options of one pass, `k=v k2=v2` (separated by spaces or commas); errors name
+/// `passName`.
+Expected<PassOptions> parsePassOptionList(std::string_view passName, std::string_view body);
 
 } // namespace fp8c

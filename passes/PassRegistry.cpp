@@ -7,7 +7,22 @@ namespace fp8c {
 namespace {
 
 template <typename F> auto noOptions(F factory) {
-  return [factory](const PassOptions &) -> Expected<std::unique_ptr<Pass>> { return factory(); };
+  return [factory](const PassOptions &,
+                   const PipelineDefaults &) -> Expected<std::unique_ptr<Pass>> {
+    return factory();
+  };
+}
+
+// A factory that parses the text options into the pass's typed options once (`parse`), then
+// creates the pass from them (`create`).
+template <typename P, typename F> auto parsedOptions(P parse, F create) {
+  return [parse, create](const PassOptions &text,
+                         const PipelineDefaults &) -> Expected<std::unique_ptr<Pass>> {
+    auto typed = parse(text);
+    if (!typed)
+      return Error(typed.error());
+    return std::unique_ptr<Pass>(create(*typed));
+  };
 }
 
 std::vector<PassInfo> buildRegistry() {
@@ -16,7 +31,7 @@ std::vector<PassInfo> buildRegistry() {
   r.push_back({"shape-infer",
                "recompute result types from the inputs (dynamic leading dim kept)",
                {{"tokens", "N", "", "specialize every dynamic leading dim to N first"}},
-               createShapeInferPass});
+               parsedOptions(parseShapeInferTokens, createShapeInferPass)});
   r.push_back({"canonicalize",
                "fold convert chains, cast-of-dequant and identity ops",
                {},
@@ -46,7 +61,7 @@ std::vector<PassInfo> buildRegistry() {
                 {"gelu_saved", "e4m3|input", "e4m3 for delayed, else input",
                  "training: what the forward saves for the GELU's derivative (an unscaled e4m3 "
                  "copy of its input, or the input)"}},
-               createQuantizePass});
+               parsedOptions(parseRecipe, createQuantizePass)});
   r.push_back({"fuse",
                "group ops into fp8.kernel regions: FP8 bookkeeping into GEMM prologues and "
                "epilogues, pointwise chains, amax + scale + cast",
@@ -56,7 +71,13 @@ std::vector<PassInfo> buildRegistry() {
                 {"grad-epilogue", "on|off", "on",
                  "the backward's gelu_grad in the dgrad GEMM's epilogue (off: a cast-transpose "
                  "launch, which side launches can run beside another GEMM)"}},
-               createFusePass});
+               [](const PassOptions &text,
+                  const PipelineDefaults &defaults) -> Expected<std::unique_ptr<Pass>> {
+                 Expected<FuseOptions> o = parseFuseOptions(text, defaults);
+                 if (!o)
+                   return Error(o.error());
+                 return createFusePass(*o);
+               }});
   return r;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "passes/Pass.h"
+#include "passes/Passes.h"
 #include "ir/Status.h"
 
 #include <functional>
@@ -23,8 +24,10 @@ struct PassInfo {
   std::string name;
   std::string description;
   std::vector<PassOptionInfo> options;
-  /// Creates the pass from validated options.
-  std::function<Expected<std::unique_ptr<Pass>>(const PassOptions &)> create;
+  /// Creates the pass from validated option names: parses their values into the pass's typed
+  /// options once (what they do not say from the PipelineDefaults).
+  std::function<Expected<std::unique_ptr<Pass>>(const PassOptions &, const PipelineDefaults &)>
+      create;
 };
 
 /// Every registered pass, in a stable order.

@@ -353,11 +353,8 @@ private:
 
 } // namespace
 
-Expected<std::unique_ptr<Pass>> createQuantizePass(const PassOptions &opts) {
-  Expected<Recipe> r = parseRecipe(opts);
-  if (!r)
-    return Error(r.error());
-  return std::unique_ptr<Pass>(std::make_unique<QuantizePass>(r.take()));
+std::unique_ptr<Pass> createQuantizePass(const Recipe &recipe) {
+  return std::make_unique<QuantizePass>(recipe);
 }
 
 } // namespace fp8c

@@ -1,6 +1,8 @@
 // Recipe options: parsing, defaults and the granularities each recipe uses.
 #include "passes/Recipe.h"
 
+#include "passes/PassManager.h"
+
 #include <charconv>
 
 namespace fp8c {
@@ -102,29 +104,28 @@ std::string Recipe::str() const {
   return s;
 }
 
-Expected<Recipe> parseRecipe(const PassOptions &opts) {
+Recipe recipeDefaults(RecipeKind kind) {
   Recipe r;
+  r.kind = kind;
+  // Blockwise defaults to power-of-two scales, as DeepSeek-V3 / TE Float8BlockScaling do.
+  if (kind == RecipeKind::Blockwise) {
+    r.pow2 = true;
+    r.gradDType = DType::F8E4M3FN;
+  }
+  r.geluSavedE4m3 = kind == RecipeKind::Delayed;
+  return r;
+}
+
+Expected<Recipe> parseRecipe(const PassOptions &opts) {
   auto it = opts.find("recipe");
   if (it == opts.end())
     return Error("quantize: option recipe is required (tensorwise|delayed|rowwise|blockwise)");
   const std::string &name = it->second;
-  if (name == "tensorwise")
-    r.kind = RecipeKind::Tensorwise;
-  else if (name == "delayed")
-    r.kind = RecipeKind::Delayed;
-  else if (name == "rowwise")
-    r.kind = RecipeKind::Rowwise;
-  else if (name == "blockwise")
-    r.kind = RecipeKind::Blockwise;
-  else
+  std::optional<RecipeKind> kind = recipeKindNamed(name);
+  if (!kind)
     return Error("quantize: unknown recipe '" + name +
                  "'; recipes: tensorwise, delayed, rowwise, blockwise");
-  // Blockwise defaults to power-of-two scales, as DeepSeek-V3 / TE Float8BlockScaling do.
-  if (r.kind == RecipeKind::Blockwise) {
-    r.pow2 = true;
-    r.gradDType = DType::F8E4M3FN;
-  }
-  r.geluSavedE4m3 = r.kind == RecipeKind::Delayed;
+  Recipe r = recipeDefaults(*kind);
   for (const auto &[key, v] : opts) {
     if (key == "recipe")
       continue;
@@ -182,6 +183,21 @@ Expected<Recipe> parseRecipe(const PassOptions &opts) {
     return Error("quantize: act_dtype and weight_dtype cannot both be e5m2 (no e5m2 x e5m2 "
                  "FP8 GEMM)");
   return r;
+}
+
+Expected<std::optional<Recipe>> parseRecipeSpec(std::string_view name, std::string_view options) {
+  if (name == "none")
+    return std::optional<Recipe>();
+  Expected<PassOptions> opts = parsePassOptionList("quantize", options);
+  if (!opts)
+    return Error(opts.error());
+  if (opts->count("recipe"))
+    return Error("quantize: the recipe is '" + std::string(name) + "'; give no recipe= option");
+  (*opts)["recipe"] = std::string(name);
+  Expected<Recipe> r = parseRecipe(*opts);
+  if (!r)
+    return Error(r.error());
+  return std::optional<Recipe>(r.take());
 }
 
 } // namespace fp8c

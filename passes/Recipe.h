@@ -44,9 +44,16 @@ struct Recipe {
 std::string_view recipeName(RecipeKind k);
 /// The recipe named `name` (tensorwise, delayed, rowwise, blockwise); std::nullopt otherwise.
 std::optional<RecipeKind> recipeKindNamed(std::string_view name);
+/// The recipe `kind` with its defaults (blockwise: power-of-two scales and e4m3 gradients;
+/// delayed: gelu_saved=e4m3).
+Recipe recipeDefaults(RecipeKind kind);
 /// Parses `recipe=... pow2=... margin=... fast_accum=... weights=dynamic|static
 /// history_len=... algo=... act_dtype=e4m3|e5m2 weight_dtype=e4m3|e5m2 grad_dtype=e4m3|e5m2
 /// bwd_fast_accum=... gelu_saved=e4m3|input`.
 Expected<Recipe> parseRecipe(const PassOptions &opts);
+/// A recipe given by name and its other options in pipeline syntax (`history_len=4 margin=1`),
+/// as fp8c --recipe / --recipe-options give it; "none": no recipe (std::nullopt).
+Expected<std::optional<Recipe>> parseRecipeSpec(std::string_view name,
+                                                std::string_view options = "");
 
 } // namespace fp8c

@@ -78,7 +78,11 @@ private:
 
 } // namespace
 
-Expected<std::unique_ptr<Pass>> createShapeInferPass(const PassOptions &opts) {
+std::unique_ptr<Pass> createShapeInferPass(int64_t tokens) {
+  return std::make_unique<ShapeInferPass>(tokens);
+}
+
+Expected<int64_t> parseShapeInferTokens(const PassOptions &opts) {
   int64_t tokens = 0;
   if (auto it = opts.find("tokens"); it != opts.end()) {
     const std::string &v = it->second;
@@ -87,7 +91,7 @@ Expected<std::unique_ptr<Pass>> createShapeInferPass(const PassOptions &opts) {
       return Error("pass 'shape-infer': option tokens must be a positive integer, got '" + v +
                    "'");
   }
-  return std::unique_ptr<Pass>(std::make_unique<ShapeInferPass>(tokens));
+  return tokens;
 }
 
 } // namespace fp8c

@@ -8,13 +8,8 @@
 namespace fp8c {
 namespace {
 
-bool runPipeline(Graph &g, const std::string &pipeline, const TrainingPipelineOptions &o,
+bool runPipeline(Graph &g, PassManager &pm, const TrainingPipelineOptions &o,
                  DiagnosticEngine &diag, std::ostream *analysis) {
-  PassManager pm;
-  if (Status s = pm.parsePipeline(pipeline); !s) {
-    diag.error(g.loc(), s.message());
-    return false;
-  }
   pm.setVerifyEach(o.verifyEach);
   pm.setPrintIrAfterAll(o.printIrAfterAll);
   pm.setDumpStream(o.dumpOut);
@@ -24,14 +19,16 @@ bool runPipeline(Graph &g, const std::string &pipeline, const TrainingPipelineOp
 
 } // namespace
 
-std::string trainingPipelinePrefix(const TrainingPipelineOptions &o) {
-  std::string p = o.tokens > 0 ? "shape-infer{tokens=" + std::to_string(o.tokens) + "}"
-                               : std::string("shape-infer");
-  p += ",canonicalize,autodiff";
-  if (!o.recipe.empty() && o.recipe != "none")
-    p += ",quantize{recipe=" + o.recipe + (o.recipeOptions.empty() ? "" : " " + o.recipeOptions) +
-         "},canonicalize";
-  return p + ",cse,dce";
+void addTrainingPipelinePrefix(PassManager &pm, const TrainingPipelineOptions &o) {
+  pm.addPass(createShapeInferPass(o.tokens > 0 ? o.tokens : 0));
+  pm.addPass(createCanonicalizePass());
+  pm.addPass(createAutodiffPass());
+  if (o.recipe) {
+    pm.addPass(createQuantizePass(*o.recipe));
+    pm.addPass(createCanonicalizePass());
+  }
+  pm.addPass(createCsePass());
+  pm.addPass(createDcePass());
 }
 
 Expected<TrainingGraphs> buildTrainingGraphs(const Graph &g, const TrainingPipelineOptions &o,
@@ -45,7 +42,9 @@ Expected<TrainingGraphs> buildTrainingGraphs(const Graph &g, const TrainingPipel
                                    "; give the token count (--tokens=N)");
       return Error("training needs static shapes");
     }
-  if (!runPipeline(*train, trainingPipelinePrefix(o), o, diag, nullptr))
+  PassManager prefix;
+  addTrainingPipelinePrefix(prefix, o);
+  if (!runPipeline(*train, prefix, o, diag, nullptr))
     return Error("the training pipeline failed on @" + g.name());
   Expected<TrainingGraphs> split = splitTrainingGraph(*train);
   if (!split) {
@@ -55,8 +54,12 @@ Expected<TrainingGraphs> buildTrainingGraphs(const Graph &g, const TrainingPipel
   for (Graph *half : {split->forward.get(), split->backward.get()}) {
     if (!verifyGraph(*half, diag))
       return Error("internal error: the split @" + half->name() + " does not verify");
-    const std::string fuse = o.gradEpilogue ? "fuse,dce" : "fuse{grad-epilogue=off},dce";
-    if (o.fuse && !runPipeline(*half, withGemmBackend(fuse, o.gemmBackend), o, diag, o.analysisOut))
+    if (!o.fuse)
+      continue;
+    PassManager fuse;
+    fuse.addPass(createFusePass(o.fuseOptions));
+    fuse.addPass(createDcePass());
+    if (!runPipeline(*half, fuse, o, diag, o.analysisOut))
       return Error("fusing @" + half->name() + " failed");
   }
   return split;

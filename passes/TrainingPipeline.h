@@ -3,37 +3,39 @@
 // `fp8c FILE --train --recipe=R` prints and what compile_training compiles.
 #pragma once
 
+#include "passes/Passes.h"
+#include "passes/Recipe.h"
 #include "passes/TrainingSplit.h"
 #include "ir/Diagnostics.h"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
-#include <string>
 
 namespace fp8c {
 
+class PassManager;
+
 struct TrainingPipelineOptions {
-  /// tensorwise | delayed | rowwise | blockwise | none (no quantization: the bf16/f32 step).
-  std::string recipe = "tensorwise";
-  /// More quantize options, pipeline syntax (`history_len=4 margin=1`).
-  std::string recipeOptions;
+  /// The recipe `quantize` applies; std::nullopt: no quantization (the bf16/f32 step).
+  std::optional<Recipe> recipe = recipeDefaults(RecipeKind::Tensorwise);
   /// > 0: the dynamic leading dim becomes this many tokens first. Training graphs need static
   /// shapes (wgrad reduces over the tokens, and the transposes move them off the leading dim).
   int64_t tokens = 0;
   bool fuse = true;
-  /// The FP8 GEMM backend the halves are fused for when forced ("cublaslt", "generated").
-  std::string gemmBackend;
-  /// The backward's gelu_grad may join the dgrad GEMM's epilogue (the fuse pass's
-  /// grad-epilogue); off with side launches, which run its cast-transpose beside another GEMM.
-  bool gradEpilogue = true;
+  /// What `fuse` does on each half: the FP8 GEMM backend the halves are fused for, and whether
+  /// the backward's gelu_grad may join the dgrad GEMM's epilogue (off with side launches,
+  /// which run its cast-transpose beside another GEMM).
+  FuseOptions fuseOptions;
   bool verifyEach = true;
   std::ostream *analysisOut = nullptr; ///< --print-fusion-plan of each half
   std::ostream *dumpOut = nullptr;     ///< --print-ir-after-all of the passes
   bool printIrAfterAll = false;
 };
 
-/// The passes before the split, as a pipeline string.
-std::string trainingPipelinePrefix(const TrainingPipelineOptions &o);
+/// Appends the passes before the split: shape-infer (with the tokens), canonicalize, autodiff,
+/// quantize with the recipe and canonicalize (when there is a recipe), cse, dce.
+void addTrainingPipelinePrefix(PassManager &pm, const TrainingPipelineOptions &o);
 
 /// Runs the training pipeline on a copy of `g`. Errors are located diagnostics in `diag`
 /// (returns an Error whose message says which step failed).

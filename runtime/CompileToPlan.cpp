@@ -9,33 +9,32 @@
 
 namespace fp8c {
 
-std::string pipelineFor(const CompileOptions &opts) {
+Status buildPipeline(PassManager &pm, const CompileOptions &opts) {
   if (!opts.passes.empty())
-    return opts.passes;
-  return defaultPipeline(opts.recipe);
+    return pm.parsePipeline(opts.passes, PipelineDefaults{opts.backend});
+  addDefaultPipeline(pm, opts.recipe ? std::optional<Recipe>(recipeDefaults(*opts.recipe))
+                                     : std::nullopt,
+                     FuseOptions{opts.backend});
+  return Status::ok();
 }
 
 Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts) {
-  std::optional<GemmBackend> backend = parseGemmBackend(opts.backend);
-  if (!backend)
-    return Error("unknown GEMM backend '" + opts.backend +
-                 "'; backends: auto, cublaslt, generated");
   DiagnosticEngine diag;
   if (!verifyGraph(g, diag))
     return Error("the graph is invalid:\n" + diag.str());
   CompiledGraph out;
   out.graph = cloneGraph(g);
-  out.pipeline = withGemmBackend(pipelineFor(opts), opts.backend);
   PassManager pm;
-  if (Status s = pm.parsePipeline(out.pipeline); !s)
+  if (Status s = buildPipeline(pm, opts); !s)
     return Error(s.message());
+  out.pipeline = pm.str();
   pm.setVerifyEach(opts.verifyEach);
   if (!pm.run(*out.graph, diag) || !verifyGraph(*out.graph, diag))
     return Error("compiling @" + g.name() + " failed:\n" + diag.str());
   CodegenOptions co;
   co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
   co.tuning = opts.tuning;
-  co.gemmBackend = *backend;
+  co.gemmBackend = opts.backend;
   co.sideLaunches = opts.sideLaunches;
   Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
   if (!plan)

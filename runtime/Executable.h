@@ -21,6 +21,8 @@
 #include "ir/DType.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
+#include "passes/GemmBackend.h"
+#include "passes/PassManager.h"
 #include "passes/Recipe.h"
 #include "runtime/MemoryPlan.h"
 #include "runtime/NonFiniteReport.h"
@@ -36,25 +38,26 @@ typedef struct CUstream_st *CUstream;
 namespace fp8c {
 
 struct CompileOptions {
-  /// The scaling recipe of the default pipeline (defaultPipeline); std::nullopt: no recipe,
-  /// GEMMs and pointwise ops in the graph's own precision (noRecipePipeline).
+  /// The scaling recipe of the default pipeline (addDefaultPipeline), with its defaults
+  /// (recipeDefaults); std::nullopt: no recipe, GEMMs and pointwise ops in the graph's own
+  /// precision.
   std::optional<RecipeKind> recipe = RecipeKind::Tensorwise;
   std::string passes;                ///< a full pipeline; overrides `recipe` when set
   std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
   int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
   bool verifyEach = true;
   ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
-  /// Who runs the FP8 GEMMs (GemmBackend in codegen/LaunchPlan.h): "auto" (cuBLASLt, the
-  /// generated Hopper GEMM where cuBLASLt refuses a configuration), "cublaslt" or "generated"
-  /// (every FP8 GEMM on the generated kernel; a GEMM it cannot take is a compile() error).
-  /// bf16/f16 GEMMs always run on cuBLASLt.
-  std::string backend = "auto";
+  /// Who runs the FP8 GEMMs (passes/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
+  /// where cuBLASLt refuses a configuration), CublasLt or Generated (every FP8 GEMM on the
+  /// generated kernel; a GEMM it cannot take is a compile() error). Every `fuse` of the
+  /// pipeline plans for it. bf16/f16 GEMMs always run on cuBLASLt.
+  GemmBackend backend = GemmBackend::Auto;
   /// On a Hopper GPU (sm_90), measure in compile() (runtime/gpu/GemmSm90Autotune.h): each FP8
   /// GEMM step that may run on the generated GEMM and has at least kGemmSm90TuneMinRows rows
   /// at maxTokens gets the fastest of a few tile configs, timed at that M on scratch buffers
-  /// (the winner is cached on disk next to the kernels); with backend "auto", the step runs on
+  /// (the winner is cached on disk next to the kernels); with backend Auto, the step runs on
   /// whichever of cuBLASLt and that winner measured faster (the generated GEMM only when at
-  /// least 1 % faster); a step with fewer rows (decode) is not tile-tuned but, with "auto",
+  /// least 1 % faster); a step with fewer rows (decode) is not tile-tuned but, with Auto,
   /// timed the same way against cuBLASLt with the heuristic's config. Both choices hold for M
   /// in the power-of-two bucket of the step's largest M; smaller M keep the heuristic
   /// (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
@@ -95,8 +98,10 @@ struct CompiledGraph {
   std::string pipeline;
 };
 
-/// The pipeline for `opts`: its passes, else the default pipeline of its recipe (or without one).
-std::string pipelineFor(const CompileOptions &opts);
+/// Appends the pipeline compile() runs for `opts` to `pm`: its passes (text, each pass's options
+/// parsed once; every `fuse` plans for opts.backend), else the default pipeline of its recipe
+/// (or without one) with a fuse for opts.backend.
+Status buildPipeline(PassManager &pm, const CompileOptions &opts);
 /// Passes + lowering; no GPU needed. `arch` must be set (or defaults to sm_90a).
 Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts);
 

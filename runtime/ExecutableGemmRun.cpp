@@ -147,7 +147,7 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
     notes.push_back("gate and up as two GEMMs, the swiglu epilogue by a launch");
   if (choice)
     notes.push_back(choice->why);
-  std::string log = "cublaslt";
+  std::string log = gemmBackendName(GemmBackend::CublasLt);
   for (size_t i = 0; i < notes.size(); ++i)
     log += (i ? "; " : " (") + notes[i] + (i + 1 == notes.size() ? ")" : "");
   gemmLog[g.name] = log;

@@ -29,14 +29,18 @@ std::string resultName(const Graph &g, unsigned i) {
   return g.outputs()[i]->name();
 }
 
-TrainingOptions trainingOptionsFor(const std::string &recipeSpec) {
+Expected<TrainingOptions> trainingOptionsFor(const std::string &recipeSpec) {
   TrainingOptions o;
   const size_t plus = recipeSpec.find('+');
-  o.recipe = recipeSpec.substr(0, plus);
+  std::string options;
   if (plus != std::string::npos) {
-    o.recipeOptions = recipeSpec.substr(plus + 1);
-    std::replace(o.recipeOptions.begin(), o.recipeOptions.end(), '+', ' ');
+    options = recipeSpec.substr(plus + 1);
+    std::replace(options.begin(), options.end(), '+', ' ');
   }
+  Expected<std::optional<Recipe>> r = parseRecipeSpec(recipeSpec.substr(0, plus), options);
+  if (!r)
+    return Error("recipe '" + recipeSpec + "': " + r.error());
+  o.recipe = r.take();
   return o;
 }
 
@@ -51,11 +55,11 @@ bool castsWeightsAtLoad(const TrainingGraphs &graphs) {
 TrainingPipelineOptions pipelineOptionsFor(const TrainingOptions &o) {
   TrainingPipelineOptions p;
   p.recipe = o.recipe;
-  p.recipeOptions = o.recipeOptions;
   p.tokens = o.tokens;
   p.fuse = o.fuse;
-  p.gemmBackend = o.gemmBackend == "auto" ? "" : o.gemmBackend;
-  p.gradEpilogue = o.gradEpilogue && !o.sideLaunches; // (the side launch takes that launch)
+  p.fuseOptions.gemmBackend = o.gemmBackend;
+  // (the side launch takes that launch)
+  p.fuseOptions.gradEpilogue = o.gradEpilogue && !o.sideLaunches;
   return p;
 }
 

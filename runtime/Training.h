@@ -3,7 +3,7 @@
 // backward, passes/TrainingSplit.h) and keep their scaling state (amax histories of inputs,
 // weights and gradients) across steps.
 //
-//   fp8c::TrainingOptions o;                        // recipe = "delayed", ...
+//   fp8c::TrainingOptions o;                        // recipe = recipeDefaults(Delayed), ...
 //   auto step = fp8c::InterpretedTraining::create(graph, o);   // CPU interpreter
 //   auto outs = step->forward({{"x", x}, {"w1", w1}, ...});     // by input name
 //   auto grads = step->backward({{"y", dLoss_dY}});             // by output name
@@ -27,16 +27,16 @@
 namespace fp8c {
 
 struct TrainingOptions {
-  std::string recipe = "tensorwise"; ///< tensorwise | delayed | rowwise | blockwise | none
-  /// More quantize options (`history_len=4`). `weights=static` quantizes the weights (fp8.param
-  /// inputs) with their own amax in steps of their own, whose FP8 copies a forward may reuse
-  /// while the weights are unchanged (WeightCasts::Reuse: gradient accumulation).
-  std::string recipeOptions;
+  /// The recipe and its options (passes/Recipe.h); std::nullopt: no quantization. Its
+  /// staticWeights (`weights=static`) quantizes the weights (fp8.param inputs) with their own
+  /// amax in steps of their own, whose FP8 copies a forward may reuse while the weights are
+  /// unchanged (WeightCasts::Reuse: gradient accumulation).
+  std::optional<Recipe> recipe = recipeDefaults(RecipeKind::Tensorwise);
   int64_t tokens = 0;                ///< the dynamic leading dim, when the graph has one
   bool fuse = false; ///< run `fuse` on each half (the interpreter's results are the same)
-  /// The FP8 GEMM backend: "" or "auto", "cublaslt", "generated" (fused for, and for
-  /// compileTraining also run on; the interpreter ignores it).
-  std::string gemmBackend;
+  /// The FP8 GEMM backend (fused for, and for compileTraining also run on; the interpreter
+  /// ignores it).
+  GemmBackend gemmBackend = GemmBackend::Auto;
   /// ElementwiseTuning::fp8Tables of both halves' launches (-1: the default, on; 0: off).
   int fp8Tables = -1;
   /// ElementwiseTuning::byteStagedTranspose of both halves (-1: the default, on; 0: off).
@@ -58,7 +58,7 @@ struct TrainingOptions {
 using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 
 /// What a forward does with the FP8 copies of the weights of a step built with weights=static
-/// (TrainingOptions::recipeOptions). Cast: quantize the bound weights (what every forward does
+/// (TrainingOptions::recipe). Cast: quantize the bound weights (what every forward does
 /// by default, so an in-place weight update is always seen). Reuse: keep the copies of the last
 /// forward that cast, for the micro-batches of a gradient accumulation whose weights have not
 /// changed since (TransformerEngine's is_first_microbatch=False). A Reuse forward computes what
@@ -68,10 +68,11 @@ using NamedTensors = std::map<std::string, HostTensor, std::less<>>;
 /// than at that cast.
 enum class WeightCasts { Cast, Reuse };
 
-/// Options from a recipe spec as fp8c-train-bench and train_mlp take it: the recipe, then
-/// quantize options after '+', each `K=V` ("delayed+weights=static+history_len=4"); the other
-/// fields keep their defaults.
-TrainingOptions trainingOptionsFor(const std::string &recipeSpec);
+/// Options from a recipe spec as fp8c-train-bench and train_mlp take it: the recipe (or
+/// "none"), then quantize options after '+', each `K=V` ("delayed+weights=static+history_len=4"),
+/// parsed into TrainingOptions::recipe; the other fields keep their defaults. An unknown recipe
+/// or option is an error.
+Expected<TrainingOptions> trainingOptionsFor(const std::string &recipeSpec);
 
 /// Whether a step's forward casts its weights in load steps (built with weights=static: its
 /// weights are fp8.param inputs), so WeightCasts::Reuse may keep their FP8 copies.

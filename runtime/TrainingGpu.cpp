@@ -37,12 +37,11 @@ Status missing(const std::string &what, const std::string &name, const std::stri
 
 } // namespace
 
-CompileOptions trainingCompileOptions(int64_t tokens, const std::string &gemmBackend) {
+CompileOptions trainingCompileOptions(int64_t tokens, GemmBackend gemmBackend) {
   CompileOptions co;
   co.passes = "dce"; // the graph is fused already: lower it as it is
   co.maxTokens = tokens > 0 ? tokens : 8192;
-  if (!gemmBackend.empty())
-    co.backend = gemmBackend;
+  co.backend = gemmBackend;
   return co;
 }
 

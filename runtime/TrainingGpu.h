@@ -103,9 +103,8 @@ private:
 };
 
 /// How compileTraining compiles each (already fused) half: no passes but `dce`, then lowering,
-/// with the FP8 GEMM backend the halves were fused for (TrainingOptions::gemmBackend; "" is
-/// auto).
-CompileOptions trainingCompileOptions(int64_t tokens, const std::string &gemmBackend = "");
+/// with the FP8 GEMM backend the halves were fused for (TrainingOptions::gemmBackend).
+CompileOptions trainingCompileOptions(int64_t tokens, GemmBackend gemmBackend = GemmBackend::Auto);
 
 /// Builds the training graphs of `g` (recipe, tokens: o.fuse is ignored, both halves are
 /// fused) and compiles both halves for device 0. The graph must have static shapes after

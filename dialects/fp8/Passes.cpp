@@ -86,12 +86,15 @@ struct PipelinePass : ModulePass<PipelinePass> {
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
-    std::string pipeline = passes.getValue();
-    if (pipeline.empty() && !recipe.getValue().empty())
-      pipeline = recipe.getValue() == "none" ? noRecipePipeline()
-                                             : defaultPipeline(recipe.getValue());
     PassManager pm;
-    if (Status s = pm.parsePipeline(pipeline); !s) {
+    if (passes.getValue().empty() && !recipe.getValue().empty()) {
+      Expected<std::optional<Recipe>> r = parseRecipeSpec(recipe.getValue());
+      if (!r) {
+        module.emitError() << "fp8c-pipeline: recipe=" << recipe.getValue() << ": " << r.error();
+        return signalPassFailure();
+      }
+      addDefaultPipeline(pm, *r);
+    } else if (Status s = pm.parsePipeline(passes.getValue()); !s) {
       module.emitError() << "fp8c-pipeline: " << s.message();
       return signalPassFailure();
     }

@@ -13,6 +13,7 @@
 #include "passes/PassManager.h"
 #include "passes/TrainingPipeline.h"
 #include "runtime/jit/Nvrtc.h"
+#include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -187,9 +188,8 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
       std::unique_ptr<Module> m = parseModule(text, ex, diag);
       ASSERT_TRUE(m && verifyModule(*m, diag)) << diag.str();
       TrainingPipelineOptions o;
-      o.recipe = v.recipe;
-      o.recipeOptions = v.options;
-      o.gemmBackend = lt ? "cublaslt" : "";
+      o.recipe = testRecipe(v.recipe, v.options);
+      o.fuseOptions.gemmBackend = v.backend;
       o.tokens = 256;
       Expected<TrainingGraphs> t = buildTrainingGraphs(*m->graphs()[0], o, diag);
       ASSERT_TRUE(t.hasValue()) << (t ? "" : t.error()) << diag.str();

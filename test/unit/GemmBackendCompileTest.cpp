@@ -68,7 +68,7 @@ TEST(GemmBackendCompile, GeneratedGemmKernelsOfTheExamplesCompileForSm90a) {
     CompileOptions o;
     o.passes = "shape-infer,canonicalize,quantize{recipe=" + c.recipe +
                (c.staticWeights ? " weights=static" : "") + "},canonicalize,cse,fuse,dce";
-    o.backend = "generated";
+    o.backend = GemmBackend::Generated;
     o.arch = "sm_90a";
     Expected<CompiledGraph> cg = compileToPlan(*m->graphs()[0], o);
     ASSERT_TRUE(cg.hasValue()) << cg.error();

@@ -1,10 +1,12 @@
-// The GEMM backend choice (CompileOptions::backend, GemmBackend in codegen/LaunchPlan.h) on the
-// CPU: names, the backend carried into every plan step (FP8 GEMMs take the option, bf16 GEMMs
-// stay on cuBLASLt), a bad name as a compile error, and the mapping of each example x recipe's
+// The GEMM backend choice (CompileOptions::backend, passes/GemmBackend.h) on the CPU: names, the
+// backend carried into every plan step (FP8 GEMMs take the option, bf16 GEMMs stay on cuBLASLt),
+// the same plan from the typed option as from its text (fp8c --backend, fuse{gemm-backend=B}),
+// and the mapping of each example x recipe's
 // GEMM steps onto the generated sm90 GEMM (runtime/gpu/GemmSm90Step.h): kernel config from the
 // step, tile configs over M, pitches at odd M, and the refusals that name the GEMM.
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
+#include "passes/PassManager.h"
 #include "runtime/Executable.h"
 #include "runtime/gpu/GemmSm90Step.h"
 
@@ -27,7 +29,7 @@ std::unique_ptr<Module> parseExample(const std::string &name) {
   return m;
 }
 
-CompiledGraph plan(const Graph &g, const std::string &recipe, const std::string &backend) {
+CompiledGraph plan(const Graph &g, const std::string &recipe, GemmBackend backend) {
   CompileOptions o;
   o.recipe = recipeKindNamed(recipe);
   o.backend = backend;
@@ -57,17 +59,67 @@ TEST(GemmBackend, NamesRoundTripAndUnknownNamesAreRefused) {
     EXPECT_EQ(parseGemmBackend(gemmBackendName(b)), b);
   EXPECT_FALSE(parseGemmBackend("cutlass").has_value());
   EXPECT_FALSE(parseGemmBackend("").has_value());
-  EXPECT_EQ(CompileOptions().backend, "auto");
+  EXPECT_EQ(CompileOptions().backend, GemmBackend::Auto);
 }
 
-TEST(GemmBackend, UnknownBackendIsACompileError) {
-  std::unique_ptr<Module> m = parseExample("linear");
-  ASSERT_TRUE(m);
-  CompileOptions o;
-  o.backend = "cutlass";
-  Expected<CompiledGraph> cg = compileToPlan(*m->graphs()[0], o);
-  ASSERT_FALSE(cg.hasValue());
-  EXPECT_EQ(cg.error(), "unknown GEMM backend 'cutlass'; backends: auto, cublaslt, generated");
+// What fp8c does with --recipe=R --backend=B (or --passes=P --backend=B): the name parsed once,
+// the pipeline's fuse planning for it, codegen lowering for it. The typed CompileOptions::backend
+// gives the same pipeline and the same plan, and so does the backend spelled in the pipeline
+// text (fuse{gemm-backend=B}).
+TEST(GemmBackend, TypedOptionPlansAsTheCliAndThePipelineText) {
+  for (const char *example : {"mlp", "swiglu_mlp"})
+    for (const char *recipe : {"tensorwise", "blockwise", "delayed"})
+      for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated}) {
+        SCOPED_TRACE(std::string(example) + " " + recipe + " " + gemmBackendName(b));
+        std::unique_ptr<Module> m = parseExample(example);
+        ASSERT_TRUE(m);
+        const Graph &g = *m->graphs()[0];
+        CompileOptions o;
+        o.recipe = recipeKindNamed(recipe);
+        o.backend = b;
+        Expected<CompiledGraph> typed = compileToPlan(g, o);
+        ASSERT_TRUE(typed.hasValue()) << typed.error();
+
+        const std::string text = std::string("shape-infer,canonicalize,quantize{recipe=") +
+                                 recipe + "},canonicalize,cse,fuse,dce";
+        std::optional<GemmBackend> cli = parseGemmBackend(gemmBackendName(b)); // --backend=B
+        ASSERT_EQ(cli, b);
+        const std::string spelled =
+            b == GemmBackend::Auto
+                ? text
+                : std::string("shape-infer,canonicalize,quantize{recipe=") + recipe +
+                      "},canonicalize,cse,fuse{gemm-backend=" + gemmBackendName(b) + "},dce";
+        for (const auto &[pipeline, defaults] :
+             {std::pair{text, PipelineDefaults{*cli}}, std::pair{spelled, PipelineDefaults{}}}) {
+          SCOPED_TRACE(pipeline);
+          PassManager pm;
+          ASSERT_TRUE(pm.parsePipeline(pipeline, defaults).isOk());
+          EXPECT_EQ(pm.str(), typed->pipeline);
+          std::unique_ptr<Module> c = parseExample(example);
+          DiagnosticEngine diag;
+          ASSERT_TRUE(pm.run(*c, diag)) << diag.str();
+          CodegenOptions co;
+          co.gemmBackend = *cli;
+          Expected<LaunchPlan> p = lowerGraph(*c->graphs()[0], co);
+          ASSERT_TRUE(p.hasValue()) << p.error();
+          EXPECT_EQ(planToCudaText(*p), planToCudaText(typed->plan));
+        }
+      }
+}
+
+// The backend the text spells and the one the caller forces must agree.
+TEST(GemmBackend, PipelineTextAndForcedBackendDisagreeIsAnError) {
+  PassManager pm;
+  Status s = pm.parsePipeline("fuse{gemm-backend=cublaslt}",
+                              PipelineDefaults{GemmBackend::Generated});
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(),
+            "fuse: gemm-backend=cublaslt but the FP8 GEMM backend is generated (--backend)");
+  PassManager same;
+  EXPECT_TRUE(same.parsePipeline("fuse{gemm-backend=generated}",
+                                 PipelineDefaults{GemmBackend::Generated})
+                  .isOk());
+  EXPECT_EQ(same.str(), "fuse{gemm-backend=generated}");
 }
 
 TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
@@ -76,7 +128,7 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
     ASSERT_TRUE(m);
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
       for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated}) {
-        CompiledGraph cg = plan(*m->graphs()[0], recipe, gemmBackendName(b));
+        CompiledGraph cg = plan(*m->graphs()[0], recipe, b);
         std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
         ASSERT_FALSE(gs.empty()) << example << " " << recipe;
         for (const CublasLtGemm *g : gs) {
@@ -97,7 +149,7 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
 TEST(GemmBackend, Bf16GemmsStayOnCublasLt) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
-  CompiledGraph cg = plan(*m->graphs()[0], "none", "generated");
+  CompiledGraph cg = plan(*m->graphs()[0], "none", GemmBackend::Generated);
   std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 2u);
   for (const CublasLtGemm *g : gs) {
@@ -118,7 +170,7 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
   ASSERT_TRUE(m);
   std::set<GemmScaleMode> modes;
   for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
-    CompiledGraph cg = plan(*m->graphs()[0], recipe, "generated");
+    CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
     std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u) << recipe;
     for (const CublasLtGemm *g : gs) {
@@ -161,7 +213,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
   {
-    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "auto");
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Auto);
     std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
     const CublasLtGemm &g = *gs[0];
@@ -207,7 +259,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_FALSE(unfusedGemmOf(*gs[1]).has_value()) << "GEMM 2 has no fused epilogue";
   }
   {
-    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "generated");
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
     std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
     EXPECT_TRUE(gs[0]->blockCast);
@@ -216,7 +268,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_FALSE(unfusedGemmOf(*gs[0]).has_value());
   }
   {
-    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "cublaslt");
+    CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::CublasLt);
     for (const CublasLtGemm *g : gemms(cg.plan))
       EXPECT_FALSE(g->blockCast) << g->name;
   }
@@ -230,7 +282,7 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
   for (const char *recipe : {"tensorwise", "blockwise"}) {
-    CompiledGraph cg = plan(*m->graphs()[0], recipe, "generated");
+    CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
     for (const CublasLtGemm *g : gemms(cg.plan)) {
       Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
       ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
@@ -275,7 +327,7 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
 TEST(GemmBackend, Block128PitchesAtOddM) {
   std::unique_ptr<Module> m = parseExample("linear");
   ASSERT_TRUE(m);
-  CompiledGraph cg = plan(*m->graphs()[0], "blockwise", "generated");
+  CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
   std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 1u);
   GemmSm90Problem p = gemmSm90ProblemOf(*gs[0], cg.plan, 37);

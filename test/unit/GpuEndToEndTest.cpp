@@ -33,7 +33,7 @@ std::unique_ptr<Executable> compileOrFail(const Graph &g, const std::string &pas
   CompileOptions o;
   o.passes = passes;
   o.maxTokens = maxTokens;
-  o.backend = backend;
+  o.backend = parseGemmBackend(backend).value(); // a test case names its backend
   Expected<std::unique_ptr<Executable>> exe = compile(g, o);
   EXPECT_TRUE(exe.hasValue()) << (exe ? "" : exe.error());
   return exe ? exe.take() : nullptr;

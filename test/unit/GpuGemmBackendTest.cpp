@@ -41,7 +41,7 @@ std::string passesFor(const std::string &recipe, bool staticWeights = false) {
 }
 
 std::unique_ptr<Executable> compileWith(const Graph &g, const std::string &passes,
-                                        int64_t maxTokens, const std::string &backend) {
+                                        int64_t maxTokens, GemmBackend backend) {
   CompileOptions o;
   o.passes = passes;
   o.maxTokens = maxTokens;
@@ -78,7 +78,7 @@ TEST_P(GpuGeneratedGemmExampleTest, MatchesInterpreterOnRandomInputs) {
   ASSERT_TRUE(mod);
   std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0],
                                                 passesFor(c.recipe, c.staticWeights), c.m,
-                                                "generated");
+                                                GemmBackend::Generated);
   ASSERT_TRUE(exe);
   std::map<std::string, HostTensor> in = inputsFor(*exe, 11, c.m);
   std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
@@ -130,8 +130,10 @@ TEST_P(GpuGeneratedGemmLargeTest, MlpAt8192MatchesCublasLtBackend) {
   const int64_t m = 8192;
   std::unique_ptr<Module> mod = parse(readExample(file));
   ASSERT_TRUE(mod);
-  std::unique_ptr<Executable> gen = compileWith(*mod->graphs()[0], passesFor(recipe), m, "generated");
-  std::unique_ptr<Executable> lt = compileWith(*mod->graphs()[0], passesFor(recipe), m, "cublaslt");
+  std::unique_ptr<Executable> gen =
+      compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::Generated);
+  std::unique_ptr<Executable> lt =
+      compileWith(*mod->graphs()[0], passesFor(recipe), m, GemmBackend::CublasLt);
   ASSERT_TRUE(gen && lt);
   std::map<std::string, HostTensor> in = inputsFor(*gen, 11, m);
   std::map<std::string, HostTensor> a = runOnDevice(*gen, in, nullptr);
@@ -168,7 +170,8 @@ TEST(GpuGeneratedGemmCudaGraphTest, CapturedRunReplaysToTheSameOutputs) {
   std::unique_ptr<Module> mod = parse(readExample("mlp.mlir"));
   ASSERT_TRUE(mod);
   for (const char *recipe : {"tensorwise", "blockwise"}) {
-    std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], passesFor(recipe), 37, "generated");
+    std::unique_ptr<Executable> exe =
+        compileWith(*mod->graphs()[0], passesFor(recipe), 37, GemmBackend::Generated);
     ASSERT_TRUE(exe);
     CudaDriver *drv = *CudaDriver::get();
     CUstream stream = nullptr;
@@ -217,8 +220,8 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
   ASSERT_TRUE(mod);
   const Graph &g = *mod->graphs()[0];
   for (const char *recipe : {"rowwise", "tensorwise"}) {
-    std::unique_ptr<Executable> lt = compileWith(g, passesFor(recipe), m, "cublaslt");
-    std::unique_ptr<Executable> autoExe = compileWith(g, passesFor(recipe), m, "auto");
+    std::unique_ptr<Executable> lt = compileWith(g, passesFor(recipe), m, GemmBackend::CublasLt);
+    std::unique_ptr<Executable> autoExe = compileWith(g, passesFor(recipe), m, GemmBackend::Auto);
     ASSERT_TRUE(lt && autoExe);
     std::map<std::string, HostTensor> in = inputsFor(*lt, 3, m);
     std::map<std::string, HostTensor> ltOut = runOnDevice(*lt, in, nullptr);
@@ -262,7 +265,8 @@ TEST(GpuAutoGemmBackendTest, DecodeStepsAreMeasuredAgainstCublasLt) {
   std::unique_ptr<Module> mod = parse(readExample("linear.mlir"));
   ASSERT_TRUE(mod);
   for (const char *recipe : {"rowwise", "tensorwise"}) {
-    std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], passesFor(recipe), 16, "auto");
+    std::unique_ptr<Executable> exe =
+        compileWith(*mod->graphs()[0], passesFor(recipe), 16, GemmBackend::Auto);
     ASSERT_TRUE(exe);
     std::map<std::string, HostTensor> in = inputsFor(*exe, 3, 16);
     std::map<std::string, HostTensor> got = runOnDevice(*exe, in, nullptr);

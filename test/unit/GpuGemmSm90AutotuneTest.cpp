@@ -252,7 +252,7 @@ std::string passesFor(const std::string &recipe) {
 }
 
 std::unique_ptr<Executable> compileWith(const Graph &g, const std::string &recipe, int64_t maxM,
-                                        const std::string &backend, bool autotune) {
+                                        GemmBackend backend, bool autotune) {
   CompileOptions o;
   o.passes = passesFor(recipe);
   o.maxTokens = maxM;
@@ -311,7 +311,8 @@ std::vector<std::string> expectMeasured(const Executable &exe, const std::string
 // Rowwise scaling keeps rows independent: the first `rows` rows of every output of a run on
 // `in` against the interpreter on those rows of x alone (Compare.h's kFp8VsInterpreter), and no
 // poisoned element left in any row.
-void expectHeadMatchesInterpreter(const Executable &exe, const std::map<std::string, HostTensor> &in,
+void expectHeadMatchesInterpreter(const Executable &exe,
+                                  const std::map<std::string, HostTensor> &in,
                                   std::map<std::string, HostTensor> &gpu, int64_t rows,
                                   const std::string &what) {
   std::map<std::string, HostTensor> head = in;
@@ -347,7 +348,7 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
 
   // rowwise: rows are independent, so the first 37 rows are checked against the interpreter.
   {
-    std::unique_ptr<Executable> exe = compileWith(graph, "rowwise", m, "auto", true);
+    std::unique_ptr<Executable> exe = compileWith(graph, "rowwise", m, GemmBackend::Auto, true);
     ASSERT_TRUE(exe);
     std::map<std::string, HostTensor> in = inputsFor(*exe, 21, m);
     std::map<std::string, HostTensor> gpu = runOnDevice(*exe, in, nullptr);
@@ -357,8 +358,8 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
 
   // tensorwise: against the cuBLASLt backend on the same inputs; a captured graph replays it;
   // a second compile takes the measurement from the cache.
-  std::unique_ptr<Executable> exe = compileWith(graph, "tensorwise", m, "auto", true);
-  std::unique_ptr<Executable> lt = compileWith(graph, "tensorwise", m, "cublaslt", true);
+  std::unique_ptr<Executable> exe = compileWith(graph, "tensorwise", m, GemmBackend::Auto, true);
+  std::unique_ptr<Executable> lt = compileWith(graph, "tensorwise", m, GemmBackend::CublasLt, true);
   ASSERT_TRUE(exe && lt);
   std::map<std::string, HostTensor> in = inputsFor(*exe, 22, m);
   CudaDriver *drv = *CudaDriver::get();
@@ -397,14 +398,15 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
   }
   drv->cuStreamDestroy(stream);
 
-  std::unique_ptr<Executable> again = compileWith(graph, "tensorwise", m, "auto", true);
+  std::unique_ptr<Executable> again = compileWith(graph, "tensorwise", m, GemmBackend::Auto, true);
   ASSERT_TRUE(again);
   runOnDevice(*again, in, nullptr);
   for (const std::string &line : expectMeasured(*again, "mlp tensorwise M=256, second compile"))
     EXPECT_NE(line.find("from the cache"), std::string::npos) << line;
 
   // --backend=generated: the autotuned winner, named in the log.
-  std::unique_ptr<Executable> gen = compileWith(graph, "tensorwise", m, "generated", true);
+  std::unique_ptr<Executable> gen =
+      compileWith(graph, "tensorwise", m, GemmBackend::Generated, true);
   ASSERT_TRUE(gen);
   std::map<std::string, HostTensor> genOut = runOnDevice(*gen, in, nullptr);
   for (const std::string &line : gen->gemmBackendLog()) {
@@ -418,7 +420,7 @@ TEST(GpuAutotuneAutoBackend, MlpLogsAMeasuredChoiceAndStillMatches) {
         << name;
 
   // Autotune off: the heuristics, nothing measured.
-  std::unique_ptr<Executable> off = compileWith(graph, "tensorwise", m, "auto", false);
+  std::unique_ptr<Executable> off = compileWith(graph, "tensorwise", m, GemmBackend::Auto, false);
   ASSERT_TRUE(off);
   runOnDevice(*off, in, nullptr);
   for (const std::string &line : off->gemmBackendLog()) {
@@ -438,7 +440,8 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
   const int64_t maxM = 512, rows = 8;
   std::unique_ptr<Module> mod = parse(readExample("swiglu_mlp.mlir"));
   ASSERT_TRUE(mod);
-  std::unique_ptr<Executable> exe = compileWith(*mod->graphs()[0], "rowwise", maxM, "auto", true);
+  std::unique_ptr<Executable> exe =
+      compileWith(*mod->graphs()[0], "rowwise", maxM, GemmBackend::Auto, true);
   ASSERT_TRUE(exe);
   const CublasLtGemm *dual = nullptr;
   for (const Step &s : exe->plan().steps)
@@ -463,7 +466,8 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
                   << " at M " << maxM << ")\n";
       }
     } else {
-      EXPECT_NE(line.find(": cublaslt"), std::string::npos) << "M 200 is below the bucket: " << line;
+      EXPECT_NE(line.find(": cublaslt"), std::string::npos)
+          << "M 200 is below the bucket: " << line;
     }
     expectHeadMatchesInterpreter(*exe, in, gpu, rows, "swiglu rowwise M=" + std::to_string(m));
   }

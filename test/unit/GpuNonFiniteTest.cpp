@@ -18,6 +18,7 @@
 
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
+#include "RecipeTestSupport.h"
 
 #include <fmt/format.h>
 
@@ -43,7 +44,7 @@ std::unique_ptr<Executable> compileOrFail(const Graph &g, const std::string &pas
   CompileOptions o;
   o.passes = passes;
   o.maxTokens = maxTokens;
-  o.backend = backend;
+  o.backend = parseGemmBackend(backend).value(); // a test case names its backend
   o.countNonFinite = true;
   Expected<std::unique_ptr<Executable>> exe = compile(g, o);
   EXPECT_TRUE(exe.hasValue()) << (exe ? "" : exe.error());
@@ -509,7 +510,7 @@ TEST(GpuNonFiniteTrainingTest, DelayedStepSkipsAsTheInterpreter) {
   std::unique_ptr<Module> mod = parseModule(readExample("mlp_small"), "mlp_small", diag);
   ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
   TrainingOptions o;
-  o.recipe = "delayed";
+  o.recipe = recipeDefaults(RecipeKind::Delayed);
   o.tokens = 128;
   o.fuse = true;
   o.countNonFinite = true;

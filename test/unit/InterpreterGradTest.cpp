@@ -8,6 +8,7 @@
 
 #include "runtime/Interpreter.h"
 #include "runtime/Training.h"
+#include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -294,7 +295,7 @@ Expected<LinearGrads> linearGrads(const HostTensor &x, const HostTensor &w, cons
   if (!g)
     return Error("the graph did not build");
   TrainingOptions o;
-  o.recipe = "none";
+  o.recipe = std::nullopt;
   Expected<std::unique_ptr<InterpretedTraining>> t = InterpretedTraining::create(*g, o);
   if (!t)
     return Error(t.error());

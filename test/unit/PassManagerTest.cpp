@@ -54,27 +54,40 @@ TEST(PassPipeline, RecipeDefaultsAreSpelledOut) {
             "weight_dtype=e5m2}");
 }
 
-TEST(PassPipeline, DefaultPipelineOfEveryRecipeParses) {
-  for (const char *r : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
-    std::string p = defaultPipeline(r);
-    EXPECT_EQ(p, "shape-infer,canonicalize,quantize{recipe=" + std::string(r) +
-                     "},canonicalize,cse,fuse,dce");
-    std::string c = canonical(p);
-    EXPECT_EQ(canonical(c), c);
+// The default pipeline is built from pass objects with typed options; it prints as the text
+// that parses back into it.
+TEST(PassPipeline, DefaultPipelineOfEveryRecipeIsItsText) {
+  for (RecipeKind r :
+       {RecipeKind::Tensorwise, RecipeKind::Delayed, RecipeKind::Rowwise, RecipeKind::Blockwise}) {
+    PassManager pm;
+    addDefaultPipeline(pm, recipeDefaults(r));
+    EXPECT_EQ(pm.str(), canonical("shape-infer,canonicalize,quantize{recipe=" +
+                                  std::string(recipeName(r)) + "},canonicalize,cse,fuse,dce"));
+    EXPECT_EQ(canonical(pm.str()), pm.str());
   }
+  PassManager none;
+  addDefaultPipeline(none, std::nullopt);
+  EXPECT_EQ(none.str(), "shape-infer,canonicalize,cse,fuse,dce");
 }
 
-// The GEMM backend reaches every fuse pass, beside options of its own; a bad grad-epilogue is
-// the fuse pass's error.
-TEST(PassPipeline, GemmBackendJoinsFuseOptions) {
-  EXPECT_EQ(withGemmBackend("cse,fuse,dce", "generated"), "cse,fuse{gemm-backend=generated},dce");
-  EXPECT_EQ(withGemmBackend("fuse{grad-epilogue=off},dce", "cublaslt"),
-            "fuse{gemm-backend=cublaslt grad-epilogue=off},dce");
-  EXPECT_EQ(withGemmBackend("fuse{grad-epilogue=off},dce", "auto"), "fuse{grad-epilogue=off},dce");
-  EXPECT_EQ(canonical(withGemmBackend("fuse{grad-epilogue=off},dce", "generated")),
-            "fuse{gemm-backend=generated grad-epilogue=off},dce");
+// The fuse pass's typed options print as its text options; the GEMM backend a caller forces
+// (fp8c --backend) reaches every fuse of a textual pipeline beside options of its own; a bad
+// value is the fuse pass's error.
+TEST(PassPipeline, FuseOptionsAreTyped) {
+  PassManager pm;
+  pm.addPass(createFusePass(FuseOptions{GemmBackend::CublasLt, false}));
+  EXPECT_EQ(pm.str(), "fuse{gemm-backend=cublaslt grad-epilogue=off}");
+  EXPECT_EQ(canonical(pm.str()), pm.str());
+  // Auto is the default: not printed.
+  EXPECT_EQ(canonical("fuse{gemm-backend=auto}"), "fuse");
+  PassManager forced;
+  ASSERT_TRUE(forced.parsePipeline("cse,fuse{grad-epilogue=off},dce",
+                                   PipelineDefaults{GemmBackend::Generated}));
+  EXPECT_EQ(forced.str(), "cse,fuse{gemm-backend=generated grad-epilogue=off},dce");
   EXPECT_EQ(parseError("fuse{grad-epilogue=maybe}"),
             "fuse: grad-epilogue=maybe: expected on or off");
+  EXPECT_EQ(parseError("fuse{gemm-backend=bogus}"),
+            "fuse: gemm-backend=bogus: unknown; backends: auto, cublaslt, generated");
 }
 
 TEST(PassPipeline, ParsingAppends) {
@@ -127,7 +140,7 @@ TEST(PassRegistry, EveryPassIsListedWithItsOptions) {
     PassOptions opts;
     if (p.name == "quantize")
       opts["recipe"] = "tensorwise";
-    Expected<std::unique_ptr<Pass>> pass = p.create(opts);
+    Expected<std::unique_ptr<Pass>> pass = p.create(opts, PipelineDefaults{});
     ASSERT_TRUE(pass) << pass.error();
     EXPECT_EQ((*pass)->name(), p.name);
   }

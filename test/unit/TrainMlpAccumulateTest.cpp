@@ -171,8 +171,9 @@ TEST(TrainMlpAccumulate, StaticWeightsReuseTheFirstMicroBatchsCasts) {
                                                   {"delayed+history_len=4+weights=static", true},
                                                   {"delayed+weights=dynamic", false},
                                                   {"delayed", false}}) {
-    Expected<std::unique_ptr<InterpretedTraining>> t =
-        InterpretedTraining::create(**g, trainingOptionsFor(spec));
+    Expected<TrainingOptions> o = trainingOptionsFor(spec);
+    ASSERT_TRUE(o.hasValue()) << spec << ": " << o.error();
+    Expected<std::unique_ptr<InterpretedTraining>> t = InterpretedTraining::create(**g, *o);
     ASSERT_TRUE(t.hasValue()) << spec << ": " << t.error();
     EXPECT_EQ(castsWeightsAtLoad((*t)->graphs()), atLoad) << spec;
   }

@@ -20,6 +20,7 @@
 #include "runtime/Training.h"
 #include "runtime/TrainingGpu.h"
 #include "runtime/jit/Nvrtc.h"
+#include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -49,7 +50,7 @@ std::vector<double> referenceCurve(const MlpProblem &p, DType dt, const std::str
   auto g = b.finish();
   EXPECT_TRUE(g.hasValue());
   TrainingOptions o;
-  o.recipe = recipe;
+  o.recipe = testRecipe(recipe);
   auto step = InterpretedTraining::create(**g, o);
   EXPECT_TRUE(step.hasValue()) << step.error();
   NamedTensors master;
@@ -271,7 +272,7 @@ std::vector<double> devicePipelineOnInterpreter(const MlpProblem &p, const std::
   auto sgdG = buildSgdGraph(layout.rows(), dt);
   EXPECT_TRUE(mlp && lossG && sgdG);
   TrainingOptions o;
-  o.recipe = recipe;
+  o.recipe = testRecipe(recipe);
   auto step = InterpretedTraining::create(**mlp, o);
   EXPECT_TRUE(step.hasValue());
   const std::vector<int64_t> flatShape = {layout.rows(), kSgdCols};
@@ -402,7 +403,7 @@ TEST(TrainMlpGpuPlan, BindingsOfTheGpuBackendMatchThePlans) {
     for (const char *recipe : {"none", "tensorwise", "delayed", "rowwise", "blockwise"}) {
       SCOPED_TRACE(recipe);
       TrainingOptions o;
-      o.recipe = recipe;
+      o.recipe = testRecipe(recipe);
       o.fuse = true;
       DiagnosticEngine diag;
       Expected<TrainingGraphs> t = buildTrainingGraphs(**mlp, pipelineOptionsFor(o), diag);

@@ -20,6 +20,7 @@
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "runtime/TrainingGpu.h"
+#include "RecipeTestSupport.h"
 
 #include <fstream>
 #include <optional>
@@ -42,7 +43,7 @@ struct TrainCase {
   /// The FP8 GEMM backend ("" auto: below 256 tokens untuned, so cuBLASLt with its fallbacks;
   /// "generated": the generated GEMM, e.g. the delayed MLP's fused first GEMM).
   const char *backend = "";
-  /// More quantize options of the recipe (TrainingOptions::recipeOptions).
+  /// More quantize options of the recipe (parsed into TrainingOptions::recipe).
   const char *recipeOptions = "";
 };
 
@@ -57,11 +58,10 @@ TEST_P(GpuTrainingTest, ForwardAndBackwardMatchInterpretedTraining) {
   ASSERT_TRUE(mod && verifyModule(*mod, diag)) << diag.str();
   const Graph &g = *mod->graphs()[0];
   TrainingOptions o;
-  o.recipe = recipe;
+  o.recipe = testRecipe(recipe, c.recipeOptions);
   o.tokens = c.tokens;
   o.fuse = true;
-  o.gemmBackend = c.backend;
-  o.recipeOptions = c.recipeOptions;
+  o.gemmBackend = *c.backend ? parseGemmBackend(c.backend).value() : GemmBackend::Auto;
   Expected<std::unique_ptr<GpuTraining>> gpu = compileTraining(g, o);
   ASSERT_TRUE(gpu.hasValue()) << gpu.error();
   Expected<std::unique_ptr<InterpretedTraining>> cpu = InterpretedTraining::create(g, o);

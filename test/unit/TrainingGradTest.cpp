@@ -6,6 +6,7 @@
 
 #include "runtime/Interpreter.h"
 #include "runtime/Training.h"
+#include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -130,7 +131,7 @@ TEST(TrainingGrad, AutodiffMatchesFiniteDifferences) {
     std::mt19937 rng(7);
     NamedTensors in = randomInputs(*c.graph, rng);
     TrainingOptions o;
-    o.recipe = "none";
+    o.recipe = std::nullopt;
     Expected<std::unique_ptr<InterpretedTraining>> t = InterpretedTraining::create(*c.graph, o);
     ASSERT_TRUE(t) << c.name << ": " << t.error();
     Expected<NamedTensors> y = (*t)->forward(in);
@@ -168,7 +169,7 @@ TEST(TrainingGrad, ForwardOutputIsTheForwardGraphs) {
   std::mt19937 rng(3);
   NamedTensors in = randomInputs(*g, rng);
   TrainingOptions o;
-  o.recipe = "none";
+  o.recipe = std::nullopt;
   auto t = InterpretedTraining::create(*g, o);
   ASSERT_TRUE(t) << t.error();
   auto y = (*t)->forward(in);
@@ -198,7 +199,7 @@ Expected<GradientReference> gradientReference() {
   std::mt19937 rng(11);
   r.inputs = randomInputs(*r.graph, rng);
   TrainingOptions none;
-  none.recipe = "none";
+  none.recipe = std::nullopt;
   auto t = InterpretedTraining::create(*r.graph, none);
   if (!t)
     return Error(t.error());
@@ -248,7 +249,7 @@ TEST(TrainingGrad, QuantizedGradientsPerRecipe) {
       {"tensorwise", 0.12}, {"delayed", 0.12}, {"rowwise", 0.12}, {"blockwise", 0.075}};
   for (const auto &[recipe, bound] : bounds) {
     TrainingOptions o;
-    o.recipe = recipe;
+    o.recipe = testRecipe(recipe);
     auto t = InterpretedTraining::create(*ref->graph, o);
     ASSERT_TRUE(t) << recipe << ": " << t.error();
     Expected<NamedTensors> got = quantizedGradients(**t, *ref, recipe == "delayed");
@@ -286,8 +287,7 @@ TEST(TrainingGrad, GeluSavedE4m3CostsLittleAndSavesTheHidden) {
   std::map<std::string, int64_t> saved;
   for (const char *opt : {"gelu_saved=input", "gelu_saved=e4m3"}) {
     TrainingOptions o;
-    o.recipe = "delayed";
-    o.recipeOptions = opt;
+    o.recipe = testRecipe("delayed", opt);
     auto t = InterpretedTraining::create(*ref->graph, o);
     ASSERT_TRUE(t) << opt << ": " << t.error();
     saved[opt] = (*t)->graphs().savedBytes();
@@ -324,7 +324,7 @@ TEST(TrainingGrad, FusedStepEqualsUnfused) {
     std::vector<NamedTensors> results;
     for (bool fuse : {false, true}) {
       TrainingOptions o;
-      o.recipe = recipe;
+      o.recipe = testRecipe(recipe);
       o.fuse = fuse;
       auto t = InterpretedTraining::create(*g, o);
       ASSERT_TRUE(t) << recipe << ": " << t.error();
@@ -358,7 +358,7 @@ TEST(TrainingGrad, SavedMemoryFallsWithFp8) {
   std::map<std::string, int64_t> bytes;
   for (const char *recipe : {"none", "tensorwise", "delayed", "blockwise"}) {
     TrainingOptions o;
-    o.recipe = recipe;
+    o.recipe = testRecipe(recipe);
     auto t = InterpretedTraining::create(*g, o);
     ASSERT_TRUE(t) << recipe << ": " << t.error();
     bytes[recipe] = (*t)->graphs().savedBytes();
@@ -393,12 +393,11 @@ TEST(TrainingState, DelayedHistoryThroughASpike) {
   NamedTensors in = randomInputs(*g, rng);
   HostTensor dy = randomTensor({32, 64}, 1.0f / 32, rng);
   TrainingOptions o;
-  o.recipe = "delayed";
-  o.recipeOptions = "history_len=4";
+  o.recipe = testRecipe("delayed", "history_len=4");
   auto t = InterpretedTraining::create(*g, o);
   ASSERT_TRUE(t) << t.error();
   TrainingOptions ro;
-  ro.recipe = "none";
+  ro.recipe = std::nullopt;
   auto ref = InterpretedTraining::create(*g, ro);
   ASSERT_TRUE(ref) << ref.error();
   std::vector<std::string> keys = (*t)->stateKeys();

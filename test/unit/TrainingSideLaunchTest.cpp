@@ -7,6 +7,7 @@
 #include "runtime/gpu/GemmSm90Autotune.h"
 #include "runtime/gpu/GemmSm90Step.h"
 #include "runtime/jit/Nvrtc.h"
+#include "RecipeTestSupport.h"
 
 #include <algorithm>
 #include <set>
@@ -107,22 +108,22 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
   std::unique_ptr<Module> m = parseModule(readExample("mlp.mlir"), "mlp.mlir", diag);
   ASSERT_TRUE(m) << diag.str();
   TrainingOptions o;
-  o.recipe = "delayed";
+  o.recipe = recipeDefaults(RecipeKind::Delayed);
   o.tokens = 8192;
   o.fuse = true;
   Expected<TrainingGraphs> t = buildTrainingGraphs(*m->graphs()[0], pipelineOptionsFor(o), diag);
   ASSERT_TRUE(t) << t.error();
-  for (const char *backend : {"cublaslt", "auto"}) {
+  for (GemmBackend backend : {GemmBackend::CublasLt, GemmBackend::Auto}) {
     CompileOptions co = trainingCompileOptions(o.tokens);
     co.arch = "sm_90a";
     co.backend = backend;
-    co.sideLaunches = std::string(backend) != "auto"; // auto: the default, off
+    co.sideLaunches = backend != GemmBackend::Auto; // auto: the default, off
     Expected<CompiledGraph> b = compileToPlan(*t->backward, co);
     ASSERT_TRUE(b) << b.error();
     int launches = 0, fallbacks = 0;
     for (const Step &s : b->plan.steps) {
       if (const auto *g = std::get_if<CublasLtGemm>(&s)) {
-        EXPECT_TRUE(g->side.empty()) << backend << " " << g->name;
+        EXPECT_TRUE(g->side.empty()) << gemmBackendName(backend) << " " << g->name;
         for (const GeneratedLaunch &l : g->epiFallback)
           fallbacks += l.description.find("fp8.gelu_grad") != std::string::npos;
       } else {
@@ -130,9 +131,9 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
             std::get<GeneratedLaunch>(s).description.find("fp8.gelu_grad") != std::string::npos;
       }
     }
-    const bool cublas = std::string(backend) == "cublaslt";
-    EXPECT_EQ(launches, cublas ? 1 : 0) << backend;
-    EXPECT_EQ(fallbacks, cublas ? 0 : 1) << backend;
+    const bool cublas = backend == GemmBackend::CublasLt;
+    EXPECT_EQ(launches, cublas ? 1 : 0) << gemmBackendName(backend);
+    EXPECT_EQ(fallbacks, cublas ? 0 : 1) << gemmBackendName(backend);
   }
 }
 
@@ -154,9 +155,9 @@ TEST(GpuSideLaunch, MatchesTheLaunchItReplaces) {
     std::unique_ptr<GpuTraining> T[2];
     for (int side = 0; side < 2; ++side) {
       TrainingOptions o;
-      o.recipe = "delayed";
+      o.recipe = recipeDefaults(RecipeKind::Delayed);
       o.tokens = tokens;
-      o.gemmBackend = "generated";
+      o.gemmBackend = GemmBackend::Generated;
       o.sideLaunches = side == 1;
       o.gradEpilogue = false; // the reference runs the launch on its own, not in the dgrad GEMM
       Expected<std::unique_ptr<GpuTraining>> t = compileTraining(g, o);

@@ -8,6 +8,7 @@
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "runtime/TrainingGpu.h"
+#include "RecipeTestSupport.h"
 
 #include <fstream>
 #include <map>
@@ -176,7 +177,7 @@ inline std::optional<LoweredTraining> lowerTraining(const char *file, const std:
     return std::nullopt;
   }
   TrainingOptions o;
-  o.recipe = recipe;
+  o.recipe = testRecipe(recipe);
   o.tokens = tokens;
   o.fuse = true;
   o.sideLaunches = sideLaunches;

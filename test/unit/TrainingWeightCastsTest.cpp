@@ -17,6 +17,7 @@
 #include "runtime/RandomInputs.h"
 #include "runtime/TensorStats.h"
 #include "runtime/Training.h"
+#include "RecipeTestSupport.h"
 
 using namespace fp8c;
 using namespace fp8c::gputest;
@@ -35,8 +36,7 @@ std::unique_ptr<Module> smallMlp() {
 
 TrainingOptions delayedStaticWeights() {
   TrainingOptions o;
-  o.recipe = "delayed";
-  o.recipeOptions = "weights=static";
+  o.recipe = testRecipe("delayed", "weights=static");
   o.tokens = kTokens;
   o.fuse = true;
   return o;
@@ -85,13 +85,22 @@ void expectSameTensors(const NamedTensors &a, const NamedTensors &b, const std::
 }
 
 TEST(TrainingOptionsFor, RecipeThenQuantizeOptionsAfterPlus) {
-  TrainingOptions o = trainingOptionsFor("delayed+weights=static+history_len=4");
-  EXPECT_EQ(o.recipe, "delayed");
-  EXPECT_EQ(o.recipeOptions, "weights=static history_len=4");
+  Expected<TrainingOptions> o = trainingOptionsFor("delayed+weights=static+history_len=4");
+  ASSERT_TRUE(o.hasValue()) << o.error();
+  ASSERT_TRUE(o->recipe.has_value());
+  EXPECT_EQ(o->recipe->kind, RecipeKind::Delayed);
+  EXPECT_TRUE(o->recipe->staticWeights);
+  EXPECT_EQ(o->recipe->historyLen, 4);
+  EXPECT_EQ(o->recipe->str(), testRecipe("delayed", "weights=static history_len=4")->str());
   o = trainingOptionsFor("none");
-  EXPECT_EQ(o.recipe, "none");
-  EXPECT_EQ(o.recipeOptions, "");
-  EXPECT_EQ(o.gemmBackend, "");
+  ASSERT_TRUE(o.hasValue()) << o.error();
+  EXPECT_FALSE(o->recipe.has_value());
+  EXPECT_EQ(o->gemmBackend, GemmBackend::Auto);
+  // The spec is parsed once, here: a bad recipe or option is its error.
+  o = trainingOptionsFor("delayed+history_len=zero");
+  ASSERT_FALSE(o.hasValue());
+  EXPECT_NE(o.error().find("history_len"), std::string::npos) << o.error();
+  EXPECT_FALSE(trainingOptionsFor("fastest").hasValue());
 }
 
 TEST(InterpretedWeightCasts, ReuseComputesWithTheLastCastWeights) {
@@ -141,15 +150,15 @@ TEST(InterpretedWeightCasts, ReuseIsRefusedWithoutStaticWeightsOrBeforeACast) {
   ASSERT_TRUE(mod);
   const Graph &g = *mod->graphs()[0];
   TrainingOptions plain = delayedStaticWeights();
-  plain.recipeOptions = "";
+  plain.recipe->staticWeights = false;
   for (const TrainingOptions &o : {plain, delayedStaticWeights()}) {
     Expected<std::unique_ptr<InterpretedTraining>> t = InterpretedTraining::create(g, o);
     ASSERT_TRUE(t.hasValue()) << t.error();
     Expected<NamedTensors> out =
         (*t)->forward(inputsOf(*(*t)->graphs().forward, 1, 11), WeightCasts::Reuse);
     ASSERT_FALSE(out.hasValue());
-    EXPECT_NE(out.error().find(o.recipeOptions.empty() ? "weights=static"
-                                                       : "before any forward cast the weights"),
+    EXPECT_NE(out.error().find(!o.recipe->staticWeights ? "weights=static"
+                                                         : "before any forward cast the weights"),
               std::string::npos)
         << out.error();
   }
@@ -264,7 +273,7 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
     ASSERT_TRUE(refGrad.hasValue()) << refGrad.error();
     ASSERT_EQ((*CudaDriver::get())->cuStreamSynchronize(stream), CUDA_SUCCESS);
     const std::string label = "[ weight casts ] step " + std::to_string(step);
-    expectStepNearReference(keep, G, *ref, *refGrad, o.recipe, label);
+    expectStepNearReference(keep, G, *ref, *refGrad, "delayed", label);
   }
 
   // Refusals: a weight bound to another buffer; a step without weights=static; no cast yet.
@@ -295,14 +304,14 @@ TEST(GpuWeightCasts, CastSeesInPlaceUpdatesAndReuseKeepsTheCopies) {
         << st.message();
   }
   TrainingOptions plain = o;
-  plain.recipeOptions = "";
+  plain.recipe->staticWeights = false;
   for (const TrainingOptions &opts : {plain, o}) {
     Expected<std::unique_ptr<GpuTraining>> fresh = compileTraining(g, opts);
     ASSERT_TRUE(fresh.hasValue()) << fresh.error();
     st = (*fresh)->forward(devIn, devOut, stream, WeightCasts::Reuse);
     ASSERT_FALSE(st.isOk());
-    EXPECT_NE(st.message().find(opts.recipeOptions.empty() ? "weights=static"
-                                                           : "before any forward cast"),
+    EXPECT_NE(st.message().find(!opts.recipe->staticWeights ? "weights=static"
+                                                             : "before any forward cast"),
               std::string::npos)
         << st.message();
   }

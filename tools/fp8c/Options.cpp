@@ -92,6 +92,7 @@ exit status: 0 success, 1 error in the input or its use, 2 internal error
 }
 
 std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
+  std::string recipeText, recipeOptions; // --recipe, --recipe-options: parsed at the end
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string name = arg, value;
@@ -176,15 +177,15 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     } else if (name == "--recipe") {
       if (auto e = needValue())
         return e;
-      if (value != "tensorwise" && value != "delayed" && value != "rowwise" && value != "blockwise" &&
-          value != "none")
+      if (value != "none" && !recipeKindNamed(value))
         return "--recipe=" + value +
                ": unknown recipe; recipes: tensorwise, delayed, rowwise, blockwise, none";
-      o.recipe = value;
+      recipeText = value;
+      o.recipeGiven = true;
     } else if (name == "--recipe-options") {
       if (auto e = needValue())
         return e;
-      o.recipeOptions = value;
+      recipeOptions = value;
     } else if (name == "--train") {
       if (auto e = noValue())
         return e;
@@ -272,10 +273,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       o.inputFile = arg;
     }
   }
-  if (!o.recipeOptions.empty() && !o.train)
+  if (!recipeOptions.empty() && !o.train)
     return std::string("--recipe-options applies to --train; give the options in --passes "
                        "(quantize{...}) otherwise");
-  if (!o.passes.empty() && !o.recipe.empty())
+  if (!o.passes.empty() && o.recipeGiven)
     return std::string("give --passes or --recipe, not both");
   if (o.train && (o.run || !o.passes.empty()))
     return std::string("--train takes --recipe (and --tokens), not --run or --passes");
@@ -289,6 +290,19 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return std::string("--check needs --run=cpu|gpu");
   if (o.bench && o.run != "gpu")
     return std::string("--bench needs --run=gpu");
+  // --train without --recipe: tensorwise.
+  if (o.train && !o.recipeGiven) {
+    recipeText = recipeName(RecipeKind::Tensorwise);
+    o.recipeGiven = true;
+  }
+  if (o.recipeGiven) {
+    Expected<std::optional<Recipe>> recipe = parseRecipeSpec(recipeText, recipeOptions);
+    if (!recipe)
+      return (recipeOptions.empty() ? "--recipe=" + recipeText
+                                    : "--recipe-options='" + recipeOptions + "'") +
+             ": " + recipe.error();
+    o.recipe = recipe.take();
+  }
   // The arch decides, once, whether the generated GEMM may be planned.
   Expected<GemmBackend> backend = gemmBackendFor(o.arch, o.backend);
   if (!backend)

@@ -3,6 +3,8 @@
 
 #include "TargetArch.h"
 
+#include "passes/Recipe.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,10 +32,12 @@ struct Options {
   std::string funcName;                ///< --func
   std::string passes;                  ///< --passes=PIPELINE
   bool passesGiven = false;            ///< --passes appeared (possibly empty)
-  std::string recipe;                  ///< --recipe=NAME (the default pipeline)
+  bool recipeGiven = false;            ///< --recipe appeared (or --train, which defaults it)
+  /// --recipe=NAME (the default pipeline) with --recipe-options, parsed once; std::nullopt for
+  /// --recipe=none.
+  std::optional<Recipe> recipe;
   bool train = false;                  ///< --train: forward + backward graphs
   int64_t tokens = 0;                  ///< --tokens=N (with --train)
-  std::string recipeOptions;           ///< --recipe-options='K=V ...' (with --train)
   bool printIrAfterAll = false;
   std::vector<std::string> printIrAfter; ///< --print-ir-after=PASS
   bool verifyEach = false;

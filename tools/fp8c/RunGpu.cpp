@@ -87,7 +87,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   CompileOptions co;
   co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
   co.arch = o.arch ? o.arch->name : ""; // none: the device's
-  co.backend = gemmBackendName(o.backend);
+  co.backend = o.backend;
   co.autotune = o.autotune;
   co.maxTokens = 1;
   co.countNonFinite = o.check;

@@ -84,10 +84,9 @@ void printPassList(std::ostream &os) {
 // --train: replaces each function F of `m` by F_fwd and F_bwd (TrainingPipeline.h).
 int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   TrainingPipelineOptions to;
-  to.recipe = o.recipe.empty() ? "tensorwise" : o.recipe;
+  to.recipe = o.recipe;
   to.tokens = o.tokens;
-  to.recipeOptions = o.recipeOptions;
-  to.gemmBackend = gemmBackendName(o.backend);
+  to.fuseOptions.gemmBackend = o.backend;
   to.verifyEach = true;
   to.printIrAfterAll = o.printIrAfterAll;
   to.dumpOut = &std::cerr;
@@ -143,17 +142,6 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
   if (o.train)
     return processTraining(o, m, irOut);
   std::unique_ptr<Module> reference;
-  std::string pipeline = !o.passes.empty()   ? o.passes
-                         : !o.recipe.empty()  ? defaultPipeline(recipeKindNamed(o.recipe))
-                         : needsCompiledGraph(o) ? noRecipePipeline()
-                                              : std::string();
-  // Show the GEMM backend in the fusion plan, and plan for it: fuse{gemm-backend=B}.
-  pipeline = withGemmBackend(pipeline, gemmBackendName(o.backend));
-  if (o.printFusionPlan && pipeline.find("fuse") == std::string::npos) {
-    std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
-                 "--passes=...,fuse)\n";
-    return kExitUserError;
-  }
   if (!o.passes.empty() || o.passesGiven) {
     if (o.passes.empty()) {
       std::cerr << "fp8c: error: --passes is empty; give a pipeline such as "
@@ -170,14 +158,25 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
                 << known << "\n";
       return kExitUserError;
     }
-  if (!pipeline.empty()) {
-    if (o.compareUnquantized)
-      reference = load(o, text, name, firstLine);
-    PassManager pm;
-    if (Status s = pm.parsePipeline(pipeline); !s) {
+  // The pipeline: --passes (its text parsed once, every fuse planning for --backend), else the
+  // default pipeline of --recipe (or without one where a compiled graph is needed).
+  PassManager pm;
+  if (!o.passes.empty()) {
+    if (Status s = pm.parsePipeline(o.passes, PipelineDefaults{o.backend}); !s) {
       std::cerr << "fp8c: error: " << s.message() << "\n";
       return kExitUserError;
     }
+  } else if (o.recipeGiven || needsCompiledGraph(o)) {
+    addDefaultPipeline(pm, o.recipe, FuseOptions{o.backend});
+  }
+  if (o.printFusionPlan && !pm.contains("fuse")) {
+    std::cerr << "fp8c: error: --print-fusion-plan needs `fuse` in the pipeline (--recipe=R or "
+                 "--passes=...,fuse)\n";
+    return kExitUserError;
+  }
+  if (!pm.empty()) {
+    if (o.compareUnquantized)
+      reference = load(o, text, name, firstLine);
     pm.setVerifyEach(o.verifyEach);
     pm.setPrintIrAfterAll(o.printIrAfterAll);
     for (const std::string &p : o.printIrAfter)

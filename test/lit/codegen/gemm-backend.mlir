@@ -7,6 +7,9 @@
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --emit=cuda | FileCheck %s --check-prefix=AUTO
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --print-fusion-plan --backend=generated | FileCheck %s --check-prefix=PLAN
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=rowwise --print-fusion-plan | FileCheck %s --check-prefix=PLAN-AUTO
+// --backend reaches the fuse of a --passes pipeline too, and so does fuse{gemm-backend=B}.
+// RUN: fp8c %fp8c_src/examples/mlp.mlir --passes='shape-infer,canonicalize,quantize{recipe=rowwise},canonicalize,cse,fuse,dce' --print-fusion-plan --backend=generated | FileCheck %s --check-prefix=PLAN
+// RUN: fp8c %fp8c_src/examples/mlp.mlir --passes='shape-infer,canonicalize,quantize{recipe=rowwise},canonicalize,cse,fuse{gemm-backend=generated},dce' --print-fusion-plan | FileCheck %s --check-prefix=PLAN
 
 // GEN-LABEL: // fp8c CUDA for @mlp: {{[0-9]+}} generated launches, 0 cuBLASLt GEMMs, 2 generated sm90 GEMMs, 0 of the steps at load
 // GEN: // ===== step {{[0-9]+}}: generated sm90 GEMM fp8c_mlp_k3_gemm =====
