@@ -16,8 +16,8 @@
 //   transpose(transpose(x))           ==> x
 //   relu(relu(x))                     ==> relu(x)
 //   f(x1, .., xn) : [K, ?]            ==> transpose(f(transpose(x1), .., transpose(xn))) for a
-//        pointwise f whose operands all have its result's shape and whose last dim is the
-//        dynamic one: element for element the same values, computed on [?, K] tensors, which
+//        pointwise f whose operands all have its result's shape (or are scalars, kept as they
+//        are) and whose last dim is the dynamic one: element for element the same values, computed on [?, K] tensors, which
 //        codegen lowers (a [K, ?] tensor is only transposed or cast-transposed there); the
 //        inner transposes of transposes then fold.
 // Rewrites repeat until none applies; dead producers are left for `dce`.
@@ -97,11 +97,16 @@ bool pointwiseOnRows(Op *op, Block &b) {
       rt.isDynamicDim(0) || !op->result()->hasUses())
     return false;
   for (Value *v : op->operands())
-    if (v->type().rank() != 2 || v->type().dim(0) != rt.dim(0) || !v->type().isDynamicDim(1))
+    if (v->type().rank() != 0 &&
+        (v->type().rank() != 2 || v->type().dim(0) != rt.dim(0) || !v->type().isDynamicDim(1)))
       return false;
   OpBuilder ob(b, op);
   std::vector<Value *> rows;
   for (Value *v : op->operands()) {
+    if (v->type().rank() == 0) { // a scalar broadcasts the same either way
+      rows.push_back(v);
+      continue;
+    }
     if (Op *t = producer(v, OpKind::Transpose)) {
       rows.push_back(t->operand(0));
       continue;

@@ -229,6 +229,18 @@ func.func @pointwise_on_transposed_tokens(%x: tensor<?x17xbf16>, %w: tensor<?x17
   return %m, %c : tensor<17x?xbf16>, tensor<17x?xf32>
 }
 
+// A scalar operand stays as it is.
+// CHECK-LABEL: func.func @pointwise_with_scalar(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<?x17xf16>, %[[S:[^:]+]]: tensor<f16>)
+// CHECK-NEXT:   %[[A:.+]] = fp8.add %[[S]], %[[X]] : (tensor<f16>, tensor<?x17xf16>) -> tensor<?x17xf16>
+// CHECK-NEXT:   %[[AT:.+]] = fp8.transpose %[[A]] : (tensor<?x17xf16>) -> tensor<17x?xf16>
+// CHECK-NEXT:   return %[[AT]] :
+func.func @pointwise_with_scalar(%x: tensor<?x17xf16>, %s: tensor<f16>) -> tensor<17x?xf16> {
+  %t = fp8.transpose %x : (tensor<?x17xf16>) -> tensor<17x?xf16>
+  %a = fp8.add %s, %t : (tensor<f16>, tensor<17x?xf16>) -> tensor<17x?xf16>
+  return %a : tensor<17x?xf16>
+}
+
 // A static last dim, or a dynamic first dim, stays as written.
 // CHECK-LABEL: func.func @pointwise_static_or_token_rows(
 // CHECK-NEXT:   fp8.relu %{{.+}} : (tensor<17x4xbf16>) -> tensor<17x4xbf16>
