@@ -262,8 +262,8 @@ void Planner::growEpilogue(size_t k) {
         continue;
       if (std::string why = groupConflict(k, u); !why.empty())
         reject(u, k, "epilogue", why);
-      else
-        addIfAcyclic(k, u, OpRole::Epilogue);
+      else if (!wouldCycle(u, k))
+        add(k, u, OpRole::Epilogue);
     }
     for (Op *u : tail->users())
       if (topLevel(u) && !planned(u) && u->kind() == OpKind::Cast && u->operand(0) == tail &&

@@ -13,6 +13,7 @@
 #include "passes/PassManager.h"
 #include "passes/TrainingPipeline.h"
 #include "runtime/jit/Nvrtc.h"
+#include "NvrtcTestSupport.h"
 #include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -203,12 +204,7 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
             ++launches;
             if (!seen.insert(normalized(*l)).second)
               continue;
-            NvrtcRequest req;
-            req.kernelName = l->kernelName;
-            req.source = l->source;
-            req.arch = "sm_90a";
-            req.extraOptions = l->nvrtcOptions;
-            Expected<NvrtcResult> res = compileWithNvrtc(req);
+            Expected<NvrtcResult> res = compileLaunchForSm90a(*l);
             ASSERT_TRUE(res.hasValue()) << l->kernelName << ": " << res.error();
             ++compiled;
             byteStaged += l->source.find("kByteStaged = true") != std::string::npos;

@@ -11,6 +11,7 @@
 #include "passes/PassManager.h"
 #include "runtime/Interpreter.h"
 #include "runtime/jit/Nvrtc.h"
+#include "NvrtcTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -191,12 +192,7 @@ TEST(OpTable, EveryPointwiseOpCompilesForSm90a) {
         continue;
       ++launches;
       calls |= l->source.find("fp8c::op::" + fn + "(") != std::string::npos;
-      NvrtcRequest req;
-      req.kernelName = l->kernelName;
-      req.source = l->source;
-      req.arch = "sm_90a";
-      req.extraOptions = l->nvrtcOptions;
-      Expected<NvrtcResult> r = compileWithNvrtc(req);
+      Expected<NvrtcResult> r = compileLaunchForSm90a(*l);
       ASSERT_TRUE(r.hasValue()) << l->kernelName << ": " << r.error();
       ++compiled;
     }

@@ -20,6 +20,7 @@
 #include "runtime/Training.h"
 #include "runtime/TrainingGpu.h"
 #include "runtime/jit/Nvrtc.h"
+#include "NvrtcTestSupport.h"
 #include "RecipeTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -459,12 +460,7 @@ TEST(TrainMlpUpdateGraphs, EveryLaunchCompilesForSm90a) {
       int launches = 0;
       for (const auto *steps : {&cg->plan.loadSteps, &cg->plan.steps})
         for (const GeneratedLaunch *l : launchesOf(*steps)) {
-          NvrtcRequest req;
-          req.kernelName = l->kernelName;
-          req.source = l->source;
-          req.arch = "sm_90a";
-          req.extraOptions = l->nvrtcOptions;
-          Expected<NvrtcResult> r = compileWithNvrtc(req);
+          Expected<NvrtcResult> r = compileLaunchForSm90a(*l);
           ASSERT_TRUE(r.hasValue()) << l->kernelName << ": " << r.error();
           EXPECT_FALSE(r->hasSpills()) << l->kernelName << ":\n" << r->log;
           ++launches;
