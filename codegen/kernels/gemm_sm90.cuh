@@ -136,6 +136,9 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
                                             int &seq, int bar, int rowBase, int colBase,
                                             const float (&sa)[2], const float4 *colBuf,
                                             float tensorScale, float upScale, float scaleD) {
+  // The second stage of the dual, residual and block-cast epilogues gets values already
+  // dequantized (A's scale included): it multiplies by one.
+  const float unitSa[2] = {1.0f, 1.0f};
   if constexpr (Dual) {
     float h[WN / 4];
     swigluHalves<WN, S>(acc, h, tensorScale, upScale, sa, colBuf);
@@ -144,28 +147,28 @@ __device__ __forceinline__ void finishSlice(float (&acc)[WN / 2], const GemmPara
     constexpr Scale SH = S == Scale::Row ? Scale::Tensor : S;
     if constexpr (EB > 0)
       epilogueTma<WN / 2, EB, TD, SH, HasBias, TBias, A, Amax>(h, p, mapD, epiBuf, seq, bar,
-                                                               rowBase, colBase / 2, sa, colBuf,
+                                                               rowBase, colBase / 2, unitSa, colBuf,
                                                                1.0f, scaleD);
     else
-      epilogue<WN / 2, TD, SH, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, sa, colBuf,
+      epilogue<WN / 2, TD, SH, HasBias, TBias, A, Amax>(h, p, rowBase, colBase / 2, unitSa, colBuf,
                                                         1.0f, scaleD);
   } else if constexpr (XO == kXoResidual) {
     addResidual<WN, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
     if constexpr (EB > 0)
       epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, Amax>(
-          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, 1.0f, scaleD);
+          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, unitSa, colBuf, 1.0f, scaleD);
     else
-      epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, Amax>(acc, p, rowBase, colBase, sa,
+      epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, Amax>(acc, p, rowBase, colBase, unitSa,
                                                                      colBuf, 1.0f, scaleD);
   } else if constexpr (Amax == kAmaxBlock) {
     // The values leave FP8-ready (scaled per block): stored with scale 1, nothing else to do.
     blockCastSlice<WN, TD, S, HasBias, A>(acc, p, rowBase, colBase, sa, colBuf, tensorScale);
     if constexpr (EB > 0)
       epilogueTma<WN, EB, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone, true>(
-          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, sa, colBuf, 1.0f, 1.0f);
+          acc, p, mapD, epiBuf, seq, bar, rowBase, colBase, unitSa, colBuf, 1.0f, 1.0f);
     else
       epilogue<WN, TD, Scale::Tensor, false, TBias, Act::None, kAmaxNone>(
-          acc, p, rowBase, colBase, sa, colBuf, 1.0f, 1.0f);
+          acc, p, rowBase, colBase, unitSa, colBuf, 1.0f, 1.0f);
   } else if constexpr (XO != 0) {
     epilogueTmaAux<WN, EB, TD, S, HasBias, TBias, A, Amax, XO, InAhead>(
         acc, p, mapD, mapAux, mapDT, epiBuf, colSumBuf, seq, bar, rowBase, colBase, sa, colBuf,
