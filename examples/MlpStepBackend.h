@@ -83,7 +83,7 @@ Expected<LossCurve> runLossCurve(MlpStepBackend &backend, const std::string &rec
 std::unique_ptr<MlpStepBackend> makeInterpreterBackend(const MlpProblem &problem, DType dtype);
 
 /// train_mlp's default bound on maxRelativeGap(fp8 curve, bf16 curve, kGapTail), also what the
-/// GPU test holds the recipes to. test/unit/TrainingLossCurveTest.cpp holds every step of every
+/// GPU test holds the recipes to. test/unit/training/TrainingLossCurveTest.cpp holds every step of every
 /// FP8 recipe to 3 % of the unquantized loss on the CPU (1.5x the worst it measured). What FP8
 /// rounding alone costs: e4m3 rounds each operand element with a relative error of at most
 /// 2^-4 (~2.5 % RMS), so an FP8 GEMM output moves by ~3.5 % RMS and y by ~5 % RMS after two,
