@@ -2,7 +2,7 @@
 #include "bench/DeviceFill.h"
 
 #include "runtime/DeviceTensorIO.h"
-#include "runtime/RandomInputs.h"
+#include "interp/RandomInputs.h"
 
 #include <cstring>
 #include <map>

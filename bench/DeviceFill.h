@@ -1,5 +1,5 @@
 // Random device data for the benchmark, made fast: one host block of seeded normal values
-// (runtime/RandomInputs.h) rounded to the dtype, uploaded once and repeated through the
+// (interp/RandomInputs.h) rounded to the dtype, uploaded once and repeated through the
 // buffer by device-to-device copies that double the filled prefix. Values repeat with the
 // block's period (1 Mi elements), which changes nothing a timing depends on; they are never
 // all zeros.

@@ -10,8 +10,8 @@
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
 #include "runtime/DeviceTensorIO.h"
-#include "runtime/Executable.h"
-#include "runtime/RandomInputs.h"
+#include "driver/Compile.h"
+#include "interp/RandomInputs.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/CudaEvents.h"
 
@@ -101,7 +101,7 @@ func.func @q(%x: tensor<?x{k}xbf16>) -> ({st}, tensor<?x{k}xf8E4M3FN>) {{
     return Error(diag.str());
   CompileOptions o;
   o.passes = "shape-infer,fuse,dce";
-  o.maxTokens = c.m;
+  o.load.maxTokens = c.m;
   o.tuning = t;
   Expected<std::unique_ptr<Executable>> exe = compile(*mod->graphs()[0], o);
   if (!exe)

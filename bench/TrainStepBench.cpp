@@ -1,4 +1,4 @@
-// fp8c-train-bench: the time of one training step (forward + backward, runtime/TrainingGpu.h)
+// fp8c-train-bench: the time of one training step (forward + backward, training/TrainingGpu.h)
 // of each given graph per recipe, against the same step compiled with recipe none (its GEMMs
 // are cuBLASLt bf16 GEMMs), in one process. CUDA events around each step, warm-up first,
 // median of at least --reps steps (bench/Timing.h); inputs random, never all zero.
@@ -48,7 +48,7 @@
 #include "bench/Timing.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
-#include "runtime/TrainingGpu.h"
+#include "training/TrainingGpu.h"
 
 #include <algorithm>
 #include <array>

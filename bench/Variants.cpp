@@ -4,6 +4,7 @@
 
 #include "bench/DeviceFill.h"
 #include "bench/Unfused.h"
+#include "driver/Compile.h"
 #include "ir/Clone.h"
 #include "ir/Parser.h"
 #include "runtime/DeviceTensorIO.h"
@@ -230,7 +231,7 @@ std::vector<Variant> buildVariants() {
                      if (!g)
                        return Error(g.error());
                      CompileOptions o = gv.options(recipe);
-                     o.maxTokens = s.m;
+                     o.load.maxTokens = s.m;
                      auto p = std::make_unique<GraphPrepared>(s, gv.weightBytes);
                      if (Status st = p->init(**g, o, in); !st)
                        return Error(st.message());
@@ -244,7 +245,7 @@ std::vector<Variant> buildVariants() {
                      if (!g)
                        return Error(g.error());
                      CompileOptions o = gv.options(recipe);
-                     o.maxTokens = s.m;
+                     o.load.maxTokens = s.m;
                      Expected<CompiledGraph> cg = compileToPlan(**g, o);
                      if (!cg)
                        return Error(cg.error());
@@ -288,7 +289,7 @@ Expected<ShapeInputs> makeInputs(const Graph &g, int64_t m, int64_t l2Bytes) {
       Expected<DeviceBuffer> b = allocateFor(n * dtypeBytes(t), "input " + v->name());
       if (!b)
         return Error(b.error());
-      // As runtime/RandomInputs.h: weights N(0, 1/K), biases 0.1 N(0, 1), activations N(0, 1).
+      // As interp/RandomInputs.h: weights N(0, 1/K), biases 0.1 N(0, 1), activations N(0, 1).
       bool weight = shape.size() == 2 && v->type().shape()[0] != kDynamic;
       double stddev = weight ? 1.0 / std::sqrt(double(shape[1])) : shape.size() == 1 ? 0.1 : 1.0;
       if (Status s = fillRandom(*b, n, t, stddev, static_cast<uint64_t>(set * 16 + i)); !s)

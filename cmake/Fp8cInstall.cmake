@@ -1,7 +1,7 @@
 # Install rules and the exported CMake package, so that an outside project can write
 #
 #   find_package(fp8c REQUIRED)
-#   target_link_libraries(app PRIVATE fp8c::runtime)
+#   target_link_libraries(app PRIVATE fp8c::driver)   # compile() and run(); fp8c::training for steps
 #
 # Layout under the prefix: lib/ (one static library per layer), include/fp8c/<layer>/ (headers,
 # included as "ir/Graph.h"), bin/fp8c, lib/cmake/fp8c/ (this package). Each layer adds itself to

@@ -3,7 +3,7 @@
 
 #include "MlpUpdateGraphs.h"
 
-#include "runtime/TrainingGpu.h"
+#include "training/TrainingGpu.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,5 +1,5 @@
 // The GPU step backend of the MLP regression (MlpStepBackend.h): the training step from
-// compileTraining (runtime/TrainingGpu.h) on device 0 with a bf16 graph, and the loss and the
+// compileTraining (training/TrainingGpu.h) on device 0 with a bf16 graph, and the loss and the
 // SGD update as fp8c-compiled graphs (MlpUpdateGraphs.h), so a step never leaves the device:
 //
 //   forward(x = pool[b], weights = bf16 slices of the flat parameter vector) -> y

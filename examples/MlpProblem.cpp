@@ -1,8 +1,8 @@
-// makeMlpProblem (MlpProblem.h): random tensors from runtime/RandomInputs.h's randomTensor
+// makeMlpProblem (MlpProblem.h): random tensors from interp/RandomInputs.h's randomTensor
 // (chunked, seeded per chunk, filled in parallel), teacher targets threaded over rows.
 #include "MlpProblem.h"
 
-#include "runtime/RandomInputs.h"
+#include "interp/RandomInputs.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 #include "MlpStepBackend.h"
 
 #include "ir/Builder.h"
-#include "runtime/Training.h"
+#include "training/Training.h"
 
 #include <algorithm>
 #include <chrono>

@@ -24,7 +24,7 @@
 
 namespace fp8c::example {
 
-/// Forwards since begin(), by the WeightCasts each ran with (runtime/Training.h).
+/// Forwards since begin(), by the WeightCasts each ran with (training/Training.h).
 struct WeightCastCounts {
   int cast = 0, reuse = 0;
 };
@@ -38,7 +38,7 @@ public:
   virtual int poolSize() const = 0;
   /// Starts a run of at most `steps` optimizer steps of `microBatches` (>= 1) micro-batches each
   /// with `recipe` (none | tensorwise | delayed | rowwise | blockwise, with quantize options
-  /// after '+': runtime/Training.h's trainingOptionsFor): builds the training step, sets the
+  /// after '+': training/Training.h's trainingOptionsFor): builds the training step, sets the
   /// weights to the problem's initial ones, the scaling state (amax histories) to fresh and the
   /// WeightCasts counts to zero.
   virtual Status begin(const std::string &recipe, int steps, int microBatches) = 0;
@@ -47,7 +47,7 @@ public:
   /// of each at the same weights, then one SGD update with the mean of their gradients; its loss
   /// is the mean of theirs. The first micro-batch's forward casts the weights
   /// (WeightCasts::Cast); the others reuse those FP8 copies (WeightCasts::Reuse) when the
-  /// step casts its weights at load (weights=static: runtime/Training.h's castsWeightsAtLoad),
+  /// step casts its weights at load (weights=static: training/Training.h's castsWeightsAtLoad),
   /// and cast again otherwise (the runtime refuses Reuse without weights=static). A forward that
   /// refuses is an Error, never retried.
   virtual Status step(const std::vector<int> &batches, float lr) = 0;
@@ -83,7 +83,7 @@ Expected<LossCurve> runLossCurve(MlpStepBackend &backend, const std::string &rec
 std::unique_ptr<MlpStepBackend> makeInterpreterBackend(const MlpProblem &problem, DType dtype);
 
 /// train_mlp's default bound on maxRelativeGap(fp8 curve, bf16 curve, kGapTail), also what the
-/// GPU test holds the recipes to. test/unit/TrainingLossCurveTest.cpp holds every step of every
+/// GPU test holds the recipes to. test/unit/training/TrainingLossCurveTest.cpp holds every step of every
 /// FP8 recipe to 3 % of the unquantized loss on the CPU (1.5x the worst it measured). What FP8
 /// rounding alone costs: e4m3 rounds each operand element with a relative error of at most
 /// 2^-4 (~2.5 % RMS), so an FP8 GEMM output moves by ~3.5 % RMS and y by ~5 % RMS after two,

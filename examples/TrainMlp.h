@@ -1,4 +1,4 @@
-// A two-layer MLP regression trained with fp8c's training step (runtime/Training.h) on the
+// A two-layer MLP regression trained with fp8c's training step (training/Training.h) on the
 // CPU interpreter: y = linear(gelu_tanh(linear(x, w1, b1)), w2, b2), loss = mean((y - t)^2),
 // targets from a fixed random teacher MLP (MlpProblem.h), a fresh random batch every step (every
 // micro-batch with gradient accumulation) by default (seeded: every recipe sees the same data),

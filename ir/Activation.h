@@ -1,6 +1,6 @@
 // The activations a GEMM epilogue applies to its result (codegen's LaunchPlan, the Hopper GEMM's
 // kernel description). The device enum fp8c::sm90::Act (codegen/kernels/gemm_sm90_defs.cuh) has
-// the same enumerators with the same values; test/unit/OpTableTest.cpp checks it against this one.
+// the same enumerators with the same values; test/unit/ir/OpTableTest.cpp checks it against this one.
 #pragma once
 
 #include <span>

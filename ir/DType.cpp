@@ -4,7 +4,7 @@
 // (widened by __half2float), __float2bfloat16_rn / __bfloat162float and __float2half_rn /
 // __half2float. Like the toolkit, every NaN result is the positive canonical NaN of its format
 // (the input's sign and payload are dropped), except that bf16 -> f32 keeps the bf16 bits as they
-// are. test/unit/DTypeFp8Test.cpp and DTypeWideTest.cpp check this against the toolkit itself.
+// are. test/unit/ir/DTypeFp8Test.cpp and DTypeWideTest.cpp check this against the toolkit itself.
 #include "ir/DType.h"
 
 #include <bit>

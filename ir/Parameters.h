@@ -1,7 +1,7 @@
 // Parameters of a graph (inputs with fp8.param = true: the weights quantize's weights=static
 // quantizes once) and the values computed from them alone: what the fusion planner marks as
 // load-time kernels, what lowering puts in load steps, and what a training step's FP8 weight
-// copies are (runtime/Training.h's WeightCasts).
+// copies are (training/Training.h's WeightCasts).
 #pragma once
 
 #include "ir/IR.h"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/Status.h"
-#include "runtime/HostTensor.h"
+#include "interp/HostTensor.h"
 #include "runtime/cuda/DeviceBuffer.h"
 
 namespace fp8c {

@@ -1,8 +1,8 @@
 // Executable: JIT-compiles a LaunchPlan's kernels, allocates its arena once, and runs its
 // steps on a stream without synchronizing or allocating. FP8 GEMM steps run on cuBLASLt or on
 // the generated Hopper GEMM (CublasLtGemm::backend): the generated kernels a step can pick are
-// compiled and loaded by compile(), never by run(). With CompileOptions::autotune on a Hopper
-// GPU, compile() also times tile configs of the generated GEMM and, for backend auto, the
+// compiled and loaded by load(), never by run(). With LoadOptions::autotune on a Hopper
+// GPU, load() also times tile configs of the generated GEMM and, for backend auto, the
 // generated GEMM against cuBLASLt, on scratch buffers (GemmSm90Autotune.h); run() only looks
 // the choices up. The GEMM preparation and autotuning are in ExecutableGemmChoice.cpp, how a
 // GEMM step runs in ExecutableGemmRun.cpp; the state the files share, Executable::Impl, is
@@ -215,7 +215,13 @@ Status Executable::Impl::launch(const GeneratedLaunch &g, const std::vector<CUde
 }
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Executable::~Executable() = default;
+Executable::~Executable() {
+  // The arena, modules and pinned memory go with the context they were made in.
+  if (!impl_ || !impl_->drv)
+    return;
+  Expected<ScopedContext> scope = ScopedContext::enter(impl_->drv, impl_->device.ordinal);
+  impl_.reset();
+}
 const Graph &Executable::graph() const { return *impl_->compiled.graph; }
 const LaunchPlan &Executable::plan() const { return impl_->compiled.plan; }
 const MemoryPlan &Executable::memoryPlan() const { return impl_->memory; }
@@ -257,8 +263,9 @@ std::vector<std::string> Executable::gemmBackendLog() const {
 
 Status Executable::run(const Bindings &bindings, CUstream stream) {
   Impl &I = *impl_;
-  if (Status st = I.drv->makeCurrent(I.device.ordinal); !st)
-    return st;
+  Expected<ScopedContext> scope = ScopedContext::enter(I.drv, I.device.ordinal);
+  if (!scope)
+    return Error(scope.error());
   int64_t m = 0;
   Expected<std::vector<CUdeviceptr>> ptrs = I.bind(bindings, &m);
   if (!ptrs)
@@ -288,6 +295,9 @@ void Executable::invalidateParameters() { impl_->paramsLoaded = false; }
 bool Executable::hasLoadSteps() const { return !impl_->plan().loadSteps.empty(); }
 
 void Executable::setProfiling(bool on) {
+  // The profiler's events belong to the executable's context (a failure to enter it shows in
+  // lastProfile's first event error).
+  Expected<ScopedContext> scope = ScopedContext::enter(impl_->drv, impl_->device.ordinal);
   if (!on)
     impl_->profiler.reset();
   else if (!impl_->profiler)
@@ -297,11 +307,17 @@ void Executable::setProfiling(bool on) {
 Expected<std::vector<StepTime>> Executable::lastProfile() {
   if (!impl_->profiler)
     return Error("profiling is off (Executable::setProfiling)");
+  Expected<ScopedContext> scope = ScopedContext::enter(impl_->drv, impl_->device.ordinal);
+  if (!scope)
+    return Error(scope.error());
   return impl_->profiler->times();
 }
 
 Status Executable::resetState(CUstream stream) {
   Impl &I = *impl_;
+  Expected<ScopedContext> scope = ScopedContext::enter(I.drv, I.device.ordinal);
+  if (!scope)
+    return Error(scope.error());
   // State slots with their skip counters (MemoryPlan.h, kStateCounterBytes). Scratch too
   // (grid-barrier counters, a cooperative cast's own amax): its launches expect zeros and leave
   // zeros, so this is the only time it is cleared.
@@ -315,6 +331,9 @@ Status Executable::resetState(CUstream stream) {
 
 Expected<std::vector<float>> Executable::readState(const std::string &key, CUstream stream) {
   Impl &I = *impl_;
+  Expected<ScopedContext> scope = ScopedContext::enter(I.drv, I.device.ordinal);
+  if (!scope)
+    return Error(scope.error());
   for (size_t i = 0; i < I.plan().buffers.size(); ++i) {
     const BufferDesc &d = I.plan().buffers[i];
     if (d.role != BufferRole::State || d.name != key)
@@ -331,27 +350,45 @@ Expected<std::vector<float>> Executable::readState(const std::string &key, CUstr
   return Error("no state buffer named '" + key + "'");
 }
 
-Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptions &opts) {
+Expected<TargetDevice> resolveDevice(int device) {
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!drv)
     return Error(drv.error());
-  if (Status st = (*drv)->makeCurrent(0); !st)
-    return Error(st.message());
-  Expected<Device> dev = (*drv)->device(0);
+  int ordinal = device;
+  if (ordinal < 0) {
+    Expected<int> current = (*drv)->currentOrdinal();
+    if (!current)
+      return Error(current.error());
+    ordinal = std::max(*current, 0);
+  }
+  Expected<Device> dev = (*drv)->device(ordinal);
   if (!dev)
     return Error(dev.error());
-  CompileOptions o = opts;
-  if (o.arch.empty())
-    o.arch = dev->arch;
-  Expected<CompiledGraph> cg = compileToPlan(g, o);
-  if (!cg)
-    return Error(cg.error());
+  return TargetDevice{ordinal, dev->arch};
+}
+
+Expected<std::unique_ptr<Executable>> Executable::load(CompiledGraph compiled,
+                                                       const LoadOptions &opts) {
+  Expected<TargetDevice> target = resolveDevice(opts.device);
+  if (!target)
+    return Error(target.error());
+  Expected<CudaDriver *> drv = CudaDriver::get();
+  if (!drv)
+    return Error(drv.error());
+  Expected<ScopedContext> scope = ScopedContext::enter(*drv, target->ordinal);
+  if (!scope)
+    return Error(scope.error());
+  Expected<Device> dev = (*drv)->device(target->ordinal);
+  if (!dev)
+    return Error(dev.error());
+  if (compiled.arch.empty())
+    compiled.arch = dev->arch;
   auto impl = std::make_unique<Executable::Impl>();
   impl->drv = *drv;
   impl->device = *dev;
-  impl->compiled = cg.take();
-  impl->arch = o.arch;
-  impl->autotune = o.autotune;
+  impl->arch = compiled.arch;
+  impl->compiled = std::move(compiled);
+  impl->autotune = opts.autotune;
   if (Status st = impl->compileKernels(impl->compiled.plan.loadSteps); !st)
     return Error(st.message());
   if (Status st = impl->compileKernels(impl->compiled.plan.steps); !st)
@@ -360,20 +397,20 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   if (!runner)
     return Error(runner.error());
   impl->cublas = runner.take();
-  if (o.cublasLtAutotune)
+  if (opts.cublasLtAutotune)
     impl->cublas->setAutotune(true);
   for (const auto *steps : {&impl->compiled.plan.loadSteps, &impl->compiled.plan.steps})
-    if (Status st = impl->prepareGemms(*steps, std::max<int64_t>(o.maxTokens, 1)); !st)
+    if (Status st = impl->prepareGemms(*steps, std::max<int64_t>(opts.maxTokens, 1)); !st)
       return Error(st.message());
   // The arena once the GEMM choices are known (prepareGemms times on scratch buffers).
-  impl->memory = planMemory(impl->compiled.plan, o.maxTokens,
-                            impl->cublasOnlyRowsCap(std::max<int64_t>(o.maxTokens, 1)));
+  impl->memory = planMemory(impl->compiled.plan, opts.maxTokens,
+                            impl->cublasOnlyRowsCap(std::max<int64_t>(opts.maxTokens, 1)));
   Expected<DeviceBuffer> arena = DeviceBuffer::allocate(
       static_cast<size_t>(std::max<int64_t>(impl->memory.arenaBytes, 256)));
   if (!arena)
     return Error(arena.error());
   impl->arena = arena.take();
-  if (Status st = impl->prepareNonFinite(o.countNonFinite); !st)
+  if (Status st = impl->prepareNonFinite(opts.countNonFinite); !st)
     return Error(st.message());
   auto exe = std::unique_ptr<Executable>(new Executable(std::move(impl)));
   if (Status st = exe->resetState(nullptr); !st)
@@ -381,5 +418,4 @@ Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptio
   FP8C_CU_TRY(exe->impl_->drv, cuStreamSynchronize, nullptr);
   return exe;
 }
-
 } // namespace fp8c

@@ -1,35 +1,28 @@
-// The C++ compile/run API (docs/architecture.md, "Runtime"):
-//
-//   fp8c::CompileOptions opts;            // recipe = RecipeKind::Tensorwise (nullopt: none), ...
-//   auto exe = fp8c::compile(graph, opts); // passes, codegen, NVRTC (cached), load, memory plan
-//   if (!exe) { std::cerr << exe.error(); ... }
-//   fp8c::Bindings b = {{"x", {xPtr, {m, 4096}, DType::BF16}}, {"w1", ...}, {"y", {yPtr, ...}}};
-//   fp8c::Status s = (*exe)->run(b, stream); // no host sync, no allocation, graph-capturable
+// An executable: a LaunchPlan's kernels JIT-compiled and loaded on one device, its arena, and
+// run() on the caller's stream (docs/architecture.md, "Runtime"). driver/Compile.h's compile()
+// builds one from a graph; Executable::load takes a plan compiled before.
 //
 // Bindings name graph inputs, parameters and outputs (an output is named after the value the
 // graph returns). Scaling state (amax histories) lives on the device inside the executable
 // and persists across runs. Non-finite values are reported, not hidden (docs/numerics.md):
 // enqueueNonFiniteReport / nonFiniteReport give, without a synchronization of their own, the
-// non-finite amaxes each history skipped and (CompileOptions::countNonFinite) the NaN / inf
+// non-finite amaxes each history skipped and (LoadOptions::countNonFinite) the NaN / inf
 // elements of each output. With weights=static, parameters are quantized once: on the first
 // run that binds them, when their pointers change, or after invalidateParameters() (their
-// contents changed in place). No exception crosses this API.
+// contents changed in place). Every call that touches the device makes the executable's
+// device's primary context current for its duration and restores the caller's after. No
+// exception crosses this API.
 #pragma once
 
 #include "codegen/LaunchPlan.h"
-#include "codegen/Lowering.h"
 #include "ir/DType.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
-#include "passes/GemmBackend.h"
-#include "passes/PassManager.h"
-#include "passes/Recipe.h"
 #include "runtime/MemoryPlan.h"
-#include "runtime/NonFiniteReport.h"
+#include "interp/NonFiniteReport.h"
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,22 +30,31 @@ typedef struct CUstream_st *CUstream;
 
 namespace fp8c {
 
-struct CompileOptions {
-  /// The scaling recipe of the default pipeline (addDefaultPipeline), with its defaults
-  /// (recipeDefaults); std::nullopt: no recipe, GEMMs and pointwise ops in the graph's own
-  /// precision.
-  std::optional<RecipeKind> recipe = RecipeKind::Tensorwise;
-  std::string passes;                ///< a full pipeline; overrides `recipe` when set
-  std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
-  int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
-  bool verifyEach = true;
-  ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
-  /// Who runs the FP8 GEMMs (passes/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
-  /// where cuBLASLt refuses a configuration), CublasLt or Generated (every FP8 GEMM on the
-  /// generated kernel; a GEMM it cannot take is a compile() error). Every `fuse` of the
-  /// pipeline plans for it. bf16/f16 GEMMs always run on cuBLASLt.
-  GemmBackend backend = GemmBackend::Auto;
-  /// On a Hopper GPU (sm_90), measure in compile() (runtime/gpu/GemmSm90Autotune.h): each FP8
+
+/// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
+struct DeviceTensor {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+};
+using Bindings = std::map<std::string, DeviceTensor, std::less<>>;
+
+/// A graph compiled for one target before touching a GPU (driver/Compile.h's compileToPlan):
+/// the graph after the pipeline and its lowered plan.
+struct CompiledGraph {
+  std::unique_ptr<Graph> graph; ///< after the pipeline
+  LaunchPlan plan;
+  std::string pipeline;
+  std::string arch; ///< the NVRTC target the plan was lowered for
+};
+
+/// How an executable is loaded onto its device.
+struct LoadOptions {
+  /// The CUDA device ordinal; -1: the device of the calling thread's current context, device 0
+  /// when none is current.
+  int device = -1;
+  int64_t maxTokens = 8192; ///< the largest M run() accepts (sizes the memory plan)
+  /// On a Hopper GPU (sm_90), measure while loading (runtime/gpu/GemmSm90Autotune.h): each FP8
   /// GEMM step that may run on the generated GEMM and has at least kGemmSm90TuneMinRows rows
   /// at maxTokens gets the fastest of a few tile configs, timed at that M on scratch buffers
   /// (the winner is cached on disk next to the kernels); with backend Auto, the step runs on
@@ -63,13 +65,6 @@ struct CompileOptions {
   /// (chooseGemmSm90Tiles; auto: cuBLASLt where it accepts).
   /// Off, or without a Hopper GPU: no measurement, the heuristics alone.
   bool autotune = true;
-  /// A cast-transpose that shares no buffer with the FP8 GEMM step before it runs beside it:
-  /// on the generated GEMM, by its producer warpgroup's idle warps during the main loops;
-  /// after cuBLASLt, as its own launch (CodegenOptions::sideLaunches). Off (the default): one
-  /// after the other. Opt-in: on the H200 under its power cap the delayed MLP's gelu_grad beside
-  /// the weight-gradient GEMM at 8192 tokens tied with cuBLASLt plus the launch (958.8 against
-  /// 965.9 us, fp8c-train-bench --sustain), so auto keeps the launch anyway.
-  bool sideLaunches = false;
   /// cuBLASLt's algorithm per GEMM config tuned on its first call: the heuristic's candidates
   /// timed under a sustained load (CublasLtRunner autotuning; FP8C_CUBLASLT_AUTOTUNE=1 turns it
   /// on for every executable). Off (the default): the heuristic's first choice.
@@ -83,27 +78,13 @@ struct CompileOptions {
   bool countNonFinite = false;
 };
 
-/// A device tensor handed to run(): pointer, concrete shape, dtype (compact row-major).
-struct DeviceTensor {
-  void *data = nullptr;
-  std::vector<int64_t> shape;
-  DType dtype = DType::F32;
+/// The device ordinal `device` names (LoadOptions::device: -1 resolves to the current
+/// context's device, else 0) and that device's NVRTC target ("sm_90a" on Hopper).
+struct TargetDevice {
+  int ordinal = 0;
+  std::string arch;
 };
-using Bindings = std::map<std::string, DeviceTensor, std::less<>>;
-
-/// What compile() produces before touching a GPU: the fused graph and its lowered plan.
-struct CompiledGraph {
-  std::unique_ptr<Graph> graph; ///< after the pipeline
-  LaunchPlan plan;
-  std::string pipeline;
-};
-
-/// Appends the pipeline compile() runs for `opts` to `pm`: its passes (text, each pass's options
-/// parsed once; every `fuse` plans for opts.backend), else the default pipeline of its recipe
-/// (or without one) with a fuse for opts.backend.
-Status buildPipeline(PassManager &pm, const CompileOptions &opts);
-/// Passes + lowering; no GPU needed. `arch` must be set (or defaults to sm_90a).
-Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts);
+Expected<TargetDevice> resolveDevice(int device);
 
 /// One step's time in a profiled run (Executable::lastProfile).
 struct StepTime {
@@ -126,12 +107,12 @@ public:
   std::vector<std::string> parameterNames() const;
   std::vector<std::string> outputNames() const;
   std::vector<std::string> stateNames() const;
-  /// Seconds compile() spent in NVRTC/cache lookups, and how many kernels it compiled cold.
+  /// Seconds loading spent in NVRTC/cache lookups, and how many kernels it compiled cold.
   double jitSeconds() const;
   int coldCompiles() const;
   /// Per GEMM step of the last run(), in plan order: "<step name>: <who ran it>", e.g.
   /// "fp8c_mlp_k3_gemm: cublaslt", "...: generated sm90 fp8c_gemm_sm90_... (auto: cuBLASLt
-  /// refused: ...)" or, where compile() measured (CompileOptions::autotune), "...: generated
+  /// refused: ...)" or, where loading measured (LoadOptions::autotune), "...: generated
   /// sm90 fp8c_gemm_sm90_... (auto: measured 612.3 us vs cuBLASLt 640.1 us at M=8192;
   /// autotuned: ...)" / "...: cublaslt (auto: measured 640.1 us vs generated 700.2 us at
   /// M=8192)". Empty before the first run. For logs (fp8c --run=gpu prints it).
@@ -163,23 +144,24 @@ public:
   /// that copy (synchronize it first): per output (plan order) the NaN / +-inf elements of the
   /// last run() before the copy (-1 where that run did not count them); per state buffer (an
   /// amax history, by its key) the non-finite amaxes its pushes skipped, keeping the history
-  /// and the scale, since compile() or resetState(). All zero before the first copy.
+  /// and the scale, since loading or resetState(). All zero before the first copy.
   NonFiniteReport nonFiniteReport() const;
-  /// Whether run() counts the outputs' NaN / inf elements: on after compile() with
-  /// CompileOptions::countNonFinite, which loads the counting kernels (without it, this does
+  /// Whether run() counts the outputs' NaN / inf elements: on after loading with
+  /// LoadOptions::countNonFinite, which loads the counting kernels (without it, this does
   /// nothing). Off, e.g. for timed runs, a run costs nothing extra.
   void setCountNonFinite(bool on);
+
+  /// Loads `compiled` on its device: NVRTC through the kernel cache, module loading, the GEMM
+  /// choices (with autotuning, LoadOptions::autotune), the memory plan and the arena; state
+  /// zeroed.
+  static Expected<std::unique_ptr<Executable>> load(CompiledGraph compiled,
+                                                    const LoadOptions &opts);
 
   struct Impl;
 
 private:
-  friend Expected<std::unique_ptr<Executable>> compile(const Graph &, const CompileOptions &);
   explicit Executable(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-/// Compiles `g` for the current device (device 0): passes, codegen, NVRTC through the kernel
-/// cache, module loading, memory plan and arena allocation.
-Expected<std::unique_ptr<Executable>> compile(const Graph &g, const CompileOptions &opts);
 
 } // namespace fp8c

@@ -158,8 +158,9 @@ void Executable::setCountNonFinite(bool on) { impl_->countNonFinite = on; }
 
 Status Executable::enqueueNonFiniteReport(CUstream stream) {
   Impl &I = *impl_;
-  if (Status st = I.drv->makeCurrent(I.device.ordinal); !st)
-    return st;
+  Expected<ScopedContext> scope = ScopedContext::enter(I.drv, I.device.ordinal);
+  if (!scope)
+    return Error(scope.error());
   unsigned char *host = I.report.data();
   I.reportCounted = I.lastRunCounted;
   if (I.canCount && !I.outputBuffers.empty())

@@ -3,7 +3,7 @@
 // max reductions (warp, segment, block, grid via atomics), the fp8.scale formula, and a grid
 // barrier for cooperative launches.
 //
-// Numerics are those of the CPU interpreter (runtime/interp, docs/numerics.md), bit for bit:
+// Numerics are those of the CPU interpreter (interp/, docs/numerics.md), bit for bit:
 //   - conversions go through the same PTX instructions the toolkit's cuda_fp8.h / cuda_bf16.h /
 //     cuda_fp16.h use on sm_89+ (cvt.rn.satfinite.e4m3x2.f32, cvt.rn.bf16x2.f32, ...), written
 //     here as inline asm so that no toolkit header (and no include path) is needed;

@@ -18,7 +18,7 @@ struct alignas(64) TmaDesc {
 
 enum class Scale : int { Tensor = 0, Row = 1, Block = 2 };
 /// The host's fp8c::Activation (ir/Activation.h): the same enumerators and values
-/// (test/unit/OpTableTest.cpp checks).
+/// (test/unit/ir/OpTableTest.cpp checks).
 enum class Act : int { None = 0, Relu = 1, GeluTanh = 2, GeluErf = 3, Silu = 4 };
 /// How the two consumer warpgroups share the work (gemm_sm90.cuh): both on one tile
 /// (Cooperative), or each on whole tiles of its own, alternating (PingPong).

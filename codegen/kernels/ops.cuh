@@ -1,5 +1,5 @@
 // The pointwise ops of the fp8c IR on one f32 element, written as the CPU interpreter computes
-// them (runtime/interp/PointwiseOps.cpp, QuantOps.cpp): f32 arithmetic with every product, sum
+// them (interp/PointwiseOps.cpp, QuantOps.cpp): f32 arithmetic with every product, sum
 // and quotient rounded on its own (the _rn intrinsics are never contracted into FMAs), in the
 // interpreter's order of evaluation. Generated code wraps each op in roundTo<result dtype>, the
 // single rounding every op performs. erff and expf are CUDA's accurate versions, which may
@@ -77,7 +77,7 @@ __device__ __forceinline__ float silu(float x) { return __fmul_rn(x, logistic(x)
 /// silu(a) * b
 __device__ __forceinline__ float swiglu(float a, float b) { return __fmul_rn(silu(a), b); }
 
-// --- derivatives (runtime/interp/GradOps.cpp, in its order of evaluation) ---------------------
+// --- derivatives (interp/GradOps.cpp, in its order of evaluation) ---------------------
 
 /// dy * relu'(x); NaN in x propagates, dy * 0 keeps NaN / inf of dy as the interpreter does.
 __device__ __forceinline__ float reluGrad(float dy, float x) {

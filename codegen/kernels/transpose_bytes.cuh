@@ -30,7 +30,7 @@
 // against 184.9 (H200, fp8c-train-bench --sustain --profile).
 // Included by transpose.cuh (it uses transpose::castScale, sumColumnSlices, publishColumnPartial
 // and pushHistoryWhenLast). FP8 outputs, amax and scale are bit for bit the general form's
-// (test/unit/GpuCastTransposeTest.cpp compares both with the interpreter and with each other).
+// (test/unit/runtime/GpuCastTransposeTest.cpp compares both with the interpreter and with each other).
 #pragma once
 
 namespace fp8c {

@@ -183,6 +183,35 @@ Expected<CUcontext> CudaDriver::primaryContext(int ordinal) {
   return ctx;
 }
 
+Expected<int> CudaDriver::currentOrdinal() {
+  CUcontext ctx = nullptr;
+  FP8C_CU_TRY(this, cuCtxGetCurrent, &ctx);
+  if (!ctx)
+    return -1;
+  CUdevice dev = 0;
+  FP8C_CU_TRY(this, cuCtxGetDevice, &dev);
+  return static_cast<int>(dev);
+}
+
+Expected<ScopedContext> ScopedContext::enter(CudaDriver *drv, int ordinal) {
+  Expected<CUcontext> ctx = drv->primaryContext(ordinal);
+  if (!ctx)
+    return Error(ctx.error());
+  CUcontext previous = nullptr;
+  FP8C_CU_TRY(drv, cuCtxGetCurrent, &previous);
+  if (previous == *ctx)
+    return ScopedContext(drv, previous, false);
+  FP8C_CU_TRY(drv, cuCtxSetCurrent, *ctx);
+  return ScopedContext(drv, previous, true);
+}
+
+ScopedContext::~ScopedContext() {
+  // Restoring a context that was current cannot fail but for a destroyed context, which is
+  // the caller's to have destroyed: nothing to report from a destructor.
+  if (switched_)
+    drv_->cuCtxSetCurrent(previous_);
+}
+
 Status CudaDriver::makeCurrent(int ordinal) {
   Expected<CUcontext> ctx = primaryContext(ordinal);
   if (!ctx)

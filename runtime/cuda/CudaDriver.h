@@ -130,6 +130,9 @@ public:
   /// the calling thread.
   Status makeCurrent(int ordinal = 0);
   Expected<CUcontext> primaryContext(int ordinal = 0);
+  /// The ordinal of the device of the calling thread's current context; -1 when none is
+  /// current.
+  Expected<int> currentOrdinal();
 
   /// cuLaunchKernel, or cuLaunchCooperativeKernel when `cooperative`, checked. With
   /// `dependent` (not with `cooperative`), cuLaunchKernelEx with programmatic stream
@@ -153,6 +156,27 @@ private:
 /// An Error for a failed driver call ("cuLaunchKernel failed: CUDA_ERROR_...: text [context]"),
 /// or ok for CUDA_SUCCESS. Uses the process-wide driver for the names when it is loaded.
 Status checkCu(CUresult r, const char *call, std::string_view context = {});
+
+/// Makes device `ordinal`'s primary context current on the calling thread for its lifetime,
+/// then makes current again the context that was (none included): an executable runs on its
+/// own device and leaves the caller's context as it found it.
+class ScopedContext {
+public:
+  static Expected<ScopedContext> enter(CudaDriver *drv, int ordinal);
+  ScopedContext(ScopedContext &&o) noexcept
+      : drv_(o.drv_), previous_(o.previous_), switched_(o.switched_) {
+    o.switched_ = false;
+  }
+  ScopedContext &operator=(ScopedContext &&) = delete;
+  ~ScopedContext();
+
+private:
+  ScopedContext(CudaDriver *drv, CUcontext previous, bool switched)
+      : drv_(drv), previous_(previous), switched_(switched) {}
+  CudaDriver *drv_;
+  CUcontext previous_;
+  bool switched_;
+};
 
 } // namespace fp8c
 

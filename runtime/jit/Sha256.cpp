@@ -1,5 +1,5 @@
 // SHA-256 per FIPS 180-4, section 6.2. Checked against the standard's test vectors in
-// test/unit/CacheTest.cpp.
+// test/unit/runtime/CacheTest.cpp.
 #include "runtime/jit/Sha256.h"
 
 #include <algorithm>

@@ -24,7 +24,7 @@ struct Options {
   std::optional<TargetArch> arch;      ///< --arch: NVRTC target (none: the device's)
   /// --backend=auto|cublaslt|generated (FP8 GEMMs), as the arch allows it (gemmBackendFor).
   GemmBackend backend = GemmBackend::Auto;
-  bool autotune = true;                ///< --autotune=on|off (CompileOptions::autotune)
+  bool autotune = true;                ///< --autotune=on|off (LoadOptions::autotune)
   std::vector<std::pair<std::string, std::string>> inputs; ///< --input NAME=FILE.npy
   std::optional<uint64_t> randomSeed;  ///< --random-inputs=SEED
   int64_t dynamicDim = 4;              ///< size given to `?` dims of random inputs

@@ -4,12 +4,12 @@
 #include "RunCommand.h"
 #include "RunGpu.h"
 
-#include "runtime/HostTensor.h"
-#include "runtime/Interpreter.h"
-#include "runtime/NonFiniteReport.h"
-#include "runtime/Npy.h"
-#include "runtime/RandomInputs.h"
-#include "runtime/TensorStats.h"
+#include "interp/HostTensor.h"
+#include "interp/Interpreter.h"
+#include "interp/NonFiniteReport.h"
+#include "interp/Npy.h"
+#include "interp/RandomInputs.h"
+#include "interp/TensorStats.h"
 
 #include <cmath>
 #include <cstdio>

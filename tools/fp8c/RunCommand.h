@@ -5,7 +5,7 @@
 #include "Options.h"
 
 #include "ir/IR.h"
-#include "runtime/NonFiniteReport.h"
+#include "interp/NonFiniteReport.h"
 
 #include <ostream>
 

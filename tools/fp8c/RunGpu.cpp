@@ -11,10 +11,10 @@
 #include "RunCommand.h"
 
 #include "runtime/DeviceTensorIO.h"
-#include "runtime/Executable.h"
-#include "runtime/Interpreter.h"
+#include "driver/Compile.h"
+#include "interp/Interpreter.h"
 #include "runtime/StepProfiler.h"
-#include "runtime/TensorStats.h"
+#include "interp/TensorStats.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DeviceBuffer.h"
 
@@ -88,12 +88,12 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
   co.passes = "shape-infer,fuse,dce"; // the CLI's own pipeline already ran
   co.arch = o.arch ? o.arch->name : ""; // none: the device's
   co.backend = o.backend;
-  co.autotune = o.autotune;
-  co.maxTokens = 1;
-  co.countNonFinite = o.check;
+  co.load.autotune = o.autotune;
+  co.load.maxTokens = 1;
+  co.load.countNonFinite = o.check;
   for (unsigned i = 0; i < g.numInputs(); ++i)
     if (g.input(i)->type().rank() > 0 && g.input(i)->type().isDynamicDim(0))
-      co.maxTokens = std::max<int64_t>(co.maxTokens, inputs[i].shape[0]);
+      co.load.maxTokens = std::max<int64_t>(co.load.maxTokens, inputs[i].shape[0]);
   Expected<std::unique_ptr<Executable>> exe = compile(g, co);
   if (!exe) {
     std::cerr << "fp8c: error: " << exe.error() << "\n";
@@ -128,7 +128,7 @@ bool runOnGpu(const Options &o, const Graph &g, const std::vector<HostTensor> &i
     owned.push_back(buf.take());
   }
   // Outputs: shapes from the interpreter's view of the types, M from the inputs.
-  int64_t m = co.maxTokens;
+  int64_t m = co.load.maxTokens;
   std::vector<std::pair<std::string, TensorType>> outs;
   std::vector<int64_t> divisors;
   for (const BufferDesc &d : E.plan().buffers)

@@ -5,7 +5,7 @@
 #include "Options.h"
 
 #include "ir/IR.h"
-#include "runtime/HostTensor.h"
+#include "interp/HostTensor.h"
 
 #include <ostream>
 #include <vector>

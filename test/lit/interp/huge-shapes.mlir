@@ -1,4 +1,4 @@
-// Tensors too large for a host tensor (runtime/HostTensor.h, kMaxHostTensorElements: 2^30
+// Tensors too large for a host tensor (interp/HostTensor.h, kMaxHostTensorElements: 2^30
 // elements) are located errors naming the value and its size, exit 1, checked before anything
 // is allocated: random inputs (at the function; also where the element count overflows 64
 // bits) and results of the interpreter (at the op).
