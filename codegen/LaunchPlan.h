@@ -170,7 +170,7 @@ struct CublasLtGemm {
   /// the GEMM instead of read back by a launch. -1 if none.
   int aux = -1;
   /// The FP8 D transposed ([N, M], an operand of the weight-gradient GEMM), or -1. The
-  /// generated GEMM writes it in its epilogue (GemmSm90Kernel::transD); on cuBLASLt the
+  /// generated GEMM writes it in its epilogue (GemmSm90Spec::transD); on cuBLASLt the
   /// `transFallback` launch transposes D after the GEMM.
   int transD = -1;
   /// An input the generated GEMM's epilogue reads (bf16 [M, N], like D), and what it computes
@@ -194,7 +194,7 @@ struct CublasLtGemm {
   /// ([N, K] like b, the gate weight) with its inverse scale invScaleB2 (Tensor scales), and D
   /// is the epilogue (amaxD, the FP8 cast) of h = swiglu(gate, up), gate and up the two GEMM
   /// results rounded to bf16. The generated GEMM computes both in one kernel
-  /// (GemmSm90Kernel::swiglu); cuBLASLt (auto's other choice, measured against it) runs the two
+  /// (GemmSm90Spec::swiglu); cuBLASLt (auto's other choice, measured against it) runs the two
   /// GEMMs into gateD and upD (bf16 [M, N]) and the `dualFallback` launches compute the
   /// epilogue from them. -1 when not a dual GEMM.
   int b2 = -1, invScaleB2 = -1;
@@ -274,7 +274,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> epiFallback;  ///< epiD >= 0: the epilogue from epiD, after cuBLASLt
   std::vector<GeneratedLaunch> dualFallback;  ///< b2 >= 0: the swiglu epilogue from gateD, upD
   /// A launch of the plan that runs beside this GEMM (codegen/LowerSide.cpp): on the generated
-  /// GEMM by the producer warpgroup's idle warps during the main loops (GemmSm90Kernel::sideSpec),
+  /// GEMM by the producer warpgroup's idle warps during the main loops (GemmSm90Spec::sideSpec),
   /// on cuBLASLt as its own launch after the GEMM. It shares no buffer with the GEMM, so either
   /// order computes the same. Empty, or one launch with a sideSpec.
   std::vector<GeneratedLaunch> side;

@@ -8,7 +8,7 @@
 // in the epilogue, its row cast a launch of its own, since a row spans every tile of N) form
 // it. Where the generated GEMM cannot take it (a bias, results not bf16 or used elsewhere,
 // --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an epilogue launch
-// (LowerGemm.cpp). So do block scales: the generated kernel takes them (GemmSm90Kernel) but
+// (LowerGemm.cpp). So do block scales: the generated kernel takes them (GemmSm90Spec) but
 // measured slower than cuBLASLt's two GEMMs on an H200 (1881 us against 870 + 869 us at M 8192,
 // D 4096, H 14336), and its cuBLASLt form would add a pass over the swiglu that the two-GEMM
 // plan's one launch (swiglu, 1x128 amax and cast) does not need.

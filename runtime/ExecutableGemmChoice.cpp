@@ -103,8 +103,8 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
 
 // Compiles (or finds in the caches) and loads each of `ks`, counting the JIT time and the cold
 // compiles.
-Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Kernel> &ks) {
-  for (const GemmSm90Kernel &k : ks) {
+Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Spec> &ks) {
+  for (const GemmSm90Spec &k : ks) {
     Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
     if (!ck)
       return Error(ck.error());
@@ -122,7 +122,7 @@ Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Kernel> &ks) {
 // when the generated GEMM is at least 1 % faster). Times come from the tune cache where it has
 // them for this key and cuBLASLt version. Any failure is an error naming the step: nothing
 // falls back silently.
-Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base,
+Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &base,
                                   int64_t maxM, bool tuneTiles, bool compareCublasLt,
                                   bool *generatedWins) {
   *generatedWins = false;
@@ -136,7 +136,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
   const GemmSm90Pointers p = gemmSm90PointersOf(g, scratch->ptrs, maxM);
   GemmSm90TuneCache &cache = GemmSm90TuneCache::global();
   const int64_t bucket = gemmSm90TuneBucket(prob.m);
-  GemmSm90Kernel winner;
+  GemmSm90Spec winner;
   GemmSm90TuneEntry e;
   if (tuneTiles) {
     Expected<GemmSm90TuneResult> r = autotuneGemmSm90(*sm90, base, prob, p, nullptr, cache);
@@ -188,11 +188,11 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
   // The unfused form (the plain GEMM on the generated kernel, then the epilogue launches that
   // follow cuBLASLt), where the step has one: its kernel tuned like the fused one's.
   std::optional<CublasLtGemm> u = unfusedGemmOf(g);
-  GemmSm90Kernel uWinner;
+  GemmSm90Spec uWinner;
   GemmSm90Problem uProb;
   GemmSm90Pointers uP;
   if (u) {
-    Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(*u, plan());
+    Expected<GemmSm90Spec> uBase = gemmSm90KernelOf(*u, plan());
     if (!uBase) {
       u.reset(); // the generated GEMM cannot write that result: two candidates
     } else {
@@ -305,7 +305,7 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
         sm90Tuned.count(g->name))
       continue;
     const bool generated = g->backend == GemmBackend::Generated;
-    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, plan());
+    Expected<GemmSm90Spec> base = gemmSm90KernelOf(*g, plan());
     if (!base) {
       if (generated)
         return Error("--backend=generated: " + base.error());
@@ -348,7 +348,7 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       }
       sm90 = r.take();
     }
-    Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, plan(), maxM, device);
+    Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, plan(), maxM, device);
     if (!ks) {
       if (generated)
         return Error("--backend=generated: " + ks.error());
@@ -376,10 +376,10 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
     if (auto uc = unfusedSteps.find(g->name); uc != unfusedSteps.end() && generatedWins) {
       // The unfused form won: its kernels over M in [1, maxM] (the fused ones are not needed).
       const CublasLtGemm &u = uc->second;
-      Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(u, plan());
-      Expected<std::vector<GemmSm90Kernel>> uks =
+      Expected<GemmSm90Spec> uBase = gemmSm90KernelOf(u, plan());
+      Expected<std::vector<GemmSm90Spec>> uks =
           uBase ? gemmSm90KernelsFor(u, plan(), maxM, device)
-                : Expected<std::vector<GemmSm90Kernel>>(Error(uBase.error()));
+                : Expected<std::vector<GemmSm90Spec>>(Error(uBase.error()));
       if (!uks)
         return Error("GEMM '" + g->name + "': the unfused form: " + uks.error());
       if (Status st = prepareSm90(*uks); !st)

@@ -228,7 +228,7 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
         return Error(why + "; the generated GEMM: " + r.error());
       sm90 = r.take();
     }
-    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan());
+    Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan());
     if (!base)
       return Error(why + "; " + base.error());
     it = sm90Kernels.emplace(g.name, *base).first;
@@ -236,7 +236,7 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
   }
   const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), m);
   // The autotuned winner in its bucket of M, the heuristic elsewhere (both prepared).
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   std::string tuned;
   if (auto t = sm90Tuned.find(g.name);
       t != sm90Tuned.end() && gemmSm90TuneBucket(prob.m) == t->second.bucket) {

@@ -5,7 +5,7 @@
 
 namespace fp8c {
 
-Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan) {
+Expected<GemmSm90Spec> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan) {
   auto fail = [&](const std::string &why) {
     return Error("GEMM '" + g.name + "' (" + g.description +
                  ") cannot run on the generated sm90 GEMM: " + why);
@@ -13,7 +13,7 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   auto valid = [&](int i) { return i >= 0 && static_cast<size_t>(i) < plan.buffers.size(); };
   if (!valid(g.a) || !valid(g.b) || !valid(g.d))
     return fail("internal error: an operand buffer index is out of range");
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   k.aType = plan.buffers[g.a].type.dtype();
   k.bType = plan.buffers[g.b].type.dtype();
   k.dType = plan.buffers[g.d].type.dtype();
@@ -131,13 +131,13 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   }
   // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without
   // overlap is one that every scale mode and accumulation takes).
-  GemmSm90Kernel probe = k;
+  GemmSm90Spec probe = k;
   probe.bm = 128;
   probe.bn = 128;
   probe.stages = k.extraOutputs() || !k.sideSpec.empty() ? 4 : 6;
   probe.overlap = false;
   probe.epilogueWarps = k.geluGradInFp8; // (every config of it has the offloaded epilogue)
-  if (Status st = checkGemmSm90Kernel(probe); !st)
+  if (Status st = checkGemmSm90Spec(probe); !st)
     return fail(st.message());
   return k;
 }
@@ -233,10 +233,10 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   return p;
 }
 
-Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
+Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const CublasLtGemm &g,
                                                          const LaunchPlan &plan, int64_t maxM,
                                                          const Device &dev) {
-  Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan);
+  Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan);
   if (!base)
     return Error(base.error());
   // chooseGemmSm90Tiles is monotone in M: 64-row tiles up to M = 64, then 128 x 128 while the
@@ -252,7 +252,7 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
       if (rows <= top)
         ms.push_back(rows);
   }
-  std::vector<GemmSm90Kernel> out;
+  std::vector<GemmSm90Spec> out;
   for (int64_t rows : ms) {
     if (rows < 1)
       continue;
@@ -264,12 +264,12 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
       prob.ldsa = std::max(prob.ldsa, rows);
     if (g.blockCast)
       prob.ldBlockInv = std::max(prob.ldBlockInv, rows);
-    GemmSm90Kernel k = chooseGemmSm90Tiles(*base, prob, dev);
+    GemmSm90Spec k = chooseGemmSm90Tiles(*base, prob, dev);
     if (Status st = checkGemmSm90(k, prob); !st)
       return Error("GEMM '" + g.name + "' (" + g.description +
                    ") cannot run on the generated sm90 GEMM: " + st.message());
     if (std::none_of(out.begin(), out.end(),
-                     [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+                     [&](const GemmSm90Spec &o) { return o.name() == k.name(); }))
       out.push_back(k);
   }
   return out;

@@ -18,7 +18,7 @@ namespace fp8c {
 /// scale mode, bias, activation (cuBLASLt's GELU is the tanh form), amaxD, fast accumulation.
 /// An error naming the GEMM and why when the generated GEMM cannot run it (non-FP8 or
 /// e5m2 x e5m2 operands, B not K-major, an FP8 D without scaleD, ...).
-Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan);
+Expected<GemmSm90Spec> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan);
 
 /// The unfused form of a step whose epilogue only the generated GEMM fuses and whose cuBLASLt
 /// form writes the plain result to epiD for the `epiFallback` launches (the 1x128-block cast,
@@ -32,7 +32,7 @@ std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g);
 /// Every tile config chooseGemmSm90Tiles picks for `g` at some M in [1, maxM] on `dev`
 /// (distinct kernel names), each checked against the plan's static pitches; an error naming
 /// the GEMM when one is refused.
-Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
+Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const CublasLtGemm &g,
                                                          const LaunchPlan &plan, int64_t maxM,
                                                          const Device &dev);
 

@@ -154,7 +154,7 @@ TEST(GemmBackend, Bf16GemmsStayOnCublasLt) {
   ASSERT_EQ(gs.size(), 2u);
   for (const CublasLtGemm *g : gs) {
     EXPECT_EQ(g->backend, GemmBackend::CublasLt) << g->name;
-    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+    Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
     ASSERT_FALSE(k.hasValue());
     EXPECT_NE(k.error().find("GEMM '" + g->name + "'"), std::string::npos) << k.error();
     EXPECT_NE(k.error().find("bf16 x bf16; it takes FP8 operands only"), std::string::npos)
@@ -174,7 +174,7 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
     std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u) << recipe;
     for (const CublasLtGemm *g : gs) {
-      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+      Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(k.hasValue()) << recipe << ": " << (k ? "" : k.error());
       EXPECT_EQ(k->aType, cg.plan.buffers[g->a].type.dtype());
       EXPECT_EQ(k->bType, cg.plan.buffers[g->b].type.dtype());
@@ -194,7 +194,7 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
     }
     // delayed: GEMM 1 writes g in FP8 with scaleD and its amax (cuBLASLt's AMAX_D).
     if (std::string(recipe) == "delayed") {
-      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*gs[0], cg.plan);
+      Expected<GemmSm90Spec> k = gemmSm90KernelOf(*gs[0], cg.plan);
       ASSERT_TRUE(k.hasValue());
       EXPECT_TRUE(isFloat8(k->dType));
       EXPECT_TRUE(k->amaxD);
@@ -229,7 +229,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_EQ(cg.plan.buffers[g.epiD].type.dtype(), DType::BF16);
     EXPECT_FALSE(g.epiFallback.empty());
     EXPECT_EQ(g.scaleD, -1);
-    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, cg.plan);
+    Expected<GemmSm90Spec> k = gemmSm90KernelOf(g, cg.plan);
     ASSERT_TRUE(k.hasValue()) << k.error();
     EXPECT_TRUE(k->blockCast);
     EXPECT_EQ(k->dType, DType::F8E4M3FN);
@@ -239,9 +239,9 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_EQ(prob.ldBlockScale, 112);
     EXPECT_TRUE(prob.castPow2);
     for (int64_t maxM : {16, 8192}) {
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, cg.plan, maxM, hopper());
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, cg.plan, maxM, hopper());
       ASSERT_TRUE(ks.hasValue()) << ks.error();
-      for (const GemmSm90Kernel &t : *ks) {
+      for (const GemmSm90Spec &t : *ks) {
         const int wn = t.schedule == GemmSchedule::PingPong || t.bm == 128 ? t.bn : t.bn / 2;
         EXPECT_EQ(wn % 128, 0) << t.name();
       }
@@ -250,7 +250,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     ASSERT_TRUE(u.has_value());
     EXPECT_EQ(u->d, g.epiD);
     EXPECT_EQ(u->name, g.name + "_unfused");
-    Expected<GemmSm90Kernel> uk = gemmSm90KernelOf(*u, cg.plan);
+    Expected<GemmSm90Spec> uk = gemmSm90KernelOf(*u, cg.plan);
     ASSERT_TRUE(uk.hasValue()) << uk.error();
     EXPECT_FALSE(uk->blockCast);
     EXPECT_EQ(uk->dType, DType::BF16);
@@ -284,12 +284,12 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
   for (const char *recipe : {"tensorwise", "blockwise"}) {
     CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
     for (const CublasLtGemm *g : gemms(cg.plan)) {
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
       ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
       std::set<std::pair<int, int>> tiles;
       bool pingPong = false;
-      for (const GemmSm90Kernel &k : *ks) {
-        EXPECT_TRUE(checkGemmSm90Kernel(k).isOk()) << k.name();
+      for (const GemmSm90Spec &k : *ks) {
+        EXPECT_TRUE(checkGemmSm90Spec(k).isOk()) << k.name();
         tiles.insert({k.bm, k.bn});
         pingPong |= k.schedule == GemmSchedule::PingPong;
       }
@@ -308,16 +308,16 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
         EXPECT_TRUE(tiles.count({128, 256})) << g->name;
       }
       // Every M's choice is among the prepared ones.
-      Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, cg.plan);
+      Expected<GemmSm90Spec> base = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(base.hasValue());
       for (int64_t mm : {1, 37, 64, 65, 100, 257, 1000, 4097, 8191, 8192}) {
-        GemmSm90Kernel k = chooseGemmSm90Tiles(*base, gemmSm90ProblemOf(*g, cg.plan, mm), hopper());
+        GemmSm90Spec k = chooseGemmSm90Tiles(*base, gemmSm90ProblemOf(*g, cg.plan, mm), hopper());
         bool found = false;
-        for (const GemmSm90Kernel &p : *ks)
+        for (const GemmSm90Spec &p : *ks)
           found |= p.name() == k.name();
         EXPECT_TRUE(found) << k.name() << " at M = " << mm << " was not prepared";
       }
-      Expected<std::vector<GemmSm90Kernel>> small = gemmSm90KernelsFor(*g, cg.plan, 16, hopper());
+      Expected<std::vector<GemmSm90Spec>> small = gemmSm90KernelsFor(*g, cg.plan, 16, hopper());
       ASSERT_TRUE(small.hasValue());
       EXPECT_EQ(small->size(), 1u) << "M <= 16: the 64-row tile only";
     }
@@ -336,7 +336,7 @@ TEST(GemmBackend, Block128PitchesAtOddM) {
   EXPECT_EQ(p.k, 4096);
   EXPECT_EQ(p.ldsa, 40) << "the A scales' pitch is M rounded up to 4";
   EXPECT_EQ(p.ldsb, 32) << "ceil(4096 / 128) = 32 K blocks";
-  GemmSm90Kernel k = chooseGemmSm90Tiles(*gemmSm90KernelOf(*gs[0], cg.plan), p, hopper());
+  GemmSm90Spec k = chooseGemmSm90Tiles(*gemmSm90KernelOf(*gs[0], cg.plan), p, hopper());
   EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
 }
 
@@ -361,7 +361,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
   g.m = {0, 64};
   g.n = 128;
   g.k = 128;
-  Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, p);
+  Expected<GemmSm90Spec> k = gemmSm90KernelOf(g, p);
   ASSERT_FALSE(k.hasValue());
   EXPECT_EQ(k.error(), "GEMM 'k0_gemm' (fp8.scaled_matmul %y) cannot run on the generated sm90 "
                        "GEMM: e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
@@ -369,7 +369,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
   p.buffers[g.a].type = TensorType({64, 100}, DType::F8E4M3FN);
   p.buffers[g.b].type = TensorType({128, 100}, DType::F8E4M3FN);
   g.k = 100;
-  Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, p, 64, hopper());
+  Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, p, 64, hopper());
   ASSERT_FALSE(ks.hasValue());
   EXPECT_NE(ks.error().find("GEMM 'k0_gemm'"), std::string::npos) << ks.error();
   EXPECT_NE(ks.error().find("multiples of 16 bytes"), std::string::npos) << ks.error();

@@ -59,14 +59,14 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
         EXPECT_EQ(std::count(gemmBufs.begin(), gemmBufs.end(), b), 0) << plan.buffers[b].name;
       if (tokens != 8192)
         continue;
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, plan, tokens, h200);
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, plan, tokens, h200);
       ASSERT_TRUE(ks.hasValue()) << ks.error();
-      std::vector<GemmSm90Kernel> all = *ks;
+      std::vector<GemmSm90Spec> all = *ks;
       const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan, tokens);
-      for (const GemmSm90Kernel &c : gemmSm90Candidates(ks->front(), prob, h200))
+      for (const GemmSm90Spec &c : gemmSm90Candidates(ks->front(), prob, h200))
         all.push_back(c);
       std::set<std::string> done;
-      for (const GemmSm90Kernel &k : all) {
+      for (const GemmSm90Spec &k : all) {
         if (!done.insert(k.name()).second)
           continue;
         SCOPED_TRACE(k.name());
