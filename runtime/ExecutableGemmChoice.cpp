@@ -5,6 +5,7 @@
 // GemmSm90Autotune.h). run() (Executable.cpp) only looks the choices up.
 #include "runtime/ExecutableImpl.h"
 
+#include "passes/GemmCapabilities.h"
 #include "runtime/gpu/GemmSm90Autotune.h"
 #include "runtime/gpu/GemmSm90Step.h"
 #include "runtime/jit/KernelCache.h"
@@ -298,7 +299,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &bas
 // what run() uses at such M. (Before, steps below kGemmSm90TuneMinRows kept cuBLASLt by rule:
 // the rowwise decode Linear, M 1 and 16, ran 3 us slower than the generated GEMM, H200.)
 Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
-  const bool hopper = device.ccMajor == 9 && device.ccMinor == 0;
+  const bool hopper = GemmCapabilities::generatedRunsOn(device.ccMajor, device.ccMinor);
   for (const Step &s : steps) {
     const auto *g = std::get_if<CublasLtGemm>(&s);
     if (!g || g->backend == GemmBackend::CublasLt || sm90Kernels.count(g->name) ||

@@ -5,6 +5,7 @@
 // (ExecutableGemmChoice.cpp).
 #include "runtime/ExecutableImpl.h"
 
+#include "passes/GemmCapabilities.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
@@ -122,7 +123,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
   // auto asks cuBLASLt first (its answers are cached per configuration); on a Hopper GPU a
   // refusal goes to the generated GEMM.
   const bool autoFallback =
-      g.backend == GemmBackend::Auto && device.ccMajor == 9 && device.ccMinor == 0;
+      g.backend == GemmBackend::Auto &&
+      GemmCapabilities::generatedRunsOn(device.ccMajor, device.ccMinor);
   Expected<CublasCall> callOr = cublasCall(g, ptrs, m, autoFallback);
   if (!callOr)
     return Error(callOr.error());

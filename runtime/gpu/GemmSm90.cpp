@@ -3,6 +3,7 @@
 // shared memory and source: codegen/gemm/).
 #include "runtime/gpu/GemmSm90.h"
 
+#include "passes/GemmCapabilities.h"
 #include "runtime/cuda/LoadedModules.h"
 #include "runtime/gpu/GemmSm90Maps.h"
 
@@ -183,7 +184,7 @@ Expected<std::unique_ptr<GemmSm90Runner>> GemmSm90Runner::create(KernelCache *ca
   Expected<Device> device = (*drvOr)->currentDevice("generated sm90 GEMM");
   if (!device)
     return Error(device.error());
-  if (device->ccMajor != 9 || device->ccMinor != 0)
+  if (!GemmCapabilities::generatedRunsOn(device->ccMajor, device->ccMinor))
     return Error("generated sm90 GEMM needs a Hopper GPU (compute capability 9.0); " +
                  device->str() + " has " + std::to_string(device->ccMajor) + "." +
                  std::to_string(device->ccMinor) + ": use the cuBLASLt backend");
