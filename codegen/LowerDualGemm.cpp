@@ -1,6 +1,6 @@
 // Lowering of a dual GEMM (the gate and up projections of a SwiGLU MLP, two FP8 GEMMs sharing
-// A, whose results meet only in one fp8.swiglu): one CublasLtGemm step with the up weight as
-// its second B (CublasLtGemm::b2). The generated Hopper GEMM runs both in one kernel and
+// A, whose results meet only in one fp8.swiglu): one GemmStep with the up weight as
+// its second B (GemmStep::b2). The generated Hopper GEMM runs both in one kernel and
 // writes the swiglu (with its amax, and the FP8 cast when its scale is known) from registers,
 // so neither bf16 result is written; on cuBLASLt (backend auto measures the two) the step runs
 // two GEMMs into the results' buffers and a launch computes the epilogue from them
@@ -81,7 +81,7 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
 Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a) {
   const Op *gate = a.mains[0], *up = a.mains[1];
   const Value *A = gate->operand(0);
-  CublasLtGemm g;
+  GemmStep g;
   g.name = "k" + std::to_string(kernelIndex) + "_gemm";
   g.a = lw.gemmOperandBuffer(A);
   g.b = lw.gemmOperandBuffer(gate->operand(1));

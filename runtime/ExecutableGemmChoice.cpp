@@ -42,7 +42,7 @@ std::vector<unsigned char> finitePattern(size_t bytes, size_t elemBytes, uint64_
   return out;
 }
 
-Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+Expected<GemmScratch> makeGemmScratch(const GemmStep &g, const LaunchPlan &plan, int64_t m,
                                       CudaDriver *drv) {
   GemmScratch s;
   s.ptrs.assign(plan.buffers.size(), 0);
@@ -123,7 +123,7 @@ Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Spec> &ks) {
 // when the generated GEMM is at least 1 % faster). Times come from the tune cache where it has
 // them for this key and cuBLASLt version. Any failure is an error naming the step: nothing
 // falls back silently.
-Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &base,
+Status Executable::Impl::tuneGemm(const GemmStep &g, const GemmSm90Spec &base,
                                   int64_t maxM, bool tuneTiles, bool compareCublasLt,
                                   bool *generatedWins) {
   *generatedWins = false;
@@ -188,7 +188,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &bas
     return done(); // cuBLASLt cannot run it here: runGemm's refusal path takes it
   // The unfused form (the plain GEMM on the generated kernel, then the epilogue launches that
   // follow cuBLASLt), where the step has one: its kernel tuned like the fused one's.
-  std::optional<CublasLtGemm> u = unfusedGemmOf(g);
+  std::optional<GemmStep> u = unfusedGemmOf(g);
   GemmSm90Spec uWinner;
   GemmSm90Problem uProb;
   GemmSm90Pointers uP;
@@ -301,7 +301,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &bas
 Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
   const bool hopper = GemmCapabilities::generatedRunsOn(device.ccMajor, device.ccMinor);
   for (const Step &s : steps) {
-    const auto *g = std::get_if<CublasLtGemm>(&s);
+    const auto *g = std::get_if<GemmStep>(&s);
     if (!g || g->backend == GemmBackend::CublasLt || sm90Kernels.count(g->name) ||
         sm90Tuned.count(g->name))
       continue;
@@ -376,7 +376,7 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       return st;
     if (auto uc = unfusedSteps.find(g->name); uc != unfusedSteps.end() && generatedWins) {
       // The unfused form won: its kernels over M in [1, maxM] (the fused ones are not needed).
-      const CublasLtGemm &u = uc->second;
+      const GemmStep &u = uc->second;
       Expected<GemmSm90Spec> uBase = gemmSm90KernelOf(u, plan());
       Expected<std::vector<GemmSm90Spec>> uks =
           uBase ? gemmSm90KernelsFor(u, plan(), maxM, device)
@@ -409,7 +409,7 @@ std::vector<int64_t> Executable::Impl::cublasOnlyRowsCap(int64_t maxM) const {
       all.erase(std::unique(all.begin(), all.end()), all.end());
       for (int b : all)
         ++touching[size_t(b)];
-      const auto *g = std::get_if<CublasLtGemm>(&s);
+      const auto *g = std::get_if<GemmStep>(&s);
       if (!g || g->backend != GemmBackend::Auto || g->m.perM <= 0 || steps == &p.loadSteps)
         continue;
       auto it = autoChoice.find(g->name);

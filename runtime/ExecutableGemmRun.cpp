@@ -17,10 +17,10 @@
 namespace fp8c {
 
 // Step `g` as cuBLASLt would run it at M, with the plan's fallbacks where cuBLASLt refuses it
-// (CublasLtGemm's comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales,
+// (GemmStep's comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales,
 // and the bias added by a generated launch where no outer-vector algorithm takes it. With
 // `checkSupport`, `refused` says why cuBLASLt cannot take what is left.
-Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
+Expected<CublasCall> Executable::Impl::cublasCall(const GemmStep &g,
                                                   const std::vector<CUdeviceptr> &ptrs, int64_t m,
                                                   bool checkSupport) {
   auto call = cublasLtCall(g, plan(), m, ptrs);
@@ -93,7 +93,7 @@ Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
 // One GEMM step: on the generated GEMM (backend generated, auto where compile() measured it
 // faster at this M's bucket, or auto where cuBLASLt refuses the configuration), else on
 // cuBLASLt with the plan's fallbacks.
-Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+Status Executable::Impl::runGemm(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                  int64_t m, CUstream stream) {
   if (g.backend == GemmBackend::Generated)
     return runSm90(g, ptrs, m, stream, "");
@@ -104,7 +104,7 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
       choice = &it->second;
   if (choice && choice->generated && choice->unfused) {
     // The plain GEMM on the generated kernel into epiD, then the epilogue's launches.
-    const CublasLtGemm &u = unfusedSteps.at(g.name);
+    const GemmStep &u = unfusedSteps.at(g.name);
     if (Status st = runSm90(u, ptrs, m, stream, choice->why); !st)
       return st;
     for (const GeneratedLaunch &l : g.epiFallback)
@@ -159,7 +159,7 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
 // cuBLASLt's part of runGemm for a call cublasCall() prepared: A copied to its padded buffer
 // and D out of its padded one where M was rounded up, the bias added after where the
 // epilogue could not.
-Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call,
+Status Executable::Impl::runCublas(const GemmStep &g, const CublasCall &call,
                                    const std::vector<CUdeviceptr> &ptrs, int64_t m,
                                    CUstream stream) {
   if (call.padRows && g.aPadded >= 0)
@@ -214,7 +214,7 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
 }
 
 // One GEMM step on the generated Hopper GEMM; `why` says why it is not cuBLASLt's (auto).
-Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+Status Executable::Impl::runSm90(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                  int64_t m, CUstream stream, const std::string &why) {
   auto it = sm90Kernels.find(g.name);
   std::string note;

@@ -82,7 +82,7 @@ struct Executable::Impl {
   std::map<std::string, AutoChoice> autoChoice;
   /// By step name: the unfused form of a step with one (GemmSm90Step.h's unfusedGemmOf), kept
   /// where auto measured it (its kernels are prepared under its own name).
-  std::map<std::string, CublasLtGemm> unfusedSteps;
+  std::map<std::string, GemmStep> unfusedSteps;
   bool autotune = true; ///< CompileOptions::autotune
   std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
   std::map<std::string, LoadedLaunch> launches; ///< by kernelName
@@ -121,13 +121,13 @@ struct Executable::Impl {
   Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
   Status launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                 CUstream stream, bool dependent = false);
-  Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+  Status runGemm(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream);
-  Expected<CublasCall> cublasCall(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+  Expected<CublasCall> cublasCall(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                   int64_t m, bool checkSupport);
-  Status runCublas(const CublasLtGemm &g, const CublasCall &call,
+  Status runCublas(const GemmStep &g, const CublasCall &call,
                    const std::vector<CUdeviceptr> &ptrs, int64_t m, CUstream stream);
-  Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+  Status runSm90(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream, const std::string &why);
   Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
   /// Compiles and loads the generated GEMM's kernels `ks` ahead of their first run.
@@ -139,7 +139,7 @@ struct Executable::Impl {
   std::vector<int64_t> cublasOnlyRowsCap(int64_t maxM) const;
   /// With `tuneTiles` the generated GEMM's tile configs are autotuned at maxM; without (steps
   /// below kGemmSm90TuneMinRows rows) the heuristic's config is the one compared.
-  Status tuneGemm(const CublasLtGemm &g, const GemmSm90Spec &base, int64_t maxM,
+  Status tuneGemm(const GemmStep &g, const GemmSm90Spec &base, int64_t maxM,
                   bool tuneTiles, bool compareCublasLt, bool *generatedWins);
 };
 

@@ -157,7 +157,7 @@ struct GemmSm90Spec {
   /// Cooperative 128 x 128 tiles, clusterM = 1, no bf16-A prologue, tensor amax only.
   bool epilogueWarps = false;
   /// A side launch (codegen/kernels/gemm_sm90_side.cuh): an independent one-pass cast-transpose
-  /// of the plan (CublasLtGemm::side) run by the producer warpgroup's warps 1-3 beside the main
+  /// of the plan (GemmStep::side) run by the producer warpgroup's warps 1-3 beside the main
   /// loops. sideSpec is that launch's Spec (GeneratedLaunch::sideSpec: the source without its
   /// entry point), sideBuffers the count of its Args' buffers (GemmSm90Pointers::side). Empty:
   /// none. Not with castA, castAhead or epilogueWarps (they use those warps).

@@ -4,7 +4,7 @@
 // A and B FP8 (e4m3 x e4m3, e5m2 x e4m3, e4m3 x e5m2; or A bf16 cast to FP8 in the kernel with
 // a quantization scale known before the launch, castA), row-major and K-major (TN), f32
 // accumulation; D bf16, f16, f32, e4m3 or e5m2. The semantics and the scale-buffer layouts are
-// those of the cuBLASLt backend (CublasLtGemm.h, GemmScaleMode), so a plan's CublasLtGemm step
+// those of the cuBLASLt backend (CublasLtGemm.h, GemmScaleMode), so a plan's GemmStep
 // can run on either:
 //   Tensor       invScaleA, invScaleB: one f32 each
 //   OuterVector  invScaleA: [M], invScaleB: [N]
@@ -20,7 +20,7 @@
 //   GemmSm90Spec k;                                       // dtypes, scales, epilogue
 //   k = chooseGemmSm90Tiles(k, problem, runner->device());  // tile shape for this problem
 //   runner->run(k, problem, pointers, stream);              // NVRTC + cache on first use
-// From a plan's CublasLtGemm step `g` (GemmSm90Step.h; Executable runs it for backend
+// From a plan's GemmStep `g` (GemmSm90Step.h; Executable runs it for backend
 // generated, and for auto where cuBLASLt refuses): aType/bType/dType from the
 // buffers' dtypes, scaleMode = g.scaleMode, fastAccum = g.fastAccum, biasType from g.bias's
 // buffer, activation from g.epilogue (Gelu* -> GeluTanh, as cuBLASLt's GELU is the tanh form;

@@ -8,7 +8,7 @@
 
 namespace fp8c {
 
-Expected<GemmSm90Spec> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan) {
+Expected<GemmSm90Spec> gemmSm90KernelOf(const GemmStep &g, const LaunchPlan &plan) {
   auto fail = [&](const std::string &why) {
     return Error("GEMM '" + g.name + "' (" + g.description +
                  ") cannot run on the generated sm90 GEMM: " + why);
@@ -128,10 +128,10 @@ Expected<GemmSm90Spec> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan 
   return k;
 }
 
-std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
+std::optional<GemmStep> unfusedGemmOf(const GemmStep &g) {
   if (g.epiD < 0 || g.b2 >= 0 || g.epiFallback.empty())
     return std::nullopt;
-  CublasLtGemm u = g;
+  GemmStep u = g;
   u.name = g.name + "_unfused";
   u.description = g.description + " (the GEMM into its bf16 result; launches after it)";
   u.d = g.epiD;
@@ -151,7 +151,7 @@ std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
   return u;
 }
 
-GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m) {
+GemmSm90Problem gemmSm90ProblemOf(const GemmStep &g, const LaunchPlan &plan, int64_t m) {
   GemmSm90Problem p;
   p.m = g.m.eval(m);
   p.n = g.n;
@@ -180,7 +180,7 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
   return p;
 }
 
-GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers,
+GemmSm90Pointers gemmSm90PointersOf(const GemmStep &g, std::span<const CUdeviceptr> buffers,
                                     int64_t m) {
   auto addr = [&](int i) -> void * {
     return i < 0 ? nullptr : reinterpret_cast<void *>(buffers[static_cast<size_t>(i)]);
@@ -219,7 +219,7 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   return p;
 }
 
-Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const CublasLtGemm &g,
+Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const GemmStep &g,
                                                          const LaunchPlan &plan, int64_t maxM,
                                                          const Device &dev) {
   Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan);

@@ -84,7 +84,7 @@ TEST(GemmBackendCompile, GeneratedGemmKernelsOfTheExamplesCompileForSm90a) {
           ASSERT_TRUE(k.hasValue()) << g->kernelName << ": " << k.error();
         }
       for (const Step &s : *steps) {
-        const auto *g = std::get_if<CublasLtGemm>(&s);
+        const auto *g = std::get_if<GemmStep>(&s);
         if (!g)
           continue;
         Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, cg->plan, c.maxM, h200);

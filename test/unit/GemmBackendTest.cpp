@@ -38,10 +38,10 @@ CompiledGraph plan(const Graph &g, const std::string &recipe, GemmBackend backen
   return cg ? cg.take() : CompiledGraph{};
 }
 
-std::vector<const CublasLtGemm *> gemms(const LaunchPlan &p) {
-  std::vector<const CublasLtGemm *> out;
+std::vector<const GemmStep *> gemms(const LaunchPlan &p) {
+  std::vector<const GemmStep *> out;
   for (const Step &s : p.steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s))
+    if (const auto *g = std::get_if<GemmStep>(&s))
       out.push_back(g);
   return out;
 }
@@ -129,9 +129,9 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
       for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated}) {
         CompiledGraph cg = plan(*m->graphs()[0], recipe, b);
-        std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+        std::vector<const GemmStep *> gs = gemms(cg.plan);
         ASSERT_FALSE(gs.empty()) << example << " " << recipe;
-        for (const CublasLtGemm *g : gs) {
+        for (const GemmStep *g : gs) {
           // Auto: a row-scaled step with an activation or an amax in its epilogue, which only
           // the generated GEMM computes, runs on it; a dual GEMM's (b2) cuBLASLt form computes
           // its epilogue in launches, so auto keeps both.
@@ -150,9 +150,9 @@ TEST(GemmBackend, Bf16GemmsStayOnCublasLt) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
   CompiledGraph cg = plan(*m->graphs()[0], "none", GemmBackend::Generated);
-  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  std::vector<const GemmStep *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 2u);
-  for (const CublasLtGemm *g : gs) {
+  for (const GemmStep *g : gs) {
     EXPECT_EQ(g->backend, GemmBackend::CublasLt) << g->name;
     Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
     ASSERT_FALSE(k.hasValue());
@@ -171,9 +171,9 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
   std::set<GemmScaleMode> modes;
   for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
     CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u) << recipe;
-    for (const CublasLtGemm *g : gs) {
+    for (const GemmStep *g : gs) {
       Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(k.hasValue()) << recipe << ": " << (k ? "" : k.error());
       EXPECT_EQ(k->aType, cg.plan.buffers[g->a].type.dtype());
@@ -214,9 +214,9 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   ASSERT_TRUE(m);
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Auto);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
-    const CublasLtGemm &g = *gs[0];
+    const GemmStep &g = *gs[0];
     ASSERT_TRUE(g.blockCast);
     EXPECT_EQ(g.blockAct, Activation::GeluTanh);
     EXPECT_EQ(g.epilogue, GemmEpilogue::Bias); // cuBLASLt's 128-block mode: bias alone
@@ -246,7 +246,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
         EXPECT_EQ(wn % 128, 0) << t.name();
       }
     }
-    std::optional<CublasLtGemm> u = unfusedGemmOf(g);
+    std::optional<GemmStep> u = unfusedGemmOf(g);
     ASSERT_TRUE(u.has_value());
     EXPECT_EQ(u->d, g.epiD);
     EXPECT_EQ(u->name, g.name + "_unfused");
@@ -260,7 +260,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   }
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
     EXPECT_TRUE(gs[0]->blockCast);
     EXPECT_EQ(gs[0]->epiD, -1);
@@ -269,7 +269,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   }
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::CublasLt);
-    for (const CublasLtGemm *g : gemms(cg.plan))
+    for (const GemmStep *g : gemms(cg.plan))
       EXPECT_FALSE(g->blockCast) << g->name;
   }
 }
@@ -283,7 +283,7 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
   ASSERT_TRUE(m);
   for (const char *recipe : {"tensorwise", "blockwise"}) {
     CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
-    for (const CublasLtGemm *g : gemms(cg.plan)) {
+    for (const GemmStep *g : gemms(cg.plan)) {
       Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
       ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
       std::set<std::pair<int, int>> tiles;
@@ -328,7 +328,7 @@ TEST(GemmBackend, Block128PitchesAtOddM) {
   std::unique_ptr<Module> m = parseExample("linear");
   ASSERT_TRUE(m);
   CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
-  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  std::vector<const GemmStep *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 1u);
   GemmSm90Problem p = gemmSm90ProblemOf(*gs[0], cg.plan, 37);
   EXPECT_EQ(p.m, 37);
@@ -350,7 +350,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
     p.buffers.push_back(d);
     return static_cast<int>(p.buffers.size() - 1);
   };
-  CublasLtGemm g;
+  GemmStep g;
   g.name = "k0_gemm";
   g.description = "fp8.scaled_matmul %y";
   g.a = buf("a", {64, 128}, DType::F8E5M2);

@@ -273,7 +273,7 @@ bool isSm90() {
 GemmBackend planBackendOf(const Executable &exe, const std::string &line) {
   const std::string name = line.substr(0, line.find(':'));
   for (const Step &s : exe.plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s); g && g->name == name)
+    if (const auto *g = std::get_if<GemmStep>(&s); g && g->name == name)
       return g->backend;
   ADD_FAILURE() << "no GEMM step named " << name;
   return GemmBackend::Auto;
@@ -443,9 +443,9 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
   std::unique_ptr<Executable> exe =
       compileWith(*mod->graphs()[0], "rowwise", maxM, GemmBackend::Auto, true);
   ASSERT_TRUE(exe);
-  const CublasLtGemm *dual = nullptr;
+  const GemmStep *dual = nullptr;
   for (const Step &s : exe->plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s); g && g->b2 >= 0)
+    if (const auto *g = std::get_if<GemmStep>(&s); g && g->b2 >= 0)
       dual = g;
   ASSERT_TRUE(dual && dual->gateD >= 0 && dual->upD >= 0) << "rowwise swiglu: one dual step";
   for (int64_t m : {maxM, int64_t(200)}) {
