@@ -261,4 +261,27 @@ Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const GemmStep &g,
   return out;
 }
 
+Device gemmSm90DefaultDevice() {
+  Device d;
+  d.name = "sm_90a (132 SMs)";
+  d.ccMajor = 9;
+  d.ccMinor = 0;
+  d.arch = "sm_90a";
+  d.smCount = 132;
+  return d;
+}
+
+Expected<GemmSm90Spec> gemmSm90HeuristicSpec(const GemmStep &g, const LaunchPlan &plan,
+                                             int64_t m, const Device &dev) {
+  Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan);
+  if (!base)
+    return Error(base.error());
+  const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan, m);
+  GemmSm90Spec k = launchedGemmSm90Kernel(chooseGemmSm90Tiles(*base, prob, dev), prob);
+  if (Status st = checkGemmSm90(k, prob); !st)
+    return Error("GEMM '" + g.name + "' (" + g.description +
+                 ") cannot run on the generated sm90 GEMM: " + st.message());
+  return k;
+}
+
 } // namespace fp8c

@@ -36,6 +36,17 @@ Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const GemmStep &g,
                                                          const LaunchPlan &plan, int64_t maxM,
                                                          const Device &dev);
 
+/// The device the tile heuristic assumes where no GPU is asked (fp8c --emit=cuda|ptx|cubin):
+/// a Hopper sm_90a with 132 SMs (H100 SXM, H200).
+Device gemmSm90DefaultDevice();
+
+/// The spec GemmSm90Runner::run launches for step `g` at run-time size `m` on `dev` where no
+/// tile config was autotuned: chooseGemmSm90Tiles over the step's problem, with TMA stores as
+/// the run has them (launchedGemmSm90Kernel). An error naming the GEMM where the generated GEMM
+/// cannot run it.
+Expected<GemmSm90Spec> gemmSm90HeuristicSpec(const GemmStep &g, const LaunchPlan &plan,
+                                             int64_t m, const Device &dev);
+
 /// The problem (sizes, pitches at run-time size `m`) and pointers of step `g`, with
 /// `buffers[i]` the device address of plan.buffers[i] (and `m` the side launch's M).
 GemmSm90Problem gemmSm90ProblemOf(const GemmStep &g, const LaunchPlan &plan, int64_t m);
