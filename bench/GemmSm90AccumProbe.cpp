@@ -45,7 +45,7 @@ void accumProbe(GemmSm90Runner &g, CublasLtRunner &lt) {
     report(fast ? "cuBLASLt, fast accumulation" : "cuBLASLt, no fast accumulation", *probe);
   }
   for (bool fast : {true, false}) {
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     k.dType = DType::F32;
     k.fastAccum = fast;
     k.bn = 128;

@@ -99,7 +99,7 @@ bool wantVariant(const char *key) {
 }
 
 /// The persistent blocks `k` runs with at most, for the label (its error when unknown).
-std::string residentBlocks(GemmSm90Runner &g, const GemmSm90Kernel &k) {
+std::string residentBlocks(GemmSm90Runner &g, const GemmSm90Spec &k) {
   Expected<int> n = g.maxResidentBlocks(k);
   return n ? std::to_string(*n) : n.error();
 }
@@ -158,13 +158,13 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   const size_t n = size_t(s.m * s.n);
   const std::vector<float> ref = downloadBf16(o.dRef, n);
 
-  GemmSm90Kernel base;
-  std::vector<std::pair<GemmSm90Kernel, int>> cands; // kernel, groupM (0 = auto)
+  GemmSm90Spec base;
+  std::vector<std::pair<GemmSm90Spec, int>> cands; // kernel, groupM (0 = auto)
   auto add = [&](int bn, int st, bool ov, int gm = 0, int bm = 128,
                  GemmSchedule sched = GemmSchedule::Cooperative, int cm = 1) {
     if (sched == GemmSchedule::Cooperative ? !wantCoop : !wantPingPong)
       return;
-    GemmSm90Kernel k = base;
+    GemmSm90Spec k = base;
     k.bm = bm;
     k.bn = bn;
     k.stages = st;
@@ -176,7 +176,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   auto addPP = [&](int bm, int bn, int st, bool ov = true, int gm = 0, int cm = 1) {
     add(bn, st, ov, gm, bm, GemmSchedule::PingPong, cm);
   };
-  GemmSm90Kernel chosen = chooseGemmSm90Tiles(base, prob, g.device());
+  GemmSm90Spec chosen = chooseGemmSm90Tiles(base, prob, g.device());
   cands.push_back({chosen, 0});
   if (s.m <= 64) {
     if (!quick) {
@@ -211,7 +211,7 @@ void benchShape(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, bool quic
   double best = 1e30;
   std::string bestName;
   for (size_t ci = 0; ci < cands.size(); ++ci) {
-    const GemmSm90Kernel &k = cands[ci].first;
+    const GemmSm90Spec &k = cands[ci].first;
     const int gm = cands[ci].second;
     if (ci > 0 && k.name() == chosen.name() && gm == 0)
       continue; // the heuristic's config, timed first
@@ -273,7 +273,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
 
   struct Variant {
     const char *name;
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     CublasLtGemmConfig c;
     const char *peer;
   };
@@ -281,7 +281,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
   const CublasLtGemmConfig c0 = plainLtConfig(s);
   std::vector<Variant> vs;
   if (wantVariant("row")) {
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     k.scaleMode = GemmScaleMode::OuterVector;
     k.biasType = DType::BF16;
     k.activation = Activation::GeluTanh;
@@ -292,7 +292,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     vs.push_back({"row scales + bias + gelu(tanh)", k, c, "tensor scales + GELU_BIAS"});
   }
   if (wantVariant("fp8")) {
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     k.dType = DType::F8E4M3FN;
     k.amaxD = true;
     k = chooseGemmSm90Tiles(k, prob, g.device());
@@ -302,7 +302,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     vs.push_back({"e4m3 out + amax", k, c, "e4m3 D + AMAX_D"});
   }
   if (wantVariant("precise")) {
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     k.fastAccum = false;
     k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
@@ -310,7 +310,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     vs.push_back({"tensor scales, no fast accumulation", k, c, "no fast accum"});
   }
   if (wantVariant("block")) {
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
     k.scaleMode = GemmScaleMode::Block128;
     k = chooseGemmSm90Tiles(k, prob, g.device());
     CublasLtGemmConfig c = c0;
@@ -370,11 +370,11 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     // The heuristic's config, then cooperative 128 x 256 x 4 and ping-pong 128 x 128 x 6 / 7,
     // and the clusters of two (B multicast) of cooperative 128 x 256 x 4 / 128 x 128 x 6 and
     // ping-pong 128 x 128 x 6, where the mode takes them and --schedule asks for them.
-    std::vector<GemmSm90Kernel> ks{v.k};
+    std::vector<GemmSm90Spec> ks{v.k};
     // overlap: on for the fast-accumulating modes (promotion ignores it).
     auto add = [&](GemmSchedule sched, int bn, int stages, int cm = 1,
                    bool overlap = true) {
-      GemmSm90Kernel k = v.k;
+      GemmSm90Spec k = v.k;
       k.schedule = sched;
       k.clusterM = cm;
       k.bm = 128;
@@ -382,8 +382,8 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       k.stages = stages;
       k.overlap = overlap;
       const bool wanted = sched == GemmSchedule::PingPong ? wantPingPong : wantCoop;
-      if (wanted && checkGemmSm90Kernel(k).isOk() &&
-          std::none_of(ks.begin(), ks.end(), [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+      if (wanted && checkGemmSm90Spec(k).isOk() &&
+          std::none_of(ks.begin(), ks.end(), [&](const GemmSm90Spec &o) { return o.name() == k.name(); }))
         ks.push_back(k);
     };
     add(GemmSchedule::Cooperative, 256, 4);
@@ -402,10 +402,10 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
     std::vector<uint8_t> first;
     // --a-transposed: every config of ks that takes it again with A MN-major (aTransposed),
     // reading A^T [K, M] made on the host from A, so D must equal the first config's.
-    std::vector<GemmSm90Kernel> all;
-    for (const GemmSm90Kernel &k : ks) {
+    std::vector<GemmSm90Spec> all;
+    for (const GemmSm90Spec &k : ks) {
       all.push_back(k);
-      GemmSm90Kernel t = k;
+      GemmSm90Spec t = k;
       t.aTransposed = true;
       if (aTransposedToo && checkGemmSm90(t, GemmSm90Problem{s.m, s.n, s.k, s.m, s.k, s.n}).isOk())
         all.push_back(t);
@@ -421,7 +421,7 @@ void benchEpilogues(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s) {
       if (Status st = aT.upload(t.data(), t.size()); !st)
         die(st.message());
     }
-    for (const GemmSm90Kernel &k : all) {
+    for (const GemmSm90Spec &k : all) {
       dumpCubin(g, k);
       GemmSm90Problem kp = prob;
       auto kgp = [&](int i) {

@@ -125,7 +125,7 @@ void soak(const std::string &name, double seconds, const std::function<Status(in
               (t1 - t0) / calls * 1e6, t0, t1);
 }
 
-void dumpCubin(GemmSm90Runner &g, const GemmSm90Kernel &k) {
+void dumpCubin(GemmSm90Runner &g, const GemmSm90Spec &k) {
   Expected<std::shared_ptr<const CachedKernel>> ck = g.prepare(k);
   if (!ck)
     die(ck.error());

@@ -42,7 +42,7 @@ double timeMs(int reps, const std::function<Status(int)> &work);
 /// naming `name` with the calls, the time per call and the two Unix times.
 void soak(const std::string &name, double seconds, const std::function<Status(int)> &work);
 /// Compiles and loads `k` (dies on failure) and, with --dump-cubin, writes its CUBIN.
-void dumpCubin(GemmSm90Runner &g, const GemmSm90Kernel &k);
+void dumpCubin(GemmSm90Runner &g, const GemmSm90Spec &k);
 
 struct Shape {
   int64_t m, k, n;

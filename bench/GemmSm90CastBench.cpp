@@ -53,16 +53,16 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
 
   struct Variant {
     std::string label;
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
   };
   std::vector<Variant> vs;
-  GemmSm90Kernel fp8 = chooseGemmSm90Tiles(GemmSm90Kernel{}, prob, g.device());
+  GemmSm90Spec fp8 = chooseGemmSm90Tiles(GemmSm90Spec{}, prob, g.device());
   vs.push_back({"e4m3 A (pre-quantized)", fp8});
-  GemmSm90Kernel cast;
+  GemmSm90Spec cast;
   cast.castA = true;
   cast = chooseGemmSm90Tiles(cast, prob, g.device());
   vs.push_back({"bf16 A, tensor scale [heuristic]", cast});
-  GemmSm90Kernel k = cast;
+  GemmSm90Spec k = cast;
   k.amaxA = true;
   vs.push_back({"bf16 A, tensor scale + amax of A", k});
   k = cast;
@@ -88,7 +88,7 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
     k.stages = 4;
     vs.push_back({"bf16 A, tensor scale, pp 128 x 128", k});
   }
-  GemmSm90Kernel ahead = fp8;
+  GemmSm90Spec ahead = fp8;
   ahead.castAhead = true;
   vs.push_back({"bf16 A cast ahead, tensor scale", ahead});
   k = ahead;
@@ -116,7 +116,7 @@ void benchCastA(GemmSm90Runner &g, CublasLtRunner &lt, const Shape &s, double hb
       p.amaxA = static_cast<float *>(amaxA.data());
       return p;
     };
-    if (Status st = checkGemmSm90Kernel(v.k); !st) {
+    if (Status st = checkGemmSm90Spec(v.k); !st) {
       std::printf("  %-48s skipped: %s\n", v.label.c_str(), st.message().c_str());
       continue;
     }

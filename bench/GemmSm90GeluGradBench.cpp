@@ -54,19 +54,19 @@ void benchGeluGrad(GemmSm90Runner &g, const Shape &s) {
   GemmSm90Problem prob{s.m, s.n, s.k, s.k, s.k, s.n};
   prob.ldDT = ldDT;
   prob.ldIn = s.n;
-  GemmSm90Kernel plain;
+  GemmSm90Spec plain;
   plain.fastAccum = false;
-  GemmSm90Kernel fused = plain;
+  GemmSm90Spec fused = plain;
   fused.dType = DType::F8E4M3FN;
   fused.amaxD = fused.transD = fused.geluGradIn = true;
   fused.colSumType = DType::BF16;
-  GemmSm90Kernel fused8 = fused;
+  GemmSm90Spec fused8 = fused;
   fused8.geluGradInFp8 = true;
   struct Form {
     std::string label;
-    GemmSm90Kernel k;
+    GemmSm90Spec k;
   };
-  auto tile = [](GemmSm90Kernel k, int bn, int stages, bool ew = false) {
+  auto tile = [](GemmSm90Spec k, int bn, int stages, bool ew = false) {
     k.schedule = GemmSchedule::Cooperative;
     k.bm = 128;
     k.bn = bn;

@@ -202,7 +202,7 @@ std::string planSummary(const LaunchPlan &p) {
   std::string names;
   for (const Step &st : p.steps) {
     names += names.empty() ? "" : " ";
-    if (std::holds_alternative<CublasLtGemm>(st))
+    if (std::holds_alternative<GemmStep>(st))
       names += "cublasLt";
     else
       names += std::get<GeneratedLaunch>(st).kernelName;

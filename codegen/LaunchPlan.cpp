@@ -53,10 +53,10 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
       out.push_back(g);
     else
       for (const auto *fallbacks :
-           {&std::get<CublasLtGemm>(s).biasFallback, &std::get<CublasLtGemm>(s).auxFallback,
-            &std::get<CublasLtGemm>(s).transFallback, &std::get<CublasLtGemm>(s).epiFallback,
-            &std::get<CublasLtGemm>(s).dualFallback, &std::get<CublasLtGemm>(s).side,
-            &std::get<CublasLtGemm>(s).pushFallback})
+           {&std::get<GemmStep>(s).biasFallback, &std::get<GemmStep>(s).auxFallback,
+            &std::get<GemmStep>(s).transFallback, &std::get<GemmStep>(s).epiFallback,
+            &std::get<GemmStep>(s).dualFallback, &std::get<GemmStep>(s).side,
+            &std::get<GemmStep>(s).pushFallback})
         for (const GeneratedLaunch &f : *fallbacks)
           out.push_back(&f);
   }
@@ -66,7 +66,7 @@ std::vector<const GeneratedLaunch *> launchesOf(const std::vector<Step> &steps) 
 std::vector<int> buffersOf(const Step &s) {
   if (const auto *g = std::get_if<GeneratedLaunch>(&s))
     return g->buffers;
-  const auto &c = std::get<CublasLtGemm>(s);
+  const auto &c = std::get<GemmStep>(s);
   std::vector<int> out;
   for (int b : {c.a,           c.b,           c.d,
                 c.invScaleA,   c.invScaleB,   c.bias,

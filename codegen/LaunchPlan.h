@@ -1,6 +1,6 @@
 // The lowered form of a fused graph: the buffers it needs and the ordered steps that compute
-// it, each a generated CUDA kernel launch (source text that NVRTC compiles) or a cuBLASLt FP8
-// GEMM. codegen/ produces it from the graph's fp8.kernel ops; runtime/ plans memory for the
+// it, each a generated CUDA kernel launch (source text that NVRTC compiles) or a GEMM (run by
+// cuBLASLt or by the generated Hopper GEMM, codegen/gemm/). codegen/ produces it from the graph's fp8.kernel ops; runtime/ plans memory for the
 // buffers, compiles the sources and runs the steps. Nothing here includes a CUDA header.
 //
 // The dynamic leading dim M is known only at run time: every generated kernel takes it as an
@@ -115,7 +115,7 @@ struct GeneratedLaunch {
   /// For a one-pass cast-transpose with a tensor scale known before it (and optionally its
   /// untransposed copy, amax, column sums and history push): `source` without its entry point
   /// (the #include and the Spec), which a generated GEMM compiles in to run the launch on its
-  /// idle warps (CublasLtGemm::side, codegen/kernels/gemm_sm90_side.cuh). Empty otherwise.
+  /// idle warps (GemmStep::side, codegen/kernels/gemm_sm90_side.cuh). Empty otherwise.
   std::string sideSpec;
 };
 
@@ -139,7 +139,7 @@ enum class GemmEpilogue {
   BGradA,
   BGradB
 };
-/// What the generated GEMM's epilogue does with its input (CublasLtGemm::epiIn).
+/// What the generated GEMM's epilogue does with its input (GemmStep::epiIn).
 enum class EpiInOp { GeluGrad, Residual };
 
 /// D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation), optionally
@@ -157,7 +157,7 @@ enum class EpiInOp { GeluGrad, Residual };
 /// amaxD is max |D| of the f32 result before any rounding to D's type; consumers that need
 /// the amax of the stored tensor round it themselves (monotone rounding: round(max) = max of
 /// rounded), which the generated consumers do.
-struct CublasLtGemm {
+struct GemmStep {
   std::string name;
   int a = -1, b = -1, d = -1;
   int invScaleA = -1, invScaleB = -1; ///< f32 buffers: scalar, [M]/[N], or 128-block grids
@@ -170,7 +170,7 @@ struct CublasLtGemm {
   /// the GEMM instead of read back by a launch. -1 if none.
   int aux = -1;
   /// The FP8 D transposed ([N, M], an operand of the weight-gradient GEMM), or -1. The
-  /// generated GEMM writes it in its epilogue (GemmSm90Kernel::transD); on cuBLASLt the
+  /// generated GEMM writes it in its epilogue (GemmSm90Spec::transD); on cuBLASLt the
   /// `transFallback` launch transposes D after the GEMM.
   int transD = -1;
   /// An input the generated GEMM's epilogue reads (bf16 [M, N], like D), and what it computes
@@ -194,7 +194,7 @@ struct CublasLtGemm {
   /// ([N, K] like b, the gate weight) with its inverse scale invScaleB2 (Tensor scales), and D
   /// is the epilogue (amaxD, the FP8 cast) of h = swiglu(gate, up), gate and up the two GEMM
   /// results rounded to bf16. The generated GEMM computes both in one kernel
-  /// (GemmSm90Kernel::swiglu); cuBLASLt (auto's other choice, measured against it) runs the two
+  /// (GemmSm90Spec::swiglu); cuBLASLt (auto's other choice, measured against it) runs the two
   /// GEMMs into gateD and upD (bf16 [M, N]) and the `dualFallback` launches compute the
   /// epilogue from them. -1 when not a dual GEMM.
   int b2 = -1, invScaleB2 = -1;
@@ -249,8 +249,9 @@ struct CublasLtGemm {
   /// N as it is.
   int64_t nPadded = 0;
   /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
-  /// GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
-  /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.
+  /// GEMMs are always CublasLt. With Generated, the runtime runs it on the generated Hopper GEMM
+  /// (GemmCapabilities, passes/GemmCapabilities.h, says what that takes), never calls cuBLASLt
+  /// for it, and the fallbacks below are unused.
   GemmBackend backend = GemmBackend::Auto;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 
@@ -274,7 +275,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> epiFallback;  ///< epiD >= 0: the epilogue from epiD, after cuBLASLt
   std::vector<GeneratedLaunch> dualFallback;  ///< b2 >= 0: the swiglu epilogue from gateD, upD
   /// A launch of the plan that runs beside this GEMM (codegen/LowerSide.cpp): on the generated
-  /// GEMM by the producer warpgroup's idle warps during the main loops (GemmSm90Kernel::sideSpec),
+  /// GEMM by the producer warpgroup's idle warps during the main loops (GemmSm90Spec::sideSpec),
   /// on cuBLASLt as its own launch after the GEMM. It shares no buffer with the GEMM, so either
   /// order computes the same. Empty, or one launch with a sideSpec.
   std::vector<GeneratedLaunch> side;
@@ -283,7 +284,7 @@ struct CublasLtGemm {
   std::vector<GeneratedLaunch> pushFallback;
 };
 
-using Step = std::variant<GeneratedLaunch, CublasLtGemm>;
+using Step = std::variant<GeneratedLaunch, GemmStep>;
 
 /// The buffers a step touches (inputs and outputs alike, with a GEMM step's fallback launches).
 std::vector<int> buffersOf(const Step &s);

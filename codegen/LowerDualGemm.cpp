@@ -1,6 +1,6 @@
 // Lowering of a dual GEMM (the gate and up projections of a SwiGLU MLP, two FP8 GEMMs sharing
-// A, whose results meet only in one fp8.swiglu): one CublasLtGemm step with the up weight as
-// its second B (CublasLtGemm::b2). The generated Hopper GEMM runs both in one kernel and
+// A, whose results meet only in one fp8.swiglu): one GemmStep with the up weight as
+// its second B (GemmStep::b2). The generated Hopper GEMM runs both in one kernel and
 // writes the swiglu (with its amax, and the FP8 cast when its scale is known) from registers,
 // so neither bf16 result is written; on cuBLASLt (backend auto measures the two) the step runs
 // two GEMMs into the results' buffers and a launch computes the epilogue from them
@@ -8,7 +8,7 @@
 // in the epilogue, its row cast a launch of its own, since a row spans every tile of N) form
 // it. Where the generated GEMM cannot take it (a bias, results not bf16 or used elsewhere,
 // --backend=cublaslt, another arch), the kernel lowers as two GEMM steps and an epilogue launch
-// (LowerGemm.cpp). So do block scales: the generated kernel takes them (GemmSm90Kernel) but
+// (LowerGemm.cpp). So do block scales: the generated kernel takes them (GemmSm90Spec) but
 // measured slower than cuBLASLt's two GEMMs on an H200 (1881 us against 870 + 869 us at M 8192,
 // D 4096, H 14336), and its cuBLASLt form would add a pass over the swiglu that the two-GEMM
 // plan's one launch (swiglu, 1x128 amax and cast) does not need.
@@ -81,7 +81,7 @@ void analyzeDualGemm(const Op &kernel, bool generatedCapable, std::vector<Op *> 
 Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a) {
   const Op *gate = a.mains[0], *up = a.mains[1];
   const Value *A = gate->operand(0);
-  CublasLtGemm g;
+  GemmStep g;
   g.name = "k" + std::to_string(kernelIndex) + "_gemm";
   g.a = lw.gemmOperandBuffer(A);
   g.b = lw.gemmOperandBuffer(gate->operand(1));

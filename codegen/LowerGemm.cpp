@@ -1,9 +1,9 @@
 // Lowering of a gemm kernel (an FP8 GEMM step runs on cuBLASLt or the generated Hopper GEMM,
-// CublasLtGemm::backend):
+// GemmStep::backend):
 //   1. a generated prologue launch for the ops before the GEMM: the FP8 cast of A with its
 //      scale (written with a padded pitch when K % 16 != 0), the amax of A taken while it is
 //      read, scales of the epilogue's cast, and the inverse scales cuBLASLt multiplies by;
-//   2. one CublasLtGemm per GEMM, taking what cuBLASLt's epilogue can: bias, GELU (tanh) or
+//   2. one GemmStep per GEMM, taking what cuBLASLt's epilogue can: bias, GELU (tanh) or
 //      RELU on the GEMM result, and, with per-tensor scales, the tensor amax of the result
 //      (AMAX_D) and its FP8 cast when the cast's scale is known before the GEMM (scaleD);
 //   3. a generated epilogue launch for the rest (GELU erf, SiLU, the swiglu of a dual GEMM
@@ -121,8 +121,8 @@ Status inverseScaleInto(Lowerer &lw, const Value *v, InvLayout layout, int kerne
 
 namespace {
 
-// The plan's answers to the GEMMs cuBLASLt refuses at some M (CublasLtGemm's comment).
-Status addCublasLtFallbacks(Lowerer &lw, CublasLtGemm &g, const Op *main, int kernelIndex) {
+// The plan's answers to the GEMMs cuBLASLt refuses at some M (GemmStep's comment).
+Status addCublasLtFallbacks(Lowerer &lw, GemmStep &g, const Op *main, int kernelIndex) {
   if (g.scaleMode == GemmScaleMode::Block128 && g.m.perM != 0) {
     // Run with M rounded up to 4: A's pad rows are read, D's pad rows written.
     if (lw.desc(g.a).role == BufferRole::Temp) {
@@ -391,7 +391,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     return lowerDualGemm(lw, kernel, kernelIndex, a);
   for (size_t i = 0; i < a.mains.size(); ++i) {
     const Op *main = a.mains[i];
-    CublasLtGemm g;
+    GemmStep g;
     g.name =
         "k" + std::to_string(kernelIndex) + "_gemm" + (a.mains.size() > 1 ? std::to_string(i) : "");
     const Value *A = main->operand(0), *B = main->operand(1);

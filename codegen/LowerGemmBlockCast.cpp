@@ -2,7 +2,7 @@
 // recipe's activation, quantized for the next GEMM): analysis of the chain
 //   y = GEMM result (+ bias), a = act(y) (optional), m = amax(a, block_1x128),
 //   s = scale(m), q = cast(a, s, block_1x128)
-// and its lowering onto CublasLtGemm::blockCast. The generated GEMM writes q, s (where the graph
+// and its lowering onto GemmStep::blockCast. The generated GEMM writes q, s (where the graph
 // uses it beyond the cast) and 1 / s (the inverse the next GEMM reads) from registers
 // (gemm_sm90_block_cast.cuh), so neither y nor a is written in bf16 and no launch reads them
 // back. cuBLASLt, auto's other choice (its 128-block mode takes no activation and writes no
@@ -81,7 +81,7 @@ void analyzeBlockCast(const Op &kernel, GemmAnalysis &a) {
 }
 
 Status lowerBlockCast(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a,
-                      CublasLtGemm &g) {
+                      GemmStep &g) {
   g.blockCast = true;
   g.blockAct = a.blockAct ? *activationOf(a.blockAct) : Activation::None;
   g.blockMargin = a.blockScale->intAttr("margin");

@@ -43,7 +43,7 @@ GemmScaleMode scaleModeOf(const Op *main) {
                      : GemmScaleMode::Block128;
 }
 
-/// The N cuBLASLt should run a GEMM with (CublasLtGemm::nPadded), or 0 for N as it is. An N that
+/// The N cuBLASLt should run a GEMM with (GemmStep::nPadded), or 0 for N as it is. An N that
 /// is not a multiple of 8 (bf16 / f16) or 16 (FP8, which cuBLASLt refuses) has no fast
 /// cuBLASLt kernel; rounded up, B [N, K] and the bias are copied with zeros after and D's
 /// 16-byte pitch takes the extra columns (0, plus a zero bias, through the activation: 0). FP8

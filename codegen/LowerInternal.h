@@ -28,7 +28,7 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Columns per block of a ColSum launch (colsum.cuh: 16 column groups of kE = 8).
 constexpr int64_t kColSumSlabCols = 128;
 
-/// Where a GEMM wants the inverse of a scale (cuBLASLt's layouts; see CublasLtGemm).
+/// Where a GEMM wants the inverse of a scale (cuBLASLt's layouts; see GemmStep).
 enum class InvLayout { RowMajor, KBlockMajor, RowMajorPad4 };
 
 /// How an input of a launch is indexed at element (r, c) (layout.cuh's Bcast).
@@ -155,7 +155,7 @@ public:
   bool isPaddedCopy(int b) const;
   /// A copy of v (a bf16/f16 [N, K] GEMM operand, or an [N] bias) with `rows` >= N rows
   /// (elements), the rows past N zero, at the pitch a GEMM operand needs: what lets cuBLASLt
-  /// run an unquantized GEMM with N rounded up (CublasLtGemm::nPadded).
+  /// run an unquantized GEMM with N rounded up (GemmStep::nPadded).
   int rowPaddedCopy(const Value *v, int64_t rows);
   /// The launch both copies share: v into a new temporary of `type` (pitch ld, zeroed first
   /// when zeroInit), stored with pitch storeLd (zeros past v's columns), at load when v
@@ -183,7 +183,7 @@ public:
   GeneratedLaunch renderNamed(const LaunchDesc &d, int kernelIndex);
   /// Renders a launch under `name` (the NVRTC options of every generated launch).
   GeneratedLaunch render(const LaunchDesc &d, const std::string &name) const;
-  void addGemm(CublasLtGemm g);
+  void addGemm(GemmStep g);
   /// The number of steps so far, and the generated launches appended after `mark` taken out
   /// of the plan (to become a GEMM step's fallback launches).
   size_t stepCount() const { return (loadTime_ ? plan_.loadSteps : plan_.steps).size(); }
@@ -267,7 +267,7 @@ struct GemmAnalysis {
   /// A residual add of the (activated) result and epiIn, a bf16 [M, N] tensor, read in the
   /// generated GEMM's epilogue; its amax and FP8 cast follow it into the epilogue (amaxD, castD).
   Op *residual = nullptr;
-  /// With epiIn: the value cuBLASLt writes (CublasLtGemm::epiD) when it runs the step, and the
+  /// With epiIn: the value cuBLASLt writes (GemmStep::epiD) when it runs the step, and the
   /// first op of `fused` that the fallback launches compute from it.
   const Value *epiResult = nullptr;
   Op *epiFirst = nullptr;
@@ -277,7 +277,7 @@ struct GemmAnalysis {
   /// amax (amaxD) and FP8 cast (castD) where they follow it.
   Op *swiglu = nullptr;
   /// The epilogue holds what only the generated GEMM computes (row scales with an activation
-  /// or an amax, a per-row amax): the step runs on it (CublasLtGemm::backend Generated).
+  /// or an amax, a per-row amax): the step runs on it (GemmStep::backend Generated).
   bool needsGenerated = false;
   /// The 1x128-block FP8 cast of the (activated) result in the generated GEMM's epilogue
   /// (LowerGemmBlockCast.cpp): the optional activation, the block amax, its scale and the cast.
@@ -292,7 +292,7 @@ const Value *biasOf(const Op *main);
 bool biasFusable(const Op *main);
 /// The scale mode of a scaled_matmul from its scales' rank (Tensor for an unquantized GEMM).
 GemmScaleMode scaleModeOf(const Op *main);
-/// The N cuBLASLt should run the GEMM `main` of `a` with (CublasLtGemm::nPadded), or 0.
+/// The N cuBLASLt should run the GEMM `main` of `a` with (GemmStep::nPadded), or 0.
 int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTransposed);
 /// A GELU whose input is also an output is fused with that input written as a second output
 /// (cuBLASLt's GELU_AUX, the generated GEMM's auxOut), and the transpose of an FP8 D as a third
@@ -302,7 +302,7 @@ int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTrans
 /// `generatedCapable` (backend auto or generated, arch sm_90a): epilogues only the generated
 /// GEMM computes are fused: row-scaled activations and amaxes (GemmAnalysis::needsGenerated),
 /// the backward's gelu_grad with its cast, amax, column sums and transpose, and a residual add
-/// with its amax and cast (on cuBLASLt the result goes to CublasLtGemm::epiD and launches compute
+/// with its amax and cast (on cuBLASLt the result goes to GemmStep::epiD and launches compute
 /// the epilogue).
 GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
 /// True when `v` is computed (within the region) from one of `roots`.
@@ -340,11 +340,11 @@ void analyzeBlockCast(const Op &kernel, GemmAnalysis &a);
 const Value *analyzeGeluGradEpilogue(const Op &kernel, const std::set<const Op *> &mains,
                                      const Value *tail, GemmAnalysis &a,
                                      std::set<const Op *> &fused);
-/// Fills the block cast of step `g` from `a` (CublasLtGemm::blockCast): the scale and inverse
+/// Fills the block cast of step `g` from `a` (GemmStep::blockCast): the scale and inverse
 /// outputs, and, unless the step is the generated GEMM's alone, cuBLASLt's result buffer and the
 /// launches that compute the epilogue from it.
 Status lowerBlockCast(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a,
-                      CublasLtGemm &g);
+                      GemmStep &g);
 /// Lowers a kernel that analyzeDualGemm fused: one GEMM step for both weights.
 Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmAnalysis &a);
 /// The transpose feeding operand `i` (0 = A, 1 = B) of an unquantized GEMM op that cuBLASLt
@@ -355,7 +355,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex);
 
 /// Moves each cast-transpose launch that can run on a generated GEMM's idle warps
 /// (GeneratedLaunch::sideSpec) and shares no buffer with the FP8 GEMM step right before it into
-/// that step (CublasLtGemm::side; LowerSide.cpp).
+/// that step (GemmStep::side; LowerSide.cpp).
 void attachSideLaunches(std::vector<Step> &steps, const std::vector<BufferDesc> &buffers);
 
 /// The chunks of tile rows a cast-transpose's column sums are split into (units: a chunk of one

@@ -1,4 +1,4 @@
-// Side launches (CublasLtGemm::side): a cast-transpose right after an FP8 GEMM step that shares
+// Side launches (GemmStep::side): a cast-transpose right after an FP8 GEMM step that shares
 // no buffer with it moves into that step. On the generated GEMM the producer warpgroup's idle
 // warps run it during the main loops (codegen/kernels/gemm_sm90_side.cuh), so its bytes move
 // while the tensor cores work; on cuBLASLt it runs after the GEMM, where it ran before. The
@@ -15,7 +15,7 @@ namespace {
 
 // A GEMM step that may carry a side launch: FP8, the generated GEMM allowed, and nothing the
 // generated GEMM runs on its producer's warps or after it in its own launches.
-bool mayCarrySide(const CublasLtGemm &g, const std::vector<BufferDesc> &buffers) {
+bool mayCarrySide(const GemmStep &g, const std::vector<BufferDesc> &buffers) {
   if (g.backend == GemmBackend::CublasLt || !g.side.empty() || g.invScaleA < 0 || g.invScaleB < 0)
     return false;
   if (!isFloat8(buffers[static_cast<size_t>(g.a)].type.dtype()))
@@ -29,7 +29,7 @@ bool mayCarrySide(const CublasLtGemm &g, const std::vector<BufferDesc> &buffers)
 
 void attachSideLaunches(std::vector<Step> &steps, const std::vector<BufferDesc> &buffers) {
   for (size_t i = 0; i + 1 < steps.size(); ++i) {
-    auto *g = std::get_if<CublasLtGemm>(&steps[i]);
+    auto *g = std::get_if<GemmStep>(&steps[i]);
     const auto *l = std::get_if<GeneratedLaunch>(&steps[i + 1]);
     if (!g || !l || l->sideSpec.empty() || l->buffers.size() > 32 || !mayCarrySide(*g, buffers))
       continue;

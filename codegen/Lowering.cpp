@@ -68,7 +68,7 @@ std::vector<GeneratedLaunch> Lowerer::takeLaunchesSince(size_t mark) {
   return out;
 }
 
-void Lowerer::addGemm(CublasLtGemm g) {
+void Lowerer::addGemm(GemmStep g) {
   g.name = "fp8c_" + sanitize(g_.name()) + "_" + g.name;
   (loadTime_ ? plan_.loadSteps : plan_.steps).push_back(std::move(g));
 }
@@ -175,7 +175,7 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
     } else {
       // A GEMM step whose epilogue reduces this tensor amax (on cuBLASLt: AMAX_D or its
       // epilogue launches).
-      const auto &c = std::get<CublasLtGemm>(plan_.steps[*last]);
+      const auto &c = std::get<GemmStep>(plan_.steps[*last]);
       const DType round = amaxRound(amax);
       const bool oneAmax = c.amaxD == amax && !c.amaxRows && !c.blockCast && c.pushHistory < 0 &&
                            (round == DType::F32 || round == DType::BF16 || round == DType::F16);
@@ -205,7 +205,7 @@ bool Lowerer::foldHistoryPushes(const Op &kernel) {
       d.description += ", " + f.what;
       *gl = render(d, gl->kernelName);
     } else {
-      auto &c = std::get<CublasLtGemm>(plan_.steps[f.step]);
+      auto &c = std::get<GemmStep>(plan_.steps[f.step]);
       c.pushHistory = f.history;
       c.pushLen = f.len;
       c.pushCounter = counter;

@@ -78,7 +78,7 @@ void printStep(std::ostringstream &os, const LaunchPlan &p, const Step &s,
     os << "\n" << g->source << "\n";
     return;
   }
-  const auto &c = std::get<CublasLtGemm>(s);
+  const auto &c = std::get<GemmStep>(s);
   os << "// ===== " << label << ": "
      << (c.backend == GemmBackend::Generated ? "generated sm90 GEMM " : "cuBLASLt GEMM ") << c.name
      << " =====\n";
@@ -201,7 +201,7 @@ std::string planToCudaText(const LaunchPlan &plan) {
   size_t launches = 0, gemms = 0, generatedGemms = 0;
   for (const auto *list : {&plan.loadSteps, &plan.steps})
     for (const Step &s : *list) {
-      const auto *g = std::get_if<CublasLtGemm>(&s);
+      const auto *g = std::get_if<GemmStep>(&s);
       (!g ? launches : g->backend == GemmBackend::Generated ? generatedGemms : gemms)++;
     }
   os << "// fp8c CUDA for @" << plan.graphName << ": " << launches << " generated launches, "

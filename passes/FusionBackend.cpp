@@ -1,5 +1,8 @@
-// Backend choice per planned kernel (see FusionBackend.h).
+// Backend choice per planned kernel (see FusionBackend.h); what cuBLASLt takes is
+// GemmCapabilities'.
 #include "passes/FusionBackend.h"
+
+#include "passes/GemmCapabilities.h"
 
 #include <algorithm>
 
@@ -22,42 +25,9 @@ void chooseBackend(PlannedKernel &k) {
   for (Op *op : k.ops) {
     OpRole role = k.roles[op];
     mains += role == OpRole::Main;
-    std::string why;
-    if (role == OpRole::Prologue && op->kind() == OpKind::Cast)
-      why = "casts A to FP8 in a prologue launch";
-    else if (role == OpRole::Main && op->kind() == OpKind::ScaledMatmul &&
-             op->operand(2)->type().rank() > 0 && k.ops.back() != op &&
-             k.roles[k.ops.back()] == OpRole::Epilogue)
-      why = "cuBLASLt's row and block scale modes allow no epilogue but bias";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Gelu &&
-             op->strAttr("approximate") != "tanh")
-      why = "cuBLASLt's GELU epilogue is the tanh form only";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Amax &&
-             op->strAttr("granularity") != "tensor")
-      why = "cuBLASLt reduces amax per tensor only";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Cast &&
-             op->strAttr("granularity") != "tensor")
-      why = "cuBLASLt writes FP8 with a per-tensor scale only";
-    else if (role == OpRole::Epilogue &&
-             (op->kind() == OpKind::GeluGrad || op->kind() == OpKind::ColSum))
-      why = "gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after "
-            "cuBLASLt, a cast-transpose launch from its bf16 result)";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
-             isFloat8(op->operand(0)->type().dtype()))
-      why = "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
-            "cuBLASLt, a cast-transpose launch from its bf16 result)";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Transpose)
-      why = "the transposed FP8 output is written by the generated GEMM's epilogue (after "
-            "cuBLASLt, by a transpose launch)";
-    else if (role == OpRole::Epilogue &&
-             (op->kind() == OpKind::Silu || op->kind() == OpKind::Swiglu ||
-              op->kind() == OpKind::Add || op->kind() == OpKind::Mul ||
-              op->kind() == OpKind::Convert || op->kind() == OpKind::Scale))
-      why = "cuBLASLt has no " + std::string(op->name()) + " epilogue";
+    const std::string why = GemmCapabilities::cublasLtRefusal(k, op);
     // Generated only (no cuBLASLt form): this reason replaces one that has an "after cuBLASLt".
-    const bool only = role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
-                      isFloat8(op->result()->type().dtype());
-    if (only) {
+    if (GemmCapabilities::generatedOnly(k, op)) {
       k.backend = KernelBackend::Generated;
       k.backendReason = "the generated GEMM's epilogue writes the e4m3 copy %" +
                         op->result()->name() + " of its pre-activation (gelu_saved=e4m3)";

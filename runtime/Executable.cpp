@@ -1,6 +1,6 @@
 // Executable: JIT-compiles a LaunchPlan's kernels, allocates its arena once, and runs its
 // steps on a stream without synchronizing or allocating. FP8 GEMM steps run on cuBLASLt or on
-// the generated Hopper GEMM (CublasLtGemm::backend): the generated kernels a step can pick are
+// the generated Hopper GEMM (GemmStep::backend): the generated kernels a step can pick are
 // compiled and loaded by load(), never by run(). With LoadOptions::autotune on a Hopper
 // GPU, load() also times tile configs of the generated GEMM and, for backend auto, the
 // generated GEMM against cuBLASLt, on scratch buffers (GemmSm90Autotune.h); run() only looks
@@ -135,7 +135,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
   // zeroInit buffers are zeroed once per run, before the first step that touches them: that
   // step accumulates into them (atomic amax, grid barriers) and later steps read the result.
   // Constant buffers were zeroed and written by the load steps: the per-run steps only read
-  // them (a weight's copy with zero pad rows, CublasLtGemm::nPadded).
+  // them (a weight's copy with zero pad rows, GemmStep::nPadded).
   // The small ones (MemoryPlan's zero region, at the arena's start) are zeroed together by one
   // memset before the first step.
   const bool loadSteps = &steps == &plan().loadSteps;
@@ -168,7 +168,7 @@ Status Executable::Impl::runSteps(const std::vector<Step> &steps,
             !st)
           return st;
     } else {
-      const auto &c = std::get<CublasLtGemm>(s);
+      const auto &c = std::get<GemmStep>(s);
       if (c.m.eval(m) <= 0) { // no GEMM at this M; its side launch (its own work) still runs,
         // and the history push it would have made
         for (const auto *ls : {&c.side, &c.pushFallback})
@@ -255,7 +255,7 @@ std::vector<std::string> Executable::gemmBackendLog() const {
   std::vector<std::string> out;
   for (const auto *steps : {&impl_->plan().loadSteps, &impl_->plan().steps})
     for (const Step &s : *steps)
-      if (const auto *g = std::get_if<CublasLtGemm>(&s))
+      if (const auto *g = std::get_if<GemmStep>(&s))
         if (auto it = impl_->gemmLog.find(g->name); it != impl_->gemmLog.end())
           out.push_back(g->name + ": " + it->second);
   return out;

@@ -5,6 +5,7 @@
 // GemmSm90Autotune.h). run() (Executable.cpp) only looks the choices up.
 #include "runtime/ExecutableImpl.h"
 
+#include "passes/GemmCapabilities.h"
 #include "runtime/gpu/GemmSm90Autotune.h"
 #include "runtime/gpu/GemmSm90Step.h"
 #include "runtime/jit/KernelCache.h"
@@ -41,7 +42,7 @@ std::vector<unsigned char> finitePattern(size_t bytes, size_t elemBytes, uint64_
   return out;
 }
 
-Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+Expected<GemmScratch> makeGemmScratch(const GemmStep &g, const LaunchPlan &plan, int64_t m,
                                       CudaDriver *drv) {
   GemmScratch s;
   s.ptrs.assign(plan.buffers.size(), 0);
@@ -103,8 +104,8 @@ Expected<GemmScratch> makeGemmScratch(const CublasLtGemm &g, const LaunchPlan &p
 
 // Compiles (or finds in the caches) and loads each of `ks`, counting the JIT time and the cold
 // compiles.
-Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Kernel> &ks) {
-  for (const GemmSm90Kernel &k : ks) {
+Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Spec> &ks) {
+  for (const GemmSm90Spec &k : ks) {
     Expected<std::shared_ptr<const CachedKernel>> ck = sm90->prepare(k);
     if (!ck)
       return Error(ck.error());
@@ -122,7 +123,7 @@ Status Executable::Impl::prepareSm90(const std::vector<GemmSm90Kernel> &ks) {
 // when the generated GEMM is at least 1 % faster). Times come from the tune cache where it has
 // them for this key and cuBLASLt version. Any failure is an error naming the step: nothing
 // falls back silently.
-Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base,
+Status Executable::Impl::tuneGemm(const GemmStep &g, const GemmSm90Spec &base,
                                   int64_t maxM, bool tuneTiles, bool compareCublasLt,
                                   bool *generatedWins) {
   *generatedWins = false;
@@ -136,7 +137,7 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
   const GemmSm90Pointers p = gemmSm90PointersOf(g, scratch->ptrs, maxM);
   GemmSm90TuneCache &cache = GemmSm90TuneCache::global();
   const int64_t bucket = gemmSm90TuneBucket(prob.m);
-  GemmSm90Kernel winner;
+  GemmSm90Spec winner;
   GemmSm90TuneEntry e;
   if (tuneTiles) {
     Expected<GemmSm90TuneResult> r = autotuneGemmSm90(*sm90, base, prob, p, nullptr, cache);
@@ -187,12 +188,12 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
     return done(); // cuBLASLt cannot run it here: runGemm's refusal path takes it
   // The unfused form (the plain GEMM on the generated kernel, then the epilogue launches that
   // follow cuBLASLt), where the step has one: its kernel tuned like the fused one's.
-  std::optional<CublasLtGemm> u = unfusedGemmOf(g);
-  GemmSm90Kernel uWinner;
+  std::optional<GemmStep> u = unfusedGemmOf(g);
+  GemmSm90Spec uWinner;
   GemmSm90Problem uProb;
   GemmSm90Pointers uP;
   if (u) {
-    Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(*u, plan());
+    Expected<GemmSm90Spec> uBase = gemmSm90KernelOf(*u, plan());
     if (!uBase) {
       u.reset(); // the generated GEMM cannot write that result: two candidates
     } else {
@@ -298,14 +299,14 @@ Status Executable::Impl::tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &b
 // what run() uses at such M. (Before, steps below kGemmSm90TuneMinRows kept cuBLASLt by rule:
 // the rowwise decode Linear, M 1 and 16, ran 3 us slower than the generated GEMM, H200.)
 Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t maxM) {
-  const bool hopper = device.ccMajor == 9 && device.ccMinor == 0;
+  const bool hopper = GemmCapabilities::generatedRunsOn(device.ccMajor, device.ccMinor);
   for (const Step &s : steps) {
-    const auto *g = std::get_if<CublasLtGemm>(&s);
+    const auto *g = std::get_if<GemmStep>(&s);
     if (!g || g->backend == GemmBackend::CublasLt || sm90Kernels.count(g->name) ||
         sm90Tuned.count(g->name))
       continue;
     const bool generated = g->backend == GemmBackend::Generated;
-    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, plan());
+    Expected<GemmSm90Spec> base = gemmSm90KernelOf(*g, plan());
     if (!base) {
       if (generated)
         return Error("--backend=generated: " + base.error());
@@ -348,7 +349,7 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       }
       sm90 = r.take();
     }
-    Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, plan(), maxM, device);
+    Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, plan(), maxM, device);
     if (!ks) {
       if (generated)
         return Error("--backend=generated: " + ks.error());
@@ -375,11 +376,11 @@ Status Executable::Impl::prepareGemms(const std::vector<Step> &steps, int64_t ma
       return st;
     if (auto uc = unfusedSteps.find(g->name); uc != unfusedSteps.end() && generatedWins) {
       // The unfused form won: its kernels over M in [1, maxM] (the fused ones are not needed).
-      const CublasLtGemm &u = uc->second;
-      Expected<GemmSm90Kernel> uBase = gemmSm90KernelOf(u, plan());
-      Expected<std::vector<GemmSm90Kernel>> uks =
+      const GemmStep &u = uc->second;
+      Expected<GemmSm90Spec> uBase = gemmSm90KernelOf(u, plan());
+      Expected<std::vector<GemmSm90Spec>> uks =
           uBase ? gemmSm90KernelsFor(u, plan(), maxM, device)
-                : Expected<std::vector<GemmSm90Kernel>>(Error(uBase.error()));
+                : Expected<std::vector<GemmSm90Spec>>(Error(uBase.error()));
       if (!uks)
         return Error("GEMM '" + g->name + "': the unfused form: " + uks.error());
       if (Status st = prepareSm90(*uks); !st)
@@ -408,7 +409,7 @@ std::vector<int64_t> Executable::Impl::cublasOnlyRowsCap(int64_t maxM) const {
       all.erase(std::unique(all.begin(), all.end()), all.end());
       for (int b : all)
         ++touching[size_t(b)];
-      const auto *g = std::get_if<CublasLtGemm>(&s);
+      const auto *g = std::get_if<GemmStep>(&s);
       if (!g || g->backend != GemmBackend::Auto || g->m.perM <= 0 || steps == &p.loadSteps)
         continue;
       auto it = autoChoice.find(g->name);

@@ -5,6 +5,7 @@
 // (ExecutableGemmChoice.cpp).
 #include "runtime/ExecutableImpl.h"
 
+#include "passes/GemmCapabilities.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DeviceBuffer.h"
 #include "runtime/gpu/CublasLtGemm.h"
@@ -16,10 +17,10 @@
 namespace fp8c {
 
 // Step `g` as cuBLASLt would run it at M, with the plan's fallbacks where cuBLASLt refuses it
-// (CublasLtGemm's comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales,
+// (GemmStep's comment in codegen/LaunchPlan.h): M rounded up to 4 for 128-block scales,
 // and the bias added by a generated launch where no outer-vector algorithm takes it. With
 // `checkSupport`, `refused` says why cuBLASLt cannot take what is left.
-Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
+Expected<CublasCall> Executable::Impl::cublasCall(const GemmStep &g,
                                                   const std::vector<CUdeviceptr> &ptrs, int64_t m,
                                                   bool checkSupport) {
   auto call = cublasLtCall(g, plan(), m, ptrs);
@@ -92,7 +93,7 @@ Expected<CublasCall> Executable::Impl::cublasCall(const CublasLtGemm &g,
 // One GEMM step: on the generated GEMM (backend generated, auto where compile() measured it
 // faster at this M's bucket, or auto where cuBLASLt refuses the configuration), else on
 // cuBLASLt with the plan's fallbacks.
-Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+Status Executable::Impl::runGemm(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                  int64_t m, CUstream stream) {
   if (g.backend == GemmBackend::Generated)
     return runSm90(g, ptrs, m, stream, "");
@@ -103,7 +104,7 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
       choice = &it->second;
   if (choice && choice->generated && choice->unfused) {
     // The plain GEMM on the generated kernel into epiD, then the epilogue's launches.
-    const CublasLtGemm &u = unfusedSteps.at(g.name);
+    const GemmStep &u = unfusedSteps.at(g.name);
     if (Status st = runSm90(u, ptrs, m, stream, choice->why); !st)
       return st;
     for (const GeneratedLaunch &l : g.epiFallback)
@@ -122,7 +123,8 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
   // auto asks cuBLASLt first (its answers are cached per configuration); on a Hopper GPU a
   // refusal goes to the generated GEMM.
   const bool autoFallback =
-      g.backend == GemmBackend::Auto && device.ccMajor == 9 && device.ccMinor == 0;
+      g.backend == GemmBackend::Auto &&
+      GemmCapabilities::generatedRunsOn(device.ccMajor, device.ccMinor);
   Expected<CublasCall> callOr = cublasCall(g, ptrs, m, autoFallback);
   if (!callOr)
     return Error(callOr.error());
@@ -157,7 +159,7 @@ Status Executable::Impl::runGemm(const CublasLtGemm &g, const std::vector<CUdevi
 // cuBLASLt's part of runGemm for a call cublasCall() prepared: A copied to its padded buffer
 // and D out of its padded one where M was rounded up, the bias added after where the
 // epilogue could not.
-Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call,
+Status Executable::Impl::runCublas(const GemmStep &g, const CublasCall &call,
                                    const std::vector<CUdeviceptr> &ptrs, int64_t m,
                                    CUstream stream) {
   if (call.padRows && g.aPadded >= 0)
@@ -212,7 +214,7 @@ Status Executable::Impl::runCublas(const CublasLtGemm &g, const CublasCall &call
 }
 
 // One GEMM step on the generated Hopper GEMM; `why` says why it is not cuBLASLt's (auto).
-Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+Status Executable::Impl::runSm90(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                  int64_t m, CUstream stream, const std::string &why) {
   auto it = sm90Kernels.find(g.name);
   std::string note;
@@ -228,7 +230,7 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
         return Error(why + "; the generated GEMM: " + r.error());
       sm90 = r.take();
     }
-    Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan());
+    Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan());
     if (!base)
       return Error(why + "; " + base.error());
     it = sm90Kernels.emplace(g.name, *base).first;
@@ -236,7 +238,7 @@ Status Executable::Impl::runSm90(const CublasLtGemm &g, const std::vector<CUdevi
   }
   const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan(), m);
   // The autotuned winner in its bucket of M, the heuristic elsewhere (both prepared).
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   std::string tuned;
   if (auto t = sm90Tuned.find(g.name);
       t != sm90Tuned.end() && gemmSm90TuneBucket(prob.m) == t->second.bucket) {

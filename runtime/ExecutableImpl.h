@@ -62,10 +62,10 @@ struct Executable::Impl {
   DeviceBuffer arena;
   std::unique_ptr<CublasLtRunner> cublas;
   std::unique_ptr<GemmSm90Runner> sm90;              ///< created when a step may use it
-  std::map<std::string, GemmSm90Kernel> sm90Kernels; ///< by step name: the step's config
+  std::map<std::string, GemmSm90Spec> sm90Kernels; ///< by step name: the step's config
   /// By step name: the autotuned generated kernel for M in `bucket` (gemmSm90TuneBucket).
   struct TunedGemm {
-    GemmSm90Kernel kernel;
+    GemmSm90Spec kernel;
     int64_t bucket = 0;
     std::string note; ///< for the log: how it was chosen
   };
@@ -82,7 +82,7 @@ struct Executable::Impl {
   std::map<std::string, AutoChoice> autoChoice;
   /// By step name: the unfused form of a step with one (GemmSm90Step.h's unfusedGemmOf), kept
   /// where auto measured it (its kernels are prepared under its own name).
-  std::map<std::string, CublasLtGemm> unfusedSteps;
+  std::map<std::string, GemmStep> unfusedSteps;
   bool autotune = true; ///< CompileOptions::autotune
   std::map<std::string, std::string> gemmLog;        ///< by step name: who ran it last
   std::map<std::string, LoadedLaunch> launches; ///< by kernelName
@@ -121,17 +121,17 @@ struct Executable::Impl {
   Expected<std::vector<CUdeviceptr>> bind(const Bindings &b, int64_t *m);
   Status launch(const GeneratedLaunch &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                 CUstream stream, bool dependent = false);
-  Status runGemm(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+  Status runGemm(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream);
-  Expected<CublasCall> cublasCall(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs,
+  Expected<CublasCall> cublasCall(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs,
                                   int64_t m, bool checkSupport);
-  Status runCublas(const CublasLtGemm &g, const CublasCall &call,
+  Status runCublas(const GemmStep &g, const CublasCall &call,
                    const std::vector<CUdeviceptr> &ptrs, int64_t m, CUstream stream);
-  Status runSm90(const CublasLtGemm &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
+  Status runSm90(const GemmStep &g, const std::vector<CUdeviceptr> &ptrs, int64_t m,
                  CUstream stream, const std::string &why);
   Status prepareGemms(const std::vector<Step> &steps, int64_t maxM);
   /// Compiles and loads the generated GEMM's kernels `ks` ahead of their first run.
-  Status prepareSm90(const std::vector<GemmSm90Kernel> &ks);
+  Status prepareSm90(const std::vector<GemmSm90Spec> &ks);
   /// Per plan buffer, the largest M at which a run touches it, or -1 for maxM: a buffer that
   /// only the cuBLASLt forms of auto steps touch (cublasOnlyBuffersOf), where prepareGemms
   /// measured the generated GEMM faster at maxM's bucket, is touched only at M below that
@@ -139,7 +139,7 @@ struct Executable::Impl {
   std::vector<int64_t> cublasOnlyRowsCap(int64_t maxM) const;
   /// With `tuneTiles` the generated GEMM's tile configs are autotuned at maxM; without (steps
   /// below kGemmSm90TuneMinRows rows) the heuristic's config is the one compared.
-  Status tuneGemm(const CublasLtGemm &g, const GemmSm90Kernel &base, int64_t maxM,
+  Status tuneGemm(const GemmStep &g, const GemmSm90Spec &base, int64_t maxM,
                   bool tuneTiles, bool compareCublasLt, bool *generatedWins);
 };
 

@@ -19,7 +19,7 @@ bool rangesOverlap(const BufferSlot &a, const BufferSlot &b) {
 
 } // namespace
 
-std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &c) {
+std::vector<int> cublasOnlyBuffersOf(const GemmStep &c) {
   std::set<int> generated;
   for (int b : {c.a, c.b, c.d, c.invScaleA, c.invScaleB, c.bias, c.amaxD, c.scaleD, c.aux, c.transD,
                 c.epiIn, c.colSum, c.colPartials, c.b2, c.invScaleB2, c.blockScaleOut,

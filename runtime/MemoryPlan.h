@@ -45,7 +45,7 @@ constexpr int64_t kZeroRegionMaxBytes = int64_t(1) << 20;
 /// The buffers only a GEMM step's cuBLASLt form touches: its results for the launches that
 /// finish the epilogue (epiD, gateD, upD), its padded copies and its fallback launches' buffers,
 /// less every buffer the generated GEMM reads or writes.
-std::vector<int> cublasOnlyBuffersOf(const CublasLtGemm &g);
+std::vector<int> cublasOnlyBuffersOf(const GemmStep &g);
 
 /// Plans the arena for M up to `maxM`. Where `rowsCap[i] >= 0`, buffer i is sized for M up to
 /// rowsCap[i] instead: the executable touches it at no larger M (see Executable.cpp).

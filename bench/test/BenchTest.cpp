@@ -100,7 +100,7 @@ class BenchUnfusedTest : public ::testing::TestWithParam<UnfusedCase> {};
 size_t countKind(const LaunchPlan &p, bool cublas) {
   size_t n = 0;
   for (const Step &s : p.steps)
-    n += std::holds_alternative<CublasLtGemm>(s) == cublas;
+    n += std::holds_alternative<GemmStep>(s) == cublas;
   return n;
 }
 

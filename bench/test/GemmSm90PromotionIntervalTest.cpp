@@ -30,7 +30,7 @@ TEST(GemmSm90PromotionInterval, GeneratedPromotesEvery128InEachTile) {
   ASSERT_TRUE(probe) << probe.error();
   for (int bn : {128, 192, 256}) {
     for (bool fast : {true, false}) {
-      GemmSm90Kernel k = tiles(bn, bn == 256 ? 4 : bn == 192 ? 5 : 6, fast);
+      GemmSm90Spec k = tiles(bn, bn == 256 ? 4 : bn == 192 ? 5 : 6, fast);
       k.dType = DType::F32;
       k.fastAccum = fast;
       ASSERT_TRUE(probe->clear());

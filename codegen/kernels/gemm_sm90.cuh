@@ -96,8 +96,9 @@
 // wait, fenceReg pinning the order), so ptxas never has to insert warpgroup.arrive (C7519, which
 // NVRTC 13.0 was seen to crash on).
 //
-// Compiled by NVRTC for sm_90a with no toolkit headers; the generated source instantiates
-// gemmSm90<...> in an extern "C" __global__ __launch_bounds__(384, 1) kernel.
+// Compiled by NVRTC for sm_90a with no toolkit headers; the generated source (codegen/gemm/
+// GemmSource.cpp) defines a config struct of named members and instantiates gemmSm90<Config> in
+// an extern "C" __global__ __launch_bounds__(384, 1) kernel.
 #pragma once
 
 #include "fp8c/common.cuh"
@@ -317,14 +318,44 @@ __device__ __forceinline__ void consumePingPong(const GemmParams &p, const Ring<
 
 // --- the kernel body -----------------------------------------------------------------------------
 
-template <int BM, int BN, int Stages, Dt TA, Dt TB, Dt TD, Scale S, bool HasBias, Dt TBias, Act A,
-          int Amax, bool Overlap, bool Promote, Sched Sc, int Cm = 1, int CS = 0,
-          bool AmaxA = false, int EB = 0, int XO = 0, bool Dual = false, bool EW = false,
-          bool CA = false, class Side = NoSide, int SideN = 1, bool AT = false>
+/// The kernel body of one config: `Cfg` is a struct of named static constexpr members (the
+/// generated source defines it, codegen/gemm/GemmSource.cpp):
+///   kBM, kBN, kStages                tile rows (128 or 64), tile columns, ring stages
+///   kTypeA, kTypeB, kTypeD           Dt of A, B and D
+///   kScale                           Scale::Tensor, Row or Block
+///   kHasBias, kTypeBias              the bias add and its Dt
+///   kAct                             the activation
+///   kAmax                            kAmaxNone, kAmaxTensor, kAmaxRows or kAmaxBlock
+///   kOverlap, kPromote               one stage's wgmmas in flight; promotion per K block
+///   kSchedule                        Sched::Cooperative or PingPong
+///   kClusterM                        blocks per cluster along M (1 or 2)
+///   kCastSlots, kAmaxA               the bf16-A prologue's staging slots (0: none); amax of A
+///   kEpilogueBuffers                 the TMA-store epilogue's chunk buffers (0: registers)
+///   kExtraOutputs                    the XO bits (gemm_sm90_store_aux.cuh, kXo*)
+///   kDual, kEpilogueWarps, kCastAhead, kATransposed
+///   Side, kSideBuffers               the side launch's Spec (NoSide: none) and its buffers
+template <class Cfg>
 __device__ __forceinline__ void
 gemmSm90(const TmaDesc &mapA, const TmaDesc &mapB, const TmaDesc &mapB2, const TmaDesc &mapD,
          const TmaDesc &mapAux, const TmaDesc &mapDT, const TmaDesc &mapSA, const TmaDesc &mapSB,
-         const TmaDesc &mapSB2, const GemmParams &p, const Args<SideN> *side = nullptr) {
+         const TmaDesc &mapSB2, const GemmParams &p,
+         const Args<Cfg::kSideBuffers> *side = nullptr) {
+  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, Stages = Cfg::kStages;
+  constexpr Dt TA = Cfg::kTypeA, TB = Cfg::kTypeB, TD = Cfg::kTypeD;
+  constexpr Scale S = Cfg::kScale;
+  constexpr bool HasBias = Cfg::kHasBias;
+  constexpr Dt TBias = Cfg::kTypeBias;
+  constexpr Act A = Cfg::kAct;
+  constexpr int Amax = Cfg::kAmax;
+  constexpr bool Overlap = Cfg::kOverlap, Promote = Cfg::kPromote;
+  constexpr Sched Sc = Cfg::kSchedule;
+  constexpr int Cm = Cfg::kClusterM, CS = Cfg::kCastSlots;
+  constexpr bool AmaxA = Cfg::kAmaxA;
+  constexpr int EB = Cfg::kEpilogueBuffers, XO = Cfg::kExtraOutputs;
+  constexpr bool Dual = Cfg::kDual, EW = Cfg::kEpilogueWarps, CA = Cfg::kCastAhead;
+  using Side = typename Cfg::Side;
+  constexpr int SideN = Cfg::kSideBuffers;
+  constexpr bool AT = Cfg::kATransposed;
   constexpr bool kPingPong = Sc == Sched::PingPong;
   constexpr bool kSide = HasSide<Side>::value;
   // The side launch (gemm_sm90_side.cuh) takes the producer's warps 1-3.

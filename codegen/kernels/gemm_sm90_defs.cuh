@@ -74,7 +74,7 @@ constexpr int kConsumerWarps = 8;
 
 /// The column-sum exchange of an epilogue with XO & kXoColSum, per consumer warpgroup: one
 /// float2 per lane of each of its warps (the Ring lays it out; the host's
-/// GemmSm90Kernel::sharedBytes counts the whole layout).
+/// GemmSm90Spec::sharedBytes counts the whole layout).
 constexpr int kColSumBytes = 4 * 32 * 8;
 
 

@@ -58,7 +58,7 @@ constexpr int kEpilogueWarps = 3;
 constexpr u32 kTileSlotBytes = 128u * 128u * 2u;
 
 /// With kXoGeluGradFp8: the epilogue warps' derivative tables (256 f32 each) at the end of the
-/// dynamic shared memory (GemmSm90Kernel::sharedBytes counts them).
+/// dynamic shared memory (GemmSm90Spec::sharedBytes counts them).
 constexpr u32 kEpilogueTableBytes = kEpilogueWarps * 256u * 4u;
 
 __device__ __forceinline__ void stsF32(u32 addr, float v) {

@@ -49,7 +49,7 @@ constexpr int kSideRingBytes = 6144;
 /// ring.
 constexpr int kSideWarpBytes = kSideTileBytes + 256 * 4 + 16 * 4 + kSideRingBytes;
 /// The side warps' shared memory, at the end of the GEMM's dynamic shared memory (the host's
-/// GemmSm90Kernel::sharedBytes counts it).
+/// GemmSm90Spec::sharedBytes counts it).
 constexpr int kSideSharedBytes = kSideWarps * kSideWarpBytes;
 
 /// The size of this launch's dynamic shared memory.

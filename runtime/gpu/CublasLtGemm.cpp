@@ -281,7 +281,7 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
 }
 
 Expected<std::pair<CublasLtGemmConfig, CublasLtGemmPointers>>
-cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+cublasLtCall(const GemmStep &g, const LaunchPlan &plan, int64_t m,
              std::span<const CUdeviceptr> buffers) {
   auto fail = [&](const std::string &why) {
     return Error("cuBLASLt GEMM '" + g.name + "': " + why);
@@ -333,14 +333,14 @@ cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
     if (c.lda >= k16 && c.ldb >= k16)
       c.k = k16;
   }
-  // bf16 / f16 operands that are padded copies (CublasLtGemm::kPadsZero): K up to 8, or
+  // bf16 / f16 operands that are padded copies (GemmStep::kPadsZero): K up to 8, or
   // cuBLASLt falls back to kernels without tensor cores.
   if (!c.isFp8() && g.kPadsZero && c.aKMajor && c.bKMajor && c.k % 8 != 0) {
     int64_t k8 = (c.k + 7) / 8 * 8;
     if (c.lda >= k8 && c.ldb >= k8)
       c.k = k8;
   }
-  // ... and B with N rounded up (CublasLtGemm::nPadded): D's pitch takes the extra columns.
+  // ... and B with N rounded up (GemmStep::nPadded): D's pitch takes the extra columns.
   if (g.nPadded > c.n) {
     if (c.ldd < g.nPadded)
       return fail("internal error: D's pitch " + std::to_string(c.ldd) + " is below N rounded up (" +

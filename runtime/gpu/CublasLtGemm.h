@@ -1,4 +1,4 @@
-// The cuBLASLt backend: executes a LaunchPlan's CublasLtGemm step,
+// The cuBLASLt backend: executes a LaunchPlan's GemmStep,
 //   D[m, n] = sum_k A[m, k] B[n, k] * invScaleA * invScaleB (+ bias)(activation)
 // with A, B row-major and K-major (TN), FP8 (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3) or bf16;
 // bf16 / f16 operands may also be N-major (aKMajor / bKMajor: a transposed operand read as is).
@@ -108,7 +108,7 @@ Status checkCublasLtConfig(const CublasLtGemmConfig &c, int ccMajor, int ccMinor
 /// Step `g` of `plan` at run-time size `m`: its config and pointers, with `buffers[i]` the
 /// device address of plan.buffers[i].
 Expected<std::pair<CublasLtGemmConfig, CublasLtGemmPointers>>
-cublasLtCall(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+cublasLtCall(const GemmStep &g, const LaunchPlan &plan, int64_t m,
              std::span<const CUdeviceptr> buffers);
 
 /// The largest power of two (at most 256) dividing a device address: the alignment cuBLASLt is
@@ -161,7 +161,7 @@ public:
   /// Whether cuBLASLt has an algorithm for `c` on this device (the heuristic's answer,
   /// cached, refusals too); an Error only for a failure that is not "unsupported".
   Expected<bool> supports(const CublasLtGemmConfig &c, const CublasLtGemmPointers &p);
-  Status run(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+  Status run(const GemmStep &g, const LaunchPlan &plan, int64_t m,
              std::span<const CUdeviceptr> buffers, CUstream stream);
   /// How many configs have descriptors and an algorithm cached.
   size_t cachedConfigs() const;

@@ -228,7 +228,7 @@ Status CublasLtRunner::run(const CublasLtGemmConfig &c, const CublasLtGemmPointe
   return matmul(*e, e->algo, p, stream);
 }
 
-Status CublasLtRunner::run(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m,
+Status CublasLtRunner::run(const GemmStep &g, const LaunchPlan &plan, int64_t m,
                            std::span<const CUdeviceptr> buffers, CUstream stream) {
   auto call = cublasLtCall(g, plan, m, buffers);
   if (!call)

@@ -4,7 +4,6 @@
 
 #include "codegen/EmbeddedHeaders.h"
 #include "runtime/cuda/CudaEvents.h"
-#include "runtime/gpu/GemmSm90Layout.h"
 #include "runtime/jit/KernelCache.h"
 #include "runtime/jit/Sha256.h"
 
@@ -30,9 +29,9 @@ namespace {
 
 constexpr const char *kMagicLine = "fp8c gemm-sm90-tune 1";
 
-GemmSm90Kernel withTile(const GemmSm90Kernel &from, int bm, int bn, int stages,
+GemmSm90Spec withTile(const GemmSm90Spec &from, int bm, int bn, int stages,
                         GemmSchedule sched) {
-  GemmSm90Kernel k = from; // every other field (dtypes, epilogue, anything added later) kept
+  GemmSm90Spec k = from; // every other field (dtypes, epilogue, anything added later) kept
   k.bm = bm;
   k.bn = bn;
   k.stages = stages;
@@ -84,10 +83,10 @@ int64_t gemmSm90TuneBucket(int64_t m) {
   return b;
 }
 
-std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
+std::vector<GemmSm90Spec> gemmSm90Candidates(const GemmSm90Spec &base,
                                                const GemmSm90Problem &prob, const Device &dev) {
-  const GemmSm90Kernel heuristic = chooseGemmSm90Tiles(base, prob, dev);
-  std::vector<GemmSm90Kernel> all{heuristic};
+  const GemmSm90Spec heuristic = chooseGemmSm90Tiles(base, prob, dev);
+  std::vector<GemmSm90Spec> all{heuristic};
   const auto coop = GemmSchedule::Cooperative;
   const auto pp = GemmSchedule::PingPong;
   if (prob.m > 64) {
@@ -111,7 +110,7 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
         // The same epilogue on the producer's idle warps, for the promoting kernels, whose
         // cooperative schedule leaves the tensor cores idle during the epilogue (fast
         // accumulation has ping-pong; the offloaded form lost there: docs/gemm.md).
-        GemmSm90Kernel ew = withTile(heuristic, 128, 128, 4, coop);
+        GemmSm90Spec ew = withTile(heuristic, 128, 128, 4, coop);
         ew.epilogueWarps = true;
         all.push_back(ew);
       }
@@ -124,8 +123,8 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
     if (base.swiglu) // the dual GEMM's 64-row tiles are ping-pong only
       all.push_back(withTile(heuristic, 64, 256, 4, pp));
   }
-  std::vector<GemmSm90Kernel> out;
-  for (GemmSm90Kernel k : all) {
+  std::vector<GemmSm90Spec> out;
+  for (GemmSm90Spec k : all) {
     // A side launch's shared memory comes out of the ring (as chooseGemmSm90Tiles does).
     while (!k.sideSpec.empty() && k.stages > 3 && k.sharedBytes() > kGemmSm90MaxSharedBytes)
       --k.stages;
@@ -133,17 +132,17 @@ std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
       continue;
     const std::string name = k.name();
     if (std::none_of(out.begin(), out.end(),
-                     [&](const GemmSm90Kernel &o) { return o.name() == name; }))
+                     [&](const GemmSm90Spec &o) { return o.name() == name; }))
       out.push_back(k);
   }
   return out;
 }
 
-std::string gemmSm90TuneKey(const GemmSm90Kernel &base, const Device &dev,
+std::string gemmSm90TuneKey(const GemmSm90Spec &base, const Device &dev,
                             const GemmSm90Problem &prob) {
   // The base's own tile fields do not matter: normalize them, so only the dtypes, scales,
   // epilogue (and whatever else the name carries) enter the key.
-  const GemmSm90Kernel norm = withTile(base, 128, 128, 6, GemmSchedule::Cooperative);
+  const GemmSm90Spec norm = withTile(base, 128, 128, 6, GemmSchedule::Cooperative);
   std::string device = dev.name;
   std::replace(device.begin(), device.end(), '\n', ' ');
   std::replace(device.begin(), device.end(), '|', '/');
@@ -153,8 +152,8 @@ std::string gemmSm90TuneKey(const GemmSm90Kernel &base, const Device &dev,
                      dev.smCount, gemmSm90TuneBucket(prob.m), prob.n, prob.k, codeHash());
 }
 
-GemmSm90Kernel gemmSm90ApplyTile(const GemmSm90Kernel &base, const GemmSm90Kernel &tile) {
-  GemmSm90Kernel k = base;
+GemmSm90Spec gemmSm90ApplyTile(const GemmSm90Spec &base, const GemmSm90Spec &tile) {
+  GemmSm90Spec k = base;
   k.bm = tile.bm;
   k.bn = tile.bn;
   k.stages = tile.stages;
@@ -189,7 +188,7 @@ std::string gemmSm90TuneEntryText(const GemmSm90TuneEntry &e) {
 }
 
 Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
-                                                   const GemmSm90Kernel &base) {
+                                                   const GemmSm90Spec &base) {
   auto fail = [](const std::string &why) { return Error("gemm-sm90-tune entry: " + why); };
   // The checksum line covers everything before it.
   const size_t at = text.rfind("sha256 ");
@@ -224,7 +223,7 @@ Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
           !parseInt(f[3], ov) || !parseInt(f[5], cm) || (ov != 0 && ov != 1) ||
           (f[4] != "pingpong" && f[4] != "cooperative") || (f[6] != "ew" && f[6] != "consumers"))
         return fail("bad tile line '" + line + "'");
-      GemmSm90Kernel t;
+      GemmSm90Spec t;
       t.bm = int(bm);
       t.bn = int(bn);
       t.stages = int(st);
@@ -263,7 +262,7 @@ Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
   if (e.winner.name() != winnerName)
     return fail("the stored tile gives " + e.winner.name() + ", not the stored winner " +
                 winnerName);
-  if (Status st = checkGemmSm90Kernel(e.winner); !st)
+  if (Status st = checkGemmSm90Spec(e.winner); !st)
     return fail(st.message());
   return e;
 }
@@ -281,7 +280,7 @@ std::string GemmSm90TuneCache::pathOf(const std::string &key) const {
 }
 
 std::optional<GemmSm90TuneEntry> GemmSm90TuneCache::lookUp(const std::string &key,
-                                                           const GemmSm90Kernel &base) {
+                                                           const GemmSm90Spec &base) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = memory_.find(key); it != memory_.end()) {
@@ -441,7 +440,7 @@ timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstr
   return out;
 }
 
-Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Kernel &base,
+Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Spec &base,
                                               const GemmSm90Problem &prob,
                                               const GemmSm90Pointers &p, CUstream stream,
                                               GemmSm90TuneCache &cache,
@@ -449,7 +448,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
   const std::string where =
       fmt::format("autotune of the generated sm90 GEMM (M={} N={} K={})", prob.m, prob.n, prob.k);
   GemmSm90TuneResult res;
-  auto prepare = [&](const GemmSm90Kernel &k) -> Status {
+  auto prepare = [&](const GemmSm90Spec &k) -> Status {
     Expected<std::shared_ptr<const CachedKernel>> ck = runner.prepare(k);
     if (!ck)
       return Error(where + ": candidate " + k.name() + " does not compile or load: " + ck.error());
@@ -469,7 +468,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
       return res;
     }
   }
-  std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, prob, runner.device());
+  std::vector<GemmSm90Spec> cands = gemmSm90Candidates(base, prob, runner.device());
   if (cands.empty()) {
     Status why = checkGemmSm90(chooseGemmSm90Tiles(base, prob, runner.device()), prob, &p);
     return Error(where + ": no candidate config takes this problem" +
@@ -478,7 +477,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
   GemmSm90TuneEntry e;
   e.key = key;
   std::vector<std::function<Status()>> calls;
-  for (const GemmSm90Kernel &k : cands) {
+  for (const GemmSm90Spec &k : cands) {
     if (Status st = checkGemmSm90(k, prob, &p); !st)
       return Error(where + ": " + st.message());
     if (Status st = prepare(k); !st)
@@ -490,7 +489,7 @@ Expected<GemmSm90TuneResult> autotuneGemmSm90(GemmSm90Runner &runner, const Gemm
     return Error(where + ": timing the candidates: " + times.error());
   double best = 0;
   for (size_t i = 0; i < cands.size(); ++i) {
-    const GemmSm90Kernel &k = cands[i];
+    const GemmSm90Spec &k = cands[i];
     const double us = (*times)[i];
     e.candidates.push_back({k.name(), us});
     if (i == 0 && k.name() == chooseGemmSm90Tiles(base, prob, runner.device()).name())

@@ -45,18 +45,18 @@ int64_t gemmSm90TuneBucket(int64_t m);
 /// 128x128x5 and 64x256x5 (with a side launch, each with as many stages as fit beside its
 /// shared memory, at least 3). Only configs that checkGemmSm90 accepts for `prob`
 /// (promotion: cooperative, bn up to 192, also 128x192x4), distinct by name.
-std::vector<GemmSm90Kernel> gemmSm90Candidates(const GemmSm90Kernel &base,
+std::vector<GemmSm90Spec> gemmSm90Candidates(const GemmSm90Spec &base,
                                                const GemmSm90Problem &prob, const Device &dev);
 
 /// The cache key: "gemm-sm90-tune v2|<base kernel name, tile fields normalized>|<device name>|
 /// sms=<SM count>|m<bucket>|n=<N>|k=<K>|code=<hash of fp8c's version and the embedded kernel
 /// headers>" (the code hash makes an edited kernel template re-tune).
-std::string gemmSm90TuneKey(const GemmSm90Kernel &base, const Device &dev,
+std::string gemmSm90TuneKey(const GemmSm90Spec &base, const Device &dev,
                             const GemmSm90Problem &prob);
 
 /// One candidate's median time.
 struct GemmSm90CandidateTime {
-  std::string name; ///< GemmSm90Kernel::name()
+  std::string name; ///< GemmSm90Spec::name()
   double us = 0;    ///< microseconds per call
 };
 
@@ -75,7 +75,7 @@ struct GemmSm90TuneEntry {
   std::string key;
   /// The winner's tile fields (bm, bn, stages, overlap, schedule, clusterM, epilogueWarps) and
   /// name; applied to a copy of the base kernel when read back (gemmSm90ApplyTile).
-  GemmSm90Kernel winner;
+  GemmSm90Spec winner;
   double winnerUs = 0;
   double heuristicUs = 0; ///< the heuristic's pick (0 where it does not take the problem)
   std::vector<GemmSm90CandidateTime> candidates; ///< every candidate timed, in order
@@ -84,14 +84,14 @@ struct GemmSm90TuneEntry {
 
 /// `base` with `tile`'s tile fields (bm, bn, stages, overlap, schedule, clusterM, and
 /// epilogueWarps: where the extra-output epilogue runs is tuned too).
-GemmSm90Kernel gemmSm90ApplyTile(const GemmSm90Kernel &base, const GemmSm90Kernel &tile);
+GemmSm90Spec gemmSm90ApplyTile(const GemmSm90Spec &base, const GemmSm90Spec &tile);
 
 /// The text a cache file holds for `e`, and its parse: an error for anything malformed,
 /// truncated (the last line is a SHA-256 of the rest), or a winner whose tile fields, applied
-/// to `base`, do not give the stored name or fail checkGemmSm90Kernel.
+/// to `base`, do not give the stored name or fail checkGemmSm90Spec.
 std::string gemmSm90TuneEntryText(const GemmSm90TuneEntry &e);
 Expected<GemmSm90TuneEntry> parseGemmSm90TuneEntry(const std::string &text,
-                                                   const GemmSm90Kernel &base);
+                                                   const GemmSm90Spec &base);
 
 /// What a tune cache did since it was made (corrupt entries are counted and re-tuned).
 struct GemmSm90TuneCacheStats {
@@ -108,7 +108,7 @@ public:
 
   /// The entry of `key` (memory, then disk); nullopt when absent, unreadable or corrupt (the
   /// caller re-tunes and store() replaces the file). `base` is what the winner applies to.
-  std::optional<GemmSm90TuneEntry> lookUp(const std::string &key, const GemmSm90Kernel &base);
+  std::optional<GemmSm90TuneEntry> lookUp(const std::string &key, const GemmSm90Spec &base);
   /// Keeps `e` in memory, and on disk (an error when the file cannot be written; the memory
   /// entry stands either way).
   Status store(const GemmSm90TuneEntry &e);
@@ -149,7 +149,7 @@ timeGpuCallsSustainedUs(const std::vector<std::function<Status()>> &calls, CUstr
 
 /// The outcome of autotuneGemmSm90.
 struct GemmSm90TuneResult {
-  GemmSm90Kernel winner;       ///< a copy of `base` with the winning tile fields
+  GemmSm90Spec winner;       ///< a copy of `base` with the winning tile fields
   GemmSm90TuneEntry entry;     ///< what the cache holds (every candidate's time)
   bool fromCache = false;      ///< read back (memory or disk): nothing was timed
   std::string cacheWriteError; ///< set when the entry could not be written to disk
@@ -165,7 +165,7 @@ struct GemmSm90TuneResult {
 /// a candidate that fails to compile or run is an error naming it. Not while `stream` is being
 /// captured.
 Expected<GemmSm90TuneResult>
-autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Kernel &base, const GemmSm90Problem &prob,
+autotuneGemmSm90(GemmSm90Runner &runner, const GemmSm90Spec &base, const GemmSm90Problem &prob,
                  const GemmSm90Pointers &p, CUstream stream,
                  GemmSm90TuneCache &cache = GemmSm90TuneCache::global(),
                  const GemmSm90SustainedTiming &timing = {});

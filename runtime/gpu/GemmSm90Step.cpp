@@ -1,11 +1,14 @@
-// GemmSm90Step (GemmSm90Step.h): mapping a plan's GEMM step onto the generated Hopper GEMM.
+// GemmSm90Step (GemmSm90Step.h): mapping a plan's GEMM step onto the generated Hopper GEMM;
+// what the generated GEMM can take is GemmCapabilities' (passes/GemmCapabilities.h).
 #include "runtime/gpu/GemmSm90Step.h"
+
+#include "passes/GemmCapabilities.h"
 
 #include <algorithm>
 
 namespace fp8c {
 
-Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPlan &plan) {
+Expected<GemmSm90Spec> gemmSm90KernelOf(const GemmStep &g, const LaunchPlan &plan) {
   auto fail = [&](const std::string &why) {
     return Error("GEMM '" + g.name + "' (" + g.description +
                  ") cannot run on the generated sm90 GEMM: " + why);
@@ -13,33 +16,20 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   auto valid = [&](int i) { return i >= 0 && static_cast<size_t>(i) < plan.buffers.size(); };
   if (!valid(g.a) || !valid(g.b) || !valid(g.d))
     return fail("internal error: an operand buffer index is out of range");
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   k.aType = plan.buffers[g.a].type.dtype();
   k.bType = plan.buffers[g.b].type.dtype();
   k.dType = plan.buffers[g.d].type.dtype();
-  if (!isFloat8(k.aType) || !isFloat8(k.bType))
-    return fail(std::string("its operands are ") + std::string(dtypeName(k.aType)) + " x " +
-                std::string(dtypeName(k.bType)) +
-                "; it takes FP8 operands only (use --backend=cublaslt or auto)");
-  if (k.aType == DType::F8E5M2 && k.bType == DType::F8E5M2)
-    return fail("e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
+  if (std::string why = GemmCapabilities::generatedOperands(k.aType, k.bType); !why.empty())
+    return fail(why);
   if (g.aux >= 0 || g.transD >= 0) {
-    const bool bf16D = k.dType == DType::BF16;
-    if (!isFloat8(k.dType) && !(bf16D && g.transD < 0))
-      return fail("it writes the GELU input or D transposed beside a " +
-                  std::string(dtypeName(k.dType)) +
-                  " D; the generated GEMM does so for an FP8 D (beside a bf16 D, the GELU input "
-                  "alone)");
     if ((g.aux >= 0 && !valid(g.aux)) || (g.transD >= 0 && !valid(g.transD)))
       return fail("internal error: the aux or D^T buffer index is out of range");
     const DType auxType = g.aux >= 0 ? plan.buffers[g.aux].type.dtype() : DType::BF16;
-    if (auxType != DType::BF16 && auxType != DType::F8E4M3FN)
-      return fail("its GELU input is " + std::string(dtypeName(auxType)) +
-                  "; the generated GEMM writes it in bf16 or as its e4m3 copy");
-    if (bf16D && auxType != DType::BF16)
-      return fail("it writes the GELU input's e4m3 copy beside a " +
-                  std::string(dtypeName(k.dType)) +
-                  " D; the generated GEMM writes that copy beside an FP8 D only");
+    if (std::string why = GemmCapabilities::generatedExtraOutputs(
+            k.dType, g.aux >= 0 ? std::optional<DType>(auxType) : std::nullopt, g.transD >= 0);
+        !why.empty())
+      return fail(why);
     k.auxOut = g.aux >= 0;
     k.auxFp8 = k.auxOut && auxType == DType::F8E4M3FN;
     k.transD = g.transD >= 0;
@@ -49,22 +39,19 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
     if (!valid(g.epiIn))
       return fail("internal error: the epilogue input's buffer index is out of range");
     const DType in = plan.buffers[g.epiIn].type.dtype();
-    // gelu_grad also reads the GELU input's e4m3 copy (gelu_saved=e4m3), on the offloaded
+    if (std::string why = GemmCapabilities::generatedEpilogueInput(residual, in); !why.empty())
+      return fail(why);
+    // gelu_grad over the GELU input's e4m3 copy (gelu_saved=e4m3) runs on the offloaded
     // epilogue's warps.
     const bool fp8Saved = !residual && in == DType::F8E4M3FN;
-    if (in != DType::BF16 && !fp8Saved)
-      return fail(std::string(residual ? "the residual" : "the GELU's saved input") + " is " +
-                  std::string(dtypeName(in)) + "; the generated GEMM's epilogue reads it in " +
-                  (residual ? "bf16" : "bf16 or as the e4m3 copy"));
     k.residualIn = residual;
     k.geluGradIn = !residual;
     k.geluGradInFp8 = fp8Saved;
     k.epilogueWarps = fp8Saved;
   }
   if (k.geluGradIn || g.colSum >= 0) {
-    if (!isFloat8(k.dType))
-      return fail("it takes gelu_grad or column sums in its epilogue beside a " +
-                  std::string(dtypeName(k.dType)) + " D; the generated GEMM does so for an FP8 D");
+    if (std::string why = GemmCapabilities::generatedGeluGradOrColSums(k.dType); !why.empty())
+      return fail(why);
     if ((g.colSum >= 0 && !valid(g.colSum)) || (g.colSum >= 0 && !valid(g.colPartials)))
       return fail("internal error: the column-sum buffer index is out of range");
     if (g.colSum >= 0)
@@ -78,8 +65,8 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
       return fail("its gate and up weights differ in type or pitch");
     k.swiglu = true;
   }
-  if (!g.bKMajor || !g.aKMajor)
-    return fail("an operand is not K-major (it takes A as [M, K] and B as [N, K])");
+  if (std::string why = GemmCapabilities::generatedLayout(g.aKMajor, g.bKMajor); !why.empty())
+    return fail(why);
   if (!valid(g.invScaleA) || !valid(g.invScaleB))
     return fail("an FP8 GEMM needs both inverse-scale buffers");
   k.scaleMode = g.scaleMode;
@@ -109,9 +96,8 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   k.amaxD = g.amaxD >= 0;
   k.amaxRows = k.amaxD && g.amaxRows;
   if (g.blockCast) {
-    if (!isFloat8(k.dType))
-      return fail("its 1x128-block cast writes a " + std::string(dtypeName(k.dType)) +
-                  " D; the block cast writes FP8");
+    if (std::string why = GemmCapabilities::generatedBlockCast(k.dType); !why.empty())
+      return fail(why);
     if ((g.blockScaleOut >= 0 && !valid(g.blockScaleOut)) ||
         (g.blockInvOut >= 0 && !valid(g.blockInvOut)))
       return fail("internal error: a block-scale buffer index is out of range");
@@ -131,21 +117,21 @@ Expected<GemmSm90Kernel> gemmSm90KernelOf(const CublasLtGemm &g, const LaunchPla
   }
   // The kernel's own dtype checks (the tile shape is chosen per M later; 128 x 128 without
   // overlap is one that every scale mode and accumulation takes).
-  GemmSm90Kernel probe = k;
+  GemmSm90Spec probe = k;
   probe.bm = 128;
   probe.bn = 128;
   probe.stages = k.extraOutputs() || !k.sideSpec.empty() ? 4 : 6;
   probe.overlap = false;
   probe.epilogueWarps = k.geluGradInFp8; // (every config of it has the offloaded epilogue)
-  if (Status st = checkGemmSm90Kernel(probe); !st)
+  if (Status st = checkGemmSm90Spec(probe); !st)
     return fail(st.message());
   return k;
 }
 
-std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
+std::optional<GemmStep> unfusedGemmOf(const GemmStep &g) {
   if (g.epiD < 0 || g.b2 >= 0 || g.epiFallback.empty())
     return std::nullopt;
-  CublasLtGemm u = g;
+  GemmStep u = g;
   u.name = g.name + "_unfused";
   u.description = g.description + " (the GEMM into its bf16 result; launches after it)";
   u.d = g.epiD;
@@ -165,7 +151,7 @@ std::optional<CublasLtGemm> unfusedGemmOf(const CublasLtGemm &g) {
   return u;
 }
 
-GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan, int64_t m) {
+GemmSm90Problem gemmSm90ProblemOf(const GemmStep &g, const LaunchPlan &plan, int64_t m) {
   GemmSm90Problem p;
   p.m = g.m.eval(m);
   p.n = g.n;
@@ -194,7 +180,7 @@ GemmSm90Problem gemmSm90ProblemOf(const CublasLtGemm &g, const LaunchPlan &plan,
   return p;
 }
 
-GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdeviceptr> buffers,
+GemmSm90Pointers gemmSm90PointersOf(const GemmStep &g, std::span<const CUdeviceptr> buffers,
                                     int64_t m) {
   auto addr = [&](int i) -> void * {
     return i < 0 ? nullptr : reinterpret_cast<void *>(buffers[static_cast<size_t>(i)]);
@@ -233,10 +219,10 @@ GemmSm90Pointers gemmSm90PointersOf(const CublasLtGemm &g, std::span<const CUdev
   return p;
 }
 
-Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
+Expected<std::vector<GemmSm90Spec>> gemmSm90KernelsFor(const GemmStep &g,
                                                          const LaunchPlan &plan, int64_t maxM,
                                                          const Device &dev) {
-  Expected<GemmSm90Kernel> base = gemmSm90KernelOf(g, plan);
+  Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan);
   if (!base)
     return Error(base.error());
   // chooseGemmSm90Tiles is monotone in M: 64-row tiles up to M = 64, then 128 x 128 while the
@@ -252,7 +238,7 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
       if (rows <= top)
         ms.push_back(rows);
   }
-  std::vector<GemmSm90Kernel> out;
+  std::vector<GemmSm90Spec> out;
   for (int64_t rows : ms) {
     if (rows < 1)
       continue;
@@ -264,15 +250,38 @@ Expected<std::vector<GemmSm90Kernel>> gemmSm90KernelsFor(const CublasLtGemm &g,
       prob.ldsa = std::max(prob.ldsa, rows);
     if (g.blockCast)
       prob.ldBlockInv = std::max(prob.ldBlockInv, rows);
-    GemmSm90Kernel k = chooseGemmSm90Tiles(*base, prob, dev);
+    GemmSm90Spec k = chooseGemmSm90Tiles(*base, prob, dev);
     if (Status st = checkGemmSm90(k, prob); !st)
       return Error("GEMM '" + g.name + "' (" + g.description +
                    ") cannot run on the generated sm90 GEMM: " + st.message());
     if (std::none_of(out.begin(), out.end(),
-                     [&](const GemmSm90Kernel &o) { return o.name() == k.name(); }))
+                     [&](const GemmSm90Spec &o) { return o.name() == k.name(); }))
       out.push_back(k);
   }
   return out;
+}
+
+Device gemmSm90DefaultDevice() {
+  Device d;
+  d.name = "sm_90a (132 SMs)";
+  d.ccMajor = 9;
+  d.ccMinor = 0;
+  d.arch = "sm_90a";
+  d.smCount = 132;
+  return d;
+}
+
+Expected<GemmSm90Spec> gemmSm90HeuristicSpec(const GemmStep &g, const LaunchPlan &plan,
+                                             int64_t m, const Device &dev) {
+  Expected<GemmSm90Spec> base = gemmSm90KernelOf(g, plan);
+  if (!base)
+    return Error(base.error());
+  const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan, m);
+  GemmSm90Spec k = launchedGemmSm90Kernel(chooseGemmSm90Tiles(*base, prob, dev), prob);
+  if (Status st = checkGemmSm90(k, prob); !st)
+    return Error("GEMM '" + g.name + "' (" + g.description +
+                 ") cannot run on the generated sm90 GEMM: " + st.message());
+  return k;
 }
 
 } // namespace fp8c

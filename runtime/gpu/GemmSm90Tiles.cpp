@@ -1,6 +1,6 @@
-// GemmSm90 (GemmSm90.h): what a kernel config needs in shared memory (the layout of sm90::Ring,
-// gemm_sm90_ring.cuh), how many TMA-store buffers fit, and the tile shape a problem gets.
-#include "runtime/gpu/GemmSm90Layout.h"
+// GemmSm90 (GemmSm90.h): the tile shape and schedule a problem gets, the config launched for a
+// problem, and the tile order's groups.
+#include "runtime/gpu/GemmSm90.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,81 +8,13 @@
 namespace fp8c {
 namespace {
 
-constexpr int64_t kBK = 128;
-
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-constexpr int64_t kEpiChunkBytes = 64 * 128; // one chunk: 64 rows of 128 bytes of D
-constexpr int64_t kColSumBytes = 4 * 32 * 8;  // a consumer warpgroup's column-sum exchange
-// The offloaded epilogue's derivative tables with an e4m3 gelu_grad input (gemm_sm90_offload.cuh,
-// kEpilogueTableBytes): 3 x 256 f32, at the end of the dynamic shared memory.
-constexpr int64_t kGemmSm90EpilogueTableBytes = 3 * 256 * 4;
-// The side launch's warps (gemm_sm90_side.cuh, kSideSharedBytes): 3 x (a 64 x 68-byte staging
-// tile, a 256-entry f32 table, 16 scalar slots, a 6 KB ring of input copies), at the end of
-// the dynamic shared memory.
-constexpr int64_t kGemmSm90SideSharedBytes = 3 * (64 * 68 + 256 * 4 + 16 * 4 + 6144);
-
 } // namespace
 
-// The ring, the TMA-store epilogue's chunk buffers (epiBufs per consumer warpgroup), the
-// bf16-A prologue's staging slots, the full/empty mbarriers with the two turn mbarriers (and
-// the staging slots' pairs), the column-sum exchanges, each stage's blockwise scales (A's bm
-// floats, B's 4 x 2 padded to 128 bytes), the
-// consumers' column buffers (row scales or bias: a float4 per pair of columns per consumer
-// warpgroup), 1024 bytes of alignment slack: the layout of sm90::Ring in gemm_sm90_ring.cuh.
-// The offloaded epilogue (epilogueWarps) has two bf16 tile slots and epiBufs unit buffers per
-// epilogue warp (3) instead of the chunk buffers, and two mbarriers per slot; with an e4m3
-// gelu_grad input its derivative tables come last. A side launch's shared memory comes last.
-int64_t gemmSm90SharedBytesWith(const GemmSm90Kernel &k, int epiBufs) {
-  const bool colInputs = k.scaleMode == GemmScaleMode::OuterVector || k.biasType.has_value();
-  const int64_t slots = k.castA ? k.castSlots : 0;
-  const int64_t epilogue = k.epilogueWarps
-                               ? 2 * int64_t(k.bm) * k.bn * 2 + 3 * epiBufs * kEpiChunkBytes
-                               : 2 * epiBufs * kEpiChunkBytes;
-  return int64_t(k.stages) * (int64_t(k.bm) * kBK + int64_t(k.bn) * kBK) + epilogue +
-         slots * k.bm * kBK * 2 + (k.colSumType ? 2 * kColSumBytes : 0) +
-         (k.scaleMode == GemmScaleMode::Block128 ? k.stages * (k.bm * 4 + (k.swiglu ? 256 : 128))
-                                                 : 0) +
-         (2 * k.stages + 2 + 2 * slots + (k.epilogueWarps ? 4 : 0)) * 8 +
-         (colInputs ? 16 * int64_t(k.bn) : 0) + 1024 +
-         (k.sideSpec.empty() ? 0 : kGemmSm90SideSharedBytes) +
-         (k.epilogueWarps && k.geluGradInFp8 ? kGemmSm90EpilogueTableBytes : 0);
-}
-
-int GemmSm90Kernel::epilogueBuffers() const {
-  const bool d16 = dType == DType::BF16 || dType == DType::F16;
-  const int chunkCols = d16 ? 64 : isFp8(dType) ? 128 : 0; // 128 bytes of a row
-  // Output columns of one consumer warpgroup's slice.
-  const int wn = (schedule == GemmSchedule::PingPong || bm == 128 ? bn : bn / 2) / (swiglu ? 2 : 1);
-  if (extraOutputs()) {
-    // Units of 64 x 64 (gemm_sm90_store_aux.cuh): with the pre-activation, one unit of 16 KB
-    // (y, D and D^T; two units made ptxas spill 40 bytes in the ping-pong 128 x 128 kernel);
-    // otherwise units of 8 KB (D and D^T), two in the cooperative schedule where they fit, so
-    // a unit is staged while the other's stores drain (ping-pong keeps one: the gelu_grad
-    // kernel spilled 64 bytes with two).
-    if (!tmaStore || !extraOutputsTyped() || wn % 64 != 0)
-      return 0;
-    if (epilogueWarps) // one unit buffer per epilogue warp (gemm_sm90_offload.cuh)
-      return gemmSm90SharedBytesWith(*this, 1) <= kGemmSm90MaxSharedBytes ? 1 : 0;
-    const int unit = extraUnitChunks();
-    if (!auxOut && schedule == GemmSchedule::Cooperative &&
-        gemmSm90SharedBytesWith(*this, 2 * unit) <= kGemmSm90MaxSharedBytes)
-      return 2 * unit;
-    return gemmSm90SharedBytesWith(*this, unit) <= kGemmSm90MaxSharedBytes ? unit : 0;
-  }
-  if (!tmaStore || chunkCols == 0 || wn % chunkCols != 0)
-    return 0;
-  for (int eb = 2; eb >= 1; --eb)
-    if (gemmSm90SharedBytesWith(*this, eb) <= kGemmSm90MaxSharedBytes)
-      return eb;
-  return 0;
-}
-
-int64_t GemmSm90Kernel::sharedBytes() const { return gemmSm90SharedBytesWith(*this, epilogueBuffers()); }
-
-GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob,
+GemmSm90Spec chooseGemmSm90Tiles(GemmSm90Spec k, const GemmSm90Problem &prob,
                                    const Device &dev) {
   const int sms = std::max(1, dev.smCount);
   const int64_t tiles256 = ceilDiv(prob.m, 128) * ceilDiv(prob.n, 256);
@@ -187,7 +119,7 @@ GemmSm90Kernel chooseGemmSm90Tiles(GemmSm90Kernel k, const GemmSm90Problem &prob
   return k;
 }
 
-GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &prob) {
+GemmSm90Spec launchedGemmSm90Kernel(GemmSm90Spec k, const GemmSm90Problem &prob) {
   // TMA needs a row pitch of whole 16-byte units, and its stores were seen (H200) to write the
   // whole 16-byte unit that holds column N - 1, past N: both must be multiples of 16 bytes.
   const int64_t perUnit = isFp8(k.dType) ? 16 : 8; // elements of D per 16 bytes
@@ -198,7 +130,7 @@ GemmSm90Kernel launchedGemmSm90Kernel(GemmSm90Kernel k, const GemmSm90Problem &p
   return k;
 }
 
-int gemmSm90GroupM(const GemmSm90Kernel &k, const GemmSm90Problem &prob, const Device &dev) {
+int gemmSm90GroupM(const GemmSm90Spec &k, const GemmSm90Problem &prob, const Device &dev) {
   const int tilesM = static_cast<int>(ceilDiv(prob.m, k.bm));
   const int g = static_cast<int>(
       std::lround(std::sqrt(double(std::max(1, dev.smCount)) * k.bn / k.bm)));

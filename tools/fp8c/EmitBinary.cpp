@@ -1,8 +1,10 @@
 // `fp8c --emit=ptx|cubin`: see EmitBinary.h.
 #include "EmitBinary.h"
+#include "GeneratedGemms.h"
 #include "OutputFile.h"
 
 #include "codegen/Lowering.h"
+#include "runtime/gpu/GemmSm90.h"
 #include "runtime/jit/Nvrtc.h"
 
 #include <filesystem>
@@ -10,14 +12,57 @@
 
 namespace fp8c::cli {
 
+namespace {
+
+/// Compiles `req` and prints its PTX or writes its CUBIN (with a line of its registers, stack
+/// and spills). False on an error, written to `err`.
+bool emitOne(NvrtcRequest req, const std::string &what, const std::string &dir, std::ostream &out,
+             std::ostream &err) {
+  req.wantPtx = what == "ptx";
+  Expected<NvrtcResult> r = compileWithNvrtc(req);
+  if (!r) {
+    err << "fp8c: error: " << r.error() << "\n";
+    return false;
+  }
+  if (what == "ptx") {
+    out << "// ----- " << req.kernelName << " (" << req.arch << ")\n" << r->ptx << "\n";
+    return true;
+  }
+  std::filesystem::path path =
+      std::filesystem::path(dir.empty() ? "." : dir) / (req.kernelName + ".cubin");
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (Status st = writeOutputFile(path.string(), std::string_view(r->cubin.data(), r->cubin.size()));
+      !st) {
+    err << "fp8c: error: " << st.message() << "\n";
+    return false;
+  }
+  out << path.string() << ": " << r->cubin.size() << " bytes";
+  for (const PtxasEntryInfo &e : r->entries)
+    out << "; " << e.entry << ": " << e.registers << " registers, " << e.stackFrameBytes
+        << " bytes stack, " << e.spillStoreBytes << " bytes spill stores";
+  out << "\n";
+  return true;
+}
+
+} // namespace
+
 bool emitBinary(const Module &m, const std::string &what, const std::string &arch,
-                const std::string &dir, std::ostream &out, std::ostream &err) {
+                GemmBackend backend, int64_t dynamicDim, const std::string &dir,
+                std::ostream &out, std::ostream &err) {
   CodegenOptions co;
   co.arch = arch.empty() ? "sm_90a" : arch;
+  co.gemmBackend = backend;
   for (const auto &g : m.graphs()) {
     Expected<LaunchPlan> plan = lowerGraph(*g, co);
     if (!plan) {
       err << plan.error() << "\n";
+      return false;
+    }
+    Expected<std::vector<GeneratedGemmKernel>> gemms =
+        generatedGemmKernels(*plan, co.arch, dynamicDim);
+    if (!gemms) {
+      err << "fp8c: error: " << gemms.error() << "\n";
       return false;
     }
     std::set<std::string> done;
@@ -29,33 +74,14 @@ bool emitBinary(const Module &m, const std::string &what, const std::string &arc
         req.kernelName = l->kernelName;
         req.source = l->source;
         req.arch = co.arch;
-        req.wantPtx = what == "ptx";
         req.extraOptions = l->nvrtcOptions;
-        Expected<NvrtcResult> r = compileWithNvrtc(req);
-        if (!r) {
-          err << "fp8c: error: " << r.error() << "\n";
+        if (!emitOne(req, what, dir, out, err))
           return false;
-        }
-        if (what == "ptx") {
-          out << "// ----- " << l->kernelName << " (" << co.arch << ")\n" << r->ptx << "\n";
-          continue;
-        }
-        std::filesystem::path path =
-            std::filesystem::path(dir.empty() ? "." : dir) / (l->kernelName + ".cubin");
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        if (Status st =
-                writeOutputFile(path.string(), std::string_view(r->cubin.data(), r->cubin.size()));
-            !st) {
-          err << "fp8c: error: " << st.message() << "\n";
-          return false;
-        }
-        out << path.string() << ": " << r->cubin.size() << " bytes";
-        for (const PtxasEntryInfo &e : r->entries)
-          out << "; " << e.entry << ": " << e.registers << " registers, " << e.stackFrameBytes
-              << " bytes stack, " << e.spillStoreBytes << " bytes spill stores";
-        out << "\n";
       }
+    for (const GeneratedGemmKernel &k : *gemms)
+      if (done.insert(k.spec.name()).second &&
+          !emitOne(gemmSm90Request(k.spec, co.arch), what, dir, out, err))
+        return false;
   }
   return true;
 }

@@ -1,5 +1,6 @@
 // `fp8c --emit=cuda [--arch=sm_90a|sm_89]`: lowers every function of a fused module to its
-// LaunchPlan and prints the generated CUDA (codegen's planToCudaText).
+// LaunchPlan and prints the generated CUDA (codegen's planToCudaText), with the generated
+// Hopper GEMM kernels of its steps.
 #pragma once
 
 #include "codegen/LaunchPlan.h"
@@ -14,8 +15,10 @@ namespace fp8c::cli {
 /// `arch` and writes the plan's CUDA text to `out`, functions separated by a blank line.
 /// On an error (a located diagnostic) writes it to `err` and returns false; writes nothing
 /// to `out` for the failing function.
-/// `backend` is who runs the FP8 GEMMs, as the arch allows it (gemmBackendFor).
-bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, std::ostream &out,
-              std::ostream &err);
+/// `backend` is who runs the FP8 GEMMs, as the arch allows it (gemmBackendFor). After each
+/// plan, the source of every generated GEMM kernel its steps run (GeneratedGemms.h; the tile
+/// heuristic at M = `dynamicDim`).
+bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, int64_t dynamicDim,
+              std::ostream &out, std::ostream &err);
 
 } // namespace fp8c::cli

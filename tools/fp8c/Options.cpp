@@ -30,7 +30,9 @@ Reads an fp8c graph (MLIR syntax; FILE '-' reads stdin), verifies it, and emits 
 options:
   --emit=ir|cuda|ptx|cubin  print the (verified) IR (the default when nothing else is asked), the
                             generated CUDA C++, its PTX, or write each kernel's CUBIN to
-                            --output-dir (NVRTC; no GPU needed)
+                            --output-dir (NVRTC; no GPU needed); with the generated Hopper
+                            GEMM kernels of the GEMM steps it runs (their tile heuristic at
+                            M = --dynamic-dim, 132 SMs)
   -o OUT                    write the emitted IR to OUT instead of stdout
   --run=cpu|gpu             run the graph on the CPU interpreter or on GPU 0 (JIT through NVRTC)
   --check                   fail (exit 1) when an output holds NaN / inf or an amax history
@@ -56,7 +58,8 @@ options:
   --input NAME=FILE.npy     value of input NAME (repeatable); .npy of <f4, or <f2 / raw bits
                             (<u2 for bf16, |u1 for FP8) matching the input's dtype
   --random-inputs=SEED      seeded random values for every input not given with --input
-  --dynamic-dim=M           size of dynamic (?) dims for random inputs (default 4)
+  --dynamic-dim=M           size of dynamic (?) dims for random inputs and of the generated
+                            GEMMs that --emit shows (default 4)
   --output-dir DIR          write each output as DIR/NAME.npy (<f4)
   --passes=PIPELINE         run a pass pipeline, e.g. 'canonicalize,quantize{recipe=tensorwise},fuse,cse,dce'
   --recipe=NAME             the default pipeline with a recipe: tensorwise, delayed, rowwise, blockwise,

@@ -67,7 +67,7 @@ inline int find(const LaunchPlan &p, const std::string &name) {
   return -1;
 }
 
-/// The steps of kind T (GeneratedLaunch or CublasLtGemm), in order.
+/// The steps of kind T (GeneratedLaunch or GemmStep), in order.
 template <class T> std::vector<const T *> stepsOf(const std::vector<Step> &steps) {
   std::vector<const T *> out;
   for (const Step &s : steps)
@@ -80,8 +80,8 @@ inline std::vector<const GeneratedLaunch *> launches(const std::vector<Step> &st
   return stepsOf<GeneratedLaunch>(steps);
 }
 
-inline std::vector<const CublasLtGemm *> gemms(const std::vector<Step> &steps) {
-  return stepsOf<CublasLtGemm>(steps);
+inline std::vector<const GemmStep *> gemms(const std::vector<Step> &steps) {
+  return stepsOf<GemmStep>(steps);
 }
 
 } // namespace loweringtest

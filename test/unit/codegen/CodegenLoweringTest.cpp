@@ -57,7 +57,7 @@ TEST(CodegenLowering, LinearTensorwiseBuffersAndSteps) {
               gl == ls[0] ? 1 : 0)
         << gl->entry;
   }
-  const CublasLtGemm &g = *gs[0];
+  const GemmStep &g = *gs[0];
   EXPECT_EQ(g.a, find(p, "x_fp8"));
   EXPECT_EQ(g.b, find(p, "w_fp8"));
   EXPECT_EQ(g.d, find(p, "y"));
@@ -100,7 +100,7 @@ TEST(CodegenLowering, RowwiseOuterVectorScales) {
   const LaunchPlan &p = l.plan;
   auto gs = gemms(p.steps);
   ASSERT_EQ(gs.size(), 2u);
-  for (const CublasLtGemm *g : gs) {
+  for (const GemmStep *g : gs) {
     EXPECT_EQ(g->scaleMode, GemmScaleMode::OuterVector);
     EXPECT_EQ(p.buffers[g->invScaleA].type.shape(), (std::vector<int64_t>{kDynamic}));
     EXPECT_EQ(p.buffers[g->invScaleB].type.rank(), 1);
@@ -139,7 +139,7 @@ TEST(CodegenLowering, BlockwiseScaleLayouts) {
   const LaunchPlan &p = l.plan;
   auto gs = gemms(p.steps);
   ASSERT_EQ(gs.size(), 3u); // gate, up (dual GEMM), down
-  for (const CublasLtGemm *g : gs) {
+  for (const GemmStep *g : gs) {
     EXPECT_EQ(g->scaleMode, GemmScaleMode::Block128);
     EXPECT_FALSE(g->fastAccum);
     const BufferDesc &ia = p.buffers[g->invScaleA], &ib = p.buffers[g->invScaleB];
@@ -164,7 +164,7 @@ TEST(CodegenLowering, AnyKAndNWithDynamicM) {
     const LaunchPlan &p = l.plan;
     auto gs = gemms(p.steps);
     ASSERT_EQ(gs.size(), 1u);
-    const CublasLtGemm &g = *gs[0];
+    const GemmStep &g = *gs[0];
     EXPECT_EQ(g.k, 100);
     EXPECT_FALSE(g.kPadsZero); // (FP8: K goes up to 16 at run time anyway)
     EXPECT_EQ(p.buffers[g.a].ld, 112); // FP8 rows padded to 16 bytes (zeros in the pad)
@@ -272,7 +272,7 @@ TEST(CodegenLowering, UnquantizedOddKRoundsUpOnlyOverPaddedCopies) {
   // transpose launch rather than copied (K = 300 and 96 here): no rounding.
   Lowered t = lower(testgraphs::kTransposedOperands, "shape-infer,fuse,dce");
   ASSERT_EQ(gemms(t.plan.steps).size(), 4u);
-  for (const CublasLtGemm *g : gemms(t.plan.steps))
+  for (const GemmStep *g : gemms(t.plan.steps))
     EXPECT_FALSE(g->kPadsZero) << g->name;
 }
 
@@ -390,7 +390,7 @@ TEST(CodegenLowering, BlockScaledGemmOnCallerBuffersGetsRowPaddedCopies) {
   Lowered l = lower(text, "shape-infer,fuse,dce");
   auto gs = gemms(l.plan.steps);
   ASSERT_EQ(gs.size(), 1u);
-  const CublasLtGemm &g = *gs[0];
+  const GemmStep &g = *gs[0];
   EXPECT_EQ(g.scaleMode, GemmScaleMode::Block128);
   ASSERT_GE(g.aPadded, 0);
   ASSERT_GE(g.dPadded, 0);
@@ -442,7 +442,7 @@ TEST(CodegenLowering, UnquantizedGemmsReadTransposedOperandsInPlace) {
 // quantized transposes stay cast-transposes.
 TEST(CodegenLowering, Fp8GemmsKeepKMajorOperands) {
   Lowered l = lower(testgraphs::kTransposedOperands, pipeline("tensorwise"));
-  for (const CublasLtGemm *g : gemms(l.plan.steps)) {
+  for (const GemmStep *g : gemms(l.plan.steps)) {
     EXPECT_TRUE(g->aKMajor) << g->name;
     EXPECT_TRUE(g->bKMajor) << g->name;
   }
@@ -486,7 +486,7 @@ TEST(CodegenLowering, BlockwiseHiddenCastJoinsTheGemmStep) {
   for (const auto &[act, want] : acts) {
     SCOPED_TRACE(act.empty() ? "no activation" : act);
     Lowered l = lower(blockMlp(act, false), pipeline("blockwise"));
-    std::vector<const CublasLtGemm *> gs = gemms(l.plan.steps);
+    std::vector<const GemmStep *> gs = gemms(l.plan.steps);
     ASSERT_EQ(gs.size(), 2u);
     EXPECT_TRUE(gs[0]->blockCast);
     EXPECT_EQ(gs[0]->blockAct, want);
@@ -499,17 +499,17 @@ TEST(CodegenLowering, BlockwiseHiddenCastJoinsTheGemmStep) {
     // No launch between the two GEMMs: the cast is the step's.
     size_t first = 0, second = 0;
     for (size_t i = 0; i < l.plan.steps.size(); ++i)
-      if (std::holds_alternative<CublasLtGemm>(l.plan.steps[i]))
+      if (std::holds_alternative<GemmStep>(l.plan.steps[i]))
         (first ? second : first) = i + 1;
     EXPECT_EQ(second, first + 1);
     Lowered lt = lower(blockMlp(act, false), pipeline("blockwise"), "sm_90a", GemmBackend::CublasLt);
-    for (const CublasLtGemm *g : gemms(lt.plan.steps))
+    for (const GemmStep *g : gemms(lt.plan.steps))
       EXPECT_FALSE(g->blockCast);
     Lowered ada = lower(blockMlp(act, false), pipeline("blockwise"), "sm_89");
-    for (const CublasLtGemm *g : gemms(ada.plan.steps))
+    for (const GemmStep *g : gemms(ada.plan.steps))
       EXPECT_FALSE(g->blockCast);
     Lowered returned = lower(blockMlp(act, true), pipeline("blockwise"));
-    for (const CublasLtGemm *g : gemms(returned.plan.steps))
+    for (const GemmStep *g : gemms(returned.plan.steps))
       EXPECT_FALSE(g->blockCast);
   }
 }

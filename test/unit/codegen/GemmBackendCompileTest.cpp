@@ -84,12 +84,12 @@ TEST(GemmBackendCompile, GeneratedGemmKernelsOfTheExamplesCompileForSm90a) {
           ASSERT_TRUE(k.hasValue()) << g->kernelName << ": " << k.error();
         }
       for (const Step &s : *steps) {
-        const auto *g = std::get_if<CublasLtGemm>(&s);
+        const auto *g = std::get_if<GemmStep>(&s);
         if (!g)
           continue;
-        Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg->plan, c.maxM, h200);
+        Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, cg->plan, c.maxM, h200);
         ASSERT_TRUE(ks.hasValue()) << ks.error();
-        for (const GemmSm90Kernel &k : *ks) {
+        for (const GemmSm90Spec &k : *ks) {
           if (!done.insert(k.name()).second)
             continue;
           Expected<std::shared_ptr<const CachedKernel>> ck =

@@ -25,7 +25,7 @@ using namespace sm90configs;
 TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
   double seconds = 0;
   int compiled = 0;
-  for (const GemmSm90Kernel &k : configs()) {
+  for (const GemmSm90Spec &k : configs()) {
     SCOPED_TRACE(k.name());
     GemmSm90Problem prob{256, 256, 256, 256, 256, 256, 256, 4, 256, 256, 256};
     prob.ldBlockScale = 2; // blockCast: [256, 2] scales, [2, 256] inverses
@@ -133,14 +133,14 @@ TEST(GemmSm90Compile, EveryConfigCompilesToWgmmaWithoutSpills) {
 
 TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   std::set<std::string> names;
-  for (const GemmSm90Kernel &k : configs()) {
+  for (const GemmSm90Spec &k : configs()) {
     EXPECT_TRUE(names.insert(k.name()).second) << k.name();
     std::string src = gemmSm90Source(k);
     EXPECT_NE(src.find("#include \"fp8c/gemm_sm90.cuh\""), std::string::npos);
     EXPECT_NE(src.find(k.name() + "("), std::string::npos);
     EXPECT_NE(src.find("__launch_bounds__(384, 1)"), std::string::npos);
   }
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
   k.amaxD = true;
@@ -148,27 +148,34 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_EQ(k.epilogueBuffers(), 1);
   EXPECT_EQ(k.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n256_s4_o1_biasbf16_gelutanh_amax_tms1");
-  GemmSm90Kernel pp = pingPong(128, 128, 6);
+  GemmSm90Spec pp = pingPong(128, 128, 6);
   EXPECT_EQ(pp.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2");
-  EXPECT_NE(gemmSm90Source(pp).find("Sched::PingPong, 1, 0, false, 2, 0, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
+  // The template takes one config struct of named members.
+  const std::string ppSrc = gemmSm90Source(pp);
+  EXPECT_NE(ppSrc.find("kSchedule = fp8c::sm90::Sched::PingPong;"), std::string::npos);
+  EXPECT_NE(ppSrc.find("kClusterM = 1;"), std::string::npos);
+  EXPECT_NE(ppSrc.find("kEpilogueBuffers = 2;"), std::string::npos);
+  EXPECT_NE(ppSrc.find("fp8c::sm90::gemmSm90<GemmConfig>(mapA, mapB, mapB2, mapD, mapAux, mapDT, "
+                       "mapSA, mapSB, mapSB2, p)"),
             std::string::npos);
-  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("Sched::Cooperative, 1, 0, false, 2, 0, false, false, false>"), std::string::npos);
-  GemmSm90Kernel c2 = pp;
+  EXPECT_NE(gemmSm90Source(kernel(128, 6)).find("kSchedule = fp8c::sm90::Sched::Cooperative;"),
+            std::string::npos);
+  GemmSm90Spec c2 = pp;
   c2.clusterM = 2;
   EXPECT_EQ(c2.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_c2_tms2");
   EXPECT_NE(gemmSm90Source(c2).find("__cluster_dims__(2, 1, 1)"), std::string::npos);
-  EXPECT_NE(gemmSm90Source(c2).find("Sched::PingPong, 2, 0, false, 2, 0, false, false, false>"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(c2).find("kClusterM = 2;"), std::string::npos);
   // Registers only: TMA stores off, an f32 D, fewer than 128 bytes of a row per warpgroup, or
   // no room beside a 7-stage ring.
-  GemmSm90Kernel regs = pp;
+  GemmSm90Spec regs = pp;
   regs.tmaStore = false;
   EXPECT_EQ(regs.epilogueBuffers(), 0);
   EXPECT_EQ(regs.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp");
-  EXPECT_NE(gemmSm90Source(regs).find("Sched::PingPong, 1, 0, false, 0, 0, false, false, false>"), std::string::npos);
-  GemmSm90Kernel fp8d = kernel(256, 4);
+  EXPECT_NE(gemmSm90Source(regs).find("kEpilogueBuffers = 0;"), std::string::npos);
+  GemmSm90Spec fp8d = kernel(256, 4);
   fp8d.dType = DType::F8E4M3FN;
   EXPECT_EQ(fp8d.epilogueBuffers(), 2); // 128-column chunks of an FP8 D
-  GemmSm90Kernel fp8m64 = fp8d;
+  GemmSm90Spec fp8m64 = fp8d;
   fp8m64.bm = 64;
   fp8m64.bn = 128; // 64 columns per warpgroup: less than a 128-byte FP8 chunk
   EXPECT_EQ(fp8m64.epilogueBuffers(), 0);
@@ -177,28 +184,28 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // Extra outputs: one 16 KB unit per warpgroup (two chunk buffers), named and instantiated;
   // refused without an FP8 D, without TMA stores, beside a 6-stage 128 x 128 ring, and at an N
   // or pitch that is not in whole 16-byte units.
-  GemmSm90Kernel xo = auxConfigs().front();
+  GemmSm90Spec xo = auxConfigs().front();
   EXPECT_EQ(xo.epilogueBuffers(), 2);
   EXPECT_EQ(xo.name(),
             "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n128_s5_o1_pp_biasbf16_gelutanh_amax_tms2_aux_dt");
-  EXPECT_NE(gemmSm90Source(xo).find("false, 2, 3, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
-            std::string::npos);
+  EXPECT_NE(gemmSm90Source(xo).find("kEpilogueBuffers = 2;"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(xo).find("kExtraOutputs = 3;"), std::string::npos);
   // The dual GEMM (swiglu): named, instantiated with Dual, its output columns per tile; refused
   // with a bias, an activation, extra outputs, or the cooperative 64-row split.
-  const GemmSm90Kernel sw = swigluConfigs().front();
+  const GemmSm90Spec sw = swigluConfigs().front();
   EXPECT_EQ(sw.name(), "fp8c_gemm_sm90_e4m3_e4m3_e4m3_tensor_n256_s4_o1_amax_tms2_swiglu");
-  EXPECT_NE(gemmSm90Source(sw).find("false, 2, 0, true, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
-            std::string::npos);
+  EXPECT_NE(gemmSm90Source(sw).find("kExtraOutputs = 0;"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(sw).find("kDual = true;"), std::string::npos);
   EXPECT_EQ(sw.outCols(), 128);
-  GemmSm90Kernel swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
+  GemmSm90Spec swPp = swigluConfigs()[2]; // ping-pong 128 x 128, FP8 D: 64 output columns
   EXPECT_EQ(swPp.epilogueBuffers(), 0);     // less than a 128-byte FP8 chunk: registers
-  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
-           [](GemmSm90Kernel &x) { x.biasType = DType::BF16; },
-           [](GemmSm90Kernel &x) { x.activation = Activation::Silu; },
-           [](GemmSm90Kernel &x) { x.transD = true; }, [](GemmSm90Kernel &x) { x.bm = 64; }}) {
-    GemmSm90Kernel bad = sw;
+  for (auto edit : std::vector<std::function<void(GemmSm90Spec &)>>{
+           [](GemmSm90Spec &x) { x.biasType = DType::BF16; },
+           [](GemmSm90Spec &x) { x.activation = Activation::Silu; },
+           [](GemmSm90Spec &x) { x.transD = true; }, [](GemmSm90Spec &x) { x.bm = 64; }}) {
+    GemmSm90Spec bad = sw;
     edit(bad);
-    Status st = checkGemmSm90Kernel(bad);
+    Status st = checkGemmSm90Spec(bad);
     EXPECT_FALSE(st.isOk()) << bad.name();
     EXPECT_NE(st.message().find("dual GEMM (swiglu)"), std::string::npos) << st.message();
   }
@@ -213,18 +220,17 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // The residual add: named, instantiated with its XO bit (16) through the usual epilogues;
   // refused beside extra outputs or the dual GEMM, with an input pitch that is not whole
   // 16-byte units, and without the input.
-  const GemmSm90Kernel res = residualConfigs().front();
+  const GemmSm90Spec res = residualConfigs().front();
   EXPECT_EQ(res.name(), "fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_n128_s6_o1_pp_tms2_res");
-  EXPECT_NE(gemmSm90Source(res).find("false, 2, 16, false, false, false>(mapA, mapB, mapB2, mapD, mapAux, mapDT, mapSA, mapSB, mapSB2, p)"),
-            std::string::npos);
+  EXPECT_NE(gemmSm90Source(res).find("kExtraOutputs = 16;"), std::string::npos);
   EXPECT_EQ(res.epilogueBuffers(), 2);
-  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
-           [](GemmSm90Kernel &x) { x.dType = DType::F8E4M3FN, x.transD = true; },
-           [](GemmSm90Kernel &x) { x.dType = DType::F8E4M3FN, x.geluGradIn = true; },
-           [](GemmSm90Kernel &x) { x.swiglu = true; }}) {
-    GemmSm90Kernel badRes = res;
+  for (auto edit : std::vector<std::function<void(GemmSm90Spec &)>>{
+           [](GemmSm90Spec &x) { x.dType = DType::F8E4M3FN, x.transD = true; },
+           [](GemmSm90Spec &x) { x.dType = DType::F8E4M3FN, x.geluGradIn = true; },
+           [](GemmSm90Spec &x) { x.swiglu = true; }}) {
+    GemmSm90Spec badRes = res;
     edit(badRes);
-    Status st = checkGemmSm90Kernel(badRes);
+    Status st = checkGemmSm90Spec(badRes);
     EXPECT_NE(st.message().find("residual add (residualIn) combines with no extra outputs"),
               std::string::npos)
         << badRes.name() << ": " << st.message();
@@ -242,15 +248,15 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   EXPECT_TRUE(checkGemmSm90(res, rp, &noR).isOk()) << checkGemmSm90(res, rp, &noR).message();
   GemmSm90Problem xp{256, 256, 256, 256, 256, 256, 0, 0, 256, 256};
   EXPECT_TRUE(checkGemmSm90(xo, xp).isOk());
-  GemmSm90Kernel bad = xo;
+  GemmSm90Spec bad = xo;
   bad.dType = DType::BF16;
-  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("need an FP8 D"), std::string::npos);
+  EXPECT_NE(checkGemmSm90Spec(bad).message().find("need an FP8 D"), std::string::npos);
   bad = xo;
   bad.tmaStore = false;
-  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("set tmaStore"), std::string::npos);
+  EXPECT_NE(checkGemmSm90Spec(bad).message().find("set tmaStore"), std::string::npos);
   bad = xo;
   bad.stages = 6;
-  EXPECT_NE(checkGemmSm90Kernel(bad).message().find("fewer stages"), std::string::npos);
+  EXPECT_NE(checkGemmSm90Spec(bad).message().find("fewer stages"), std::string::npos);
   GemmSm90Problem odd = xp;
   odd.n = 250;
   EXPECT_NE(checkGemmSm90(xo, odd).message().find("whole 16-byte units"), std::string::npos);
@@ -261,7 +267,7 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // The heuristic cuts the ping-pong ring to 5 stages to make room for the unit.
   Device h200;
   h200.smCount = 132;
-  GemmSm90Kernel chosen = xo;
+  GemmSm90Spec chosen = xo;
   chosen = chooseGemmSm90Tiles(chosen, GemmSm90Problem{8192, 14336, 4096, 4096, 4096, 14336, 0, 0,
                                                         14336, 8192},
                                h200);
@@ -273,105 +279,107 @@ TEST(GemmSm90Compile, NamesAndSourcesDifferPerConfig) {
   // The offloaded epilogue (epilogueWarps): named "_ew", instantiated with EW; one unit buffer
   // per epilogue warp beside two 32 KB tile slots and a 4-stage ring; refused on other tiles or
   // schedules, with per-row amaxes, or no extra output to take; with the pre-activation too.
-  const GemmSm90Kernel ew = geluGradConfigs()[3];
+  const GemmSm90Spec ew = geluGradConfigs()[3];
   EXPECT_EQ(ew.name(),
             "fp8c_gemm_sm90_e5m2_e4m3_e5m2_tensor_n128_s4_o0_promote_amax_tms1_dt_dgelu_colsumbf16_ew");
-  EXPECT_NE(gemmSm90Source(ew).find("false, 1, 14, false, true, false>(mapA"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(ew).find("kEpilogueBuffers = 1;"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(ew).find("kExtraOutputs = 14;"), std::string::npos);
+  EXPECT_NE(gemmSm90Source(ew).find("kEpilogueWarps = true;"), std::string::npos);
   EXPECT_EQ(ew.epilogueBuffers(), 1);
   EXPECT_EQ(ew.sharedBytes(),
             4 * 32768 + 2 * 32768 + 3 * 8192 + 2 * 1024 + (2 * 4 + 2 + 4) * 8 + 1024);
-  for (auto edit : std::vector<std::function<void(GemmSm90Kernel &)>>{
-           [](GemmSm90Kernel &x) { x.schedule = GemmSchedule::PingPong, x.fastAccum = true; },
-           [](GemmSm90Kernel &x) { x.bn = 192; },
-           [](GemmSm90Kernel &x) { x.clusterM = 2; }}) {
-    GemmSm90Kernel badEw = ew;
+  for (auto edit : std::vector<std::function<void(GemmSm90Spec &)>>{
+           [](GemmSm90Spec &x) { x.schedule = GemmSchedule::PingPong, x.fastAccum = true; },
+           [](GemmSm90Spec &x) { x.bn = 192; },
+           [](GemmSm90Spec &x) { x.clusterM = 2; }}) {
+    GemmSm90Spec badEw = ew;
     edit(badEw);
-    EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("needs cooperative 128 x 128 tiles"),
+    EXPECT_NE(checkGemmSm90Spec(badEw).message().find("needs cooperative 128 x 128 tiles"),
               std::string::npos)
-        << badEw.name() << ": " << checkGemmSm90Kernel(badEw).message();
+        << badEw.name() << ": " << checkGemmSm90Spec(badEw).message();
   }
-  GemmSm90Kernel badEw = ew;
+  GemmSm90Spec badEw = ew;
   badEw.geluGradIn = badEw.transD = false;
   badEw.colSumType.reset();
-  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("runs the extra-output epilogue"),
+  EXPECT_NE(checkGemmSm90Spec(badEw).message().find("runs the extra-output epilogue"),
             std::string::npos);
   EXPECT_TRUE(geluGradConfigs()[5].auxOut);
-  EXPECT_TRUE(checkGemmSm90Kernel(geluGradConfigs()[5]).isOk());
+  EXPECT_TRUE(checkGemmSm90Spec(geluGradConfigs()[5]).isOk());
   badEw = geluGradConfigs()[5];
   badEw.amaxRows = true;
-  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("tensor amax, not per-row"),
+  EXPECT_NE(checkGemmSm90Spec(badEw).message().find("tensor amax, not per-row"),
             std::string::npos);
   // The autotuner offers it for the promoting extra-output epilogues (the gelu_grad dgrad
   // GEMM), not for fast-accumulating ones (the MLP's first GEMM, which has ping-pong).
   const GemmSm90Problem mlpShape{8192, 14336, 4096, 4096, 4096, 14336, 0, 0, 14336, 8192, 14336};
-  auto offloaded = [&](const GemmSm90Kernel &base) {
-    const std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, mlpShape, h200);
+  auto offloaded = [&](const GemmSm90Spec &base) {
+    const std::vector<GemmSm90Spec> cands = gemmSm90Candidates(base, mlpShape, h200);
     return std::count_if(cands.begin(), cands.end(),
-                         [](const GemmSm90Kernel &c) { return c.epilogueWarps; });
+                         [](const GemmSm90Spec &c) { return c.epilogueWarps; });
   };
   EXPECT_EQ(offloaded(geluGradConfigs()[0]), 1);
   EXPECT_EQ(offloaded(auxConfigs().front()), 0);
   // The e4m3 pre-activation (auxFp8): the offloaded epilogue writes bf16 only, so the tuner
   // leaves it out even for a promoting base, and the check refuses it; auxFp8 needs auxOut.
-  GemmSm90Kernel aux8 = auxFp8Configs().front();
+  GemmSm90Spec aux8 = auxFp8Configs().front();
   EXPECT_NE(aux8.name().find("_aux8_dt"), std::string::npos) << aux8.name();
   aux8.fastAccum = false;
   EXPECT_EQ(offloaded(aux8), 0);
   badEw = geluGradConfigs()[5];
   badEw.auxFp8 = true;
-  EXPECT_NE(checkGemmSm90Kernel(badEw).message().find("writes the pre-activation in bf16"),
+  EXPECT_NE(checkGemmSm90Spec(badEw).message().find("writes the pre-activation in bf16"),
             std::string::npos);
   aux8 = auxFp8Configs().front();
   aux8.auxOut = false;
-  EXPECT_NE(checkGemmSm90Kernel(aux8).message().find("auxFp8 is the e4m3 form"), std::string::npos)
-      << checkGemmSm90Kernel(aux8).message();
+  EXPECT_NE(checkGemmSm90Spec(aux8).message().find("auxFp8 is the e4m3 form"), std::string::npos)
+      << checkGemmSm90Spec(aux8).message();
 }
 
 TEST(GemmSm90Compile, TileHeuristic) {
   Device h200;
   h200.smCount = 132;
-  GemmSm90Kernel k;
-  GemmSm90Kernel big = chooseGemmSm90Tiles(k, {8192, 8192, 8192, 8192, 8192, 8192}, h200);
+  GemmSm90Spec k;
+  GemmSm90Spec big = chooseGemmSm90Tiles(k, {8192, 8192, 8192, 8192, 8192, 8192}, h200);
   EXPECT_EQ(big.bn, 256);
   EXPECT_TRUE(checkGemmSm90(big, {8192, 8192, 8192, 8192, 8192, 8192}).isOk());
-  GemmSm90Kernel decode = chooseGemmSm90Tiles(k, {16, 14336, 4096, 4096, 4096, 14336}, h200);
+  GemmSm90Spec decode = chooseGemmSm90Tiles(k, {16, 14336, 4096, 4096, 4096, 14336}, h200);
   EXPECT_EQ(decode.bm, 64);
   EXPECT_EQ(decode.bn, 128);
   EXPECT_TRUE(checkGemmSm90(decode, {16, 14336, 4096, 4096, 4096, 14336}).isOk());
-  GemmSm90Kernel blk = k;
+  GemmSm90Spec blk = k;
   blk.scaleMode = GemmScaleMode::Block128;
   // Promotion: 128 x 192 where its tiles fill the SMs, 128 x 128 below.
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {8192, 8192, 8192, 8192, 8192, 8192}, h200).bn, 192);
   EXPECT_EQ(chooseGemmSm90Tiles(blk, {1024, 1024, 8192, 8192, 8192, 1024}, h200).bn, 128);
   // The 1x128-block cast: whole 128-column blocks per warpgroup at every M (64 x 256 for
   // decode, 128 x 128 instead of promotion's 128 x 192), and a clear error for a tile without.
-  GemmSm90Kernel bc = blk;
+  GemmSm90Spec bc = blk;
   bc.dType = DType::F8E4M3FN;
   bc.blockCast = true;
   for (int64_t m : {1, 64, 65, 1024, 8192}) {
     GemmSm90Problem prob{m, 14336, 4096, 4096, 4096, 14336, (m + 3) / 4 * 4, 32};
     prob.ldBlockScale = 112;
     prob.ldBlockInv = prob.ldsa;
-    const GemmSm90Kernel t = chooseGemmSm90Tiles(bc, prob, h200);
+    const GemmSm90Spec t = chooseGemmSm90Tiles(bc, prob, h200);
     EXPECT_EQ(t.bm, m <= 64 ? 64 : 128) << m;
     EXPECT_EQ(t.bn, m <= 64 ? 256 : 128) << m;
     EXPECT_TRUE(checkGemmSm90(t, prob).isOk()) << m << ": " << checkGemmSm90(t, prob).message();
   }
-  GemmSm90Kernel wide = bc;
+  GemmSm90Spec wide = bc;
   wide.bn = 192;
   wide.stages = 5;
-  EXPECT_NE(checkGemmSm90Kernel(wide).message().find("whole 128-column blocks"), std::string::npos);
-  GemmSm90Kernel bf16Bc = bc;
+  EXPECT_NE(checkGemmSm90Spec(wide).message().find("whole 128-column blocks"), std::string::npos);
+  GemmSm90Spec bf16Bc = bc;
   bf16Bc.dType = DType::BF16;
   bf16Bc.bn = 128;
-  EXPECT_NE(checkGemmSm90Kernel(bf16Bc).message().find("FP8 D"), std::string::npos);
+  EXPECT_NE(checkGemmSm90Spec(bf16Bc).message().find("FP8 D"), std::string::npos);
   // The dual GEMM with promotion is cooperative at every M, decode included.
-  GemmSm90Kernel dual = blk;
+  GemmSm90Spec dual = blk;
   dual.swiglu = true;
   for (int64_t m : {1, 16, 64, 8192}) {
     // N 4096: 43 tiles of 96 output columns per 128 rows, too few for 132 SMs below M 512.
     const GemmSm90Problem prob{m, 4096, 4096, 4096, 4096, 4096, (m + 3) / 4 * 4, 32};
-    const GemmSm90Kernel t = chooseGemmSm90Tiles(dual, prob, h200);
+    const GemmSm90Spec t = chooseGemmSm90Tiles(dual, prob, h200);
     EXPECT_EQ(t.schedule, GemmSchedule::Cooperative) << m;
     EXPECT_EQ(t.bn, m == 8192 ? 192 : 128) << m;
     EXPECT_TRUE(checkGemmSm90(t, prob).isOk()) << m << ": " << checkGemmSm90(t, prob).message();
@@ -379,7 +387,7 @@ TEST(GemmSm90Compile, TileHeuristic) {
   EXPECT_EQ(big.schedule, GemmSchedule::Cooperative);
   // Short K: ping-pong 128 x 128 (the epilogue hidden behind the other warpgroup's main loop).
   const GemmSm90Problem up{8192, 14336, 4096, 4096, 4096, 14336};
-  GemmSm90Kernel pp = chooseGemmSm90Tiles(k, up, h200);
+  GemmSm90Spec pp = chooseGemmSm90Tiles(k, up, h200);
   EXPECT_EQ(pp.schedule, GemmSchedule::PingPong);
   EXPECT_EQ(pp.bm, 128);
   EXPECT_EQ(pp.bn, 128);
@@ -388,15 +396,15 @@ TEST(GemmSm90Compile, TileHeuristic) {
   // The dual GEMM: ping-pong 128 x 128 for an FP8 h (64 output columns, the register
   // epilogue; the tuner's pick) and a bf16 h, ping-pong 64-row tiles for decode, 128 x 192
   // promoting.
-  GemmSm90Kernel sw = k;
+  GemmSm90Spec sw = k;
   sw.swiglu = true;
   sw.dType = DType::F8E4M3FN;
-  GemmSm90Kernel swBig = chooseGemmSm90Tiles(sw, up, h200);
+  GemmSm90Spec swBig = chooseGemmSm90Tiles(sw, up, h200);
   EXPECT_EQ(swBig.schedule, GemmSchedule::PingPong);
   EXPECT_EQ(swBig.bn, 128);
   EXPECT_EQ(swBig.epilogueBuffers(), 0);
   EXPECT_TRUE(checkGemmSm90(swBig, up).isOk());
-  GemmSm90Kernel swDecode = chooseGemmSm90Tiles(sw, {16, 14336, 4096, 4096, 4096, 14336}, h200);
+  GemmSm90Spec swDecode = chooseGemmSm90Tiles(sw, {16, 14336, 4096, 4096, 4096, 14336}, h200);
   EXPECT_EQ(swDecode.schedule, GemmSchedule::PingPong);
   EXPECT_EQ(swDecode.bm, 64);
   EXPECT_TRUE(checkGemmSm90(swDecode, {16, 14336, 4096, 4096, 4096, 14336}).isOk());
@@ -404,17 +412,17 @@ TEST(GemmSm90Compile, TileHeuristic) {
   EXPECT_EQ(chooseGemmSm90Tiles(sw, up, h200).schedule, GemmSchedule::PingPong);
   sw.fastAccum = false;
   EXPECT_EQ(chooseGemmSm90Tiles(sw, up, h200).bn, 192);
-  GemmSm90Kernel gelu = k;
+  GemmSm90Spec gelu = k;
   gelu.scaleMode = GemmScaleMode::OuterVector;
   gelu.biasType = DType::BF16;
   gelu.activation = Activation::GeluTanh;
   EXPECT_EQ(chooseGemmSm90Tiles(gelu, up, h200).schedule, GemmSchedule::PingPong);
   // Long K: cooperative 128 x 256; a ping-pong input is reset.
-  GemmSm90Kernel down = chooseGemmSm90Tiles(pp, {8192, 4096, 14336, 14336, 14336, 4096}, h200);
+  GemmSm90Spec down = chooseGemmSm90Tiles(pp, {8192, 4096, 14336, 14336, 14336, 4096}, h200);
   EXPECT_EQ(down.schedule, GemmSchedule::Cooperative);
   EXPECT_EQ(down.bn, 256);
   // Promotion stays cooperative at any K; so does decode and a problem of few wide tiles.
-  GemmSm90Kernel precise = k;
+  GemmSm90Spec precise = k;
   precise.fastAccum = false;
   EXPECT_EQ(chooseGemmSm90Tiles(precise, up, h200).schedule, GemmSchedule::Cooperative);
   EXPECT_EQ(chooseGemmSm90Tiles(blk, up, h200).schedule, GemmSchedule::Cooperative);

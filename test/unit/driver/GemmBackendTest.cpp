@@ -38,10 +38,10 @@ CompiledGraph plan(const Graph &g, const std::string &recipe, GemmBackend backen
   return cg ? cg.take() : CompiledGraph{};
 }
 
-std::vector<const CublasLtGemm *> gemms(const LaunchPlan &p) {
-  std::vector<const CublasLtGemm *> out;
+std::vector<const GemmStep *> gemms(const LaunchPlan &p) {
+  std::vector<const GemmStep *> out;
   for (const Step &s : p.steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s))
+    if (const auto *g = std::get_if<GemmStep>(&s))
       out.push_back(g);
   return out;
 }
@@ -129,9 +129,9 @@ TEST(GemmBackend, EveryFp8StepCarriesTheOption) {
     for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"})
       for (GemmBackend b : {GemmBackend::Auto, GemmBackend::CublasLt, GemmBackend::Generated}) {
         CompiledGraph cg = plan(*m->graphs()[0], recipe, b);
-        std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+        std::vector<const GemmStep *> gs = gemms(cg.plan);
         ASSERT_FALSE(gs.empty()) << example << " " << recipe;
-        for (const CublasLtGemm *g : gs) {
+        for (const GemmStep *g : gs) {
           // Auto: a row-scaled step with an activation or an amax in its epilogue, which only
           // the generated GEMM computes, runs on it; a dual GEMM's (b2) cuBLASLt form computes
           // its epilogue in launches, so auto keeps both.
@@ -150,11 +150,11 @@ TEST(GemmBackend, Bf16GemmsStayOnCublasLt) {
   std::unique_ptr<Module> m = parseExample("mlp");
   ASSERT_TRUE(m);
   CompiledGraph cg = plan(*m->graphs()[0], "none", GemmBackend::Generated);
-  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  std::vector<const GemmStep *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 2u);
-  for (const CublasLtGemm *g : gs) {
+  for (const GemmStep *g : gs) {
     EXPECT_EQ(g->backend, GemmBackend::CublasLt) << g->name;
-    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+    Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
     ASSERT_FALSE(k.hasValue());
     EXPECT_NE(k.error().find("GEMM '" + g->name + "'"), std::string::npos) << k.error();
     EXPECT_NE(k.error().find("bf16 x bf16; it takes FP8 operands only"), std::string::npos)
@@ -171,10 +171,10 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
   std::set<GemmScaleMode> modes;
   for (const char *recipe : {"tensorwise", "delayed", "rowwise", "blockwise"}) {
     CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u) << recipe;
-    for (const CublasLtGemm *g : gs) {
-      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*g, cg.plan);
+    for (const GemmStep *g : gs) {
+      Expected<GemmSm90Spec> k = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(k.hasValue()) << recipe << ": " << (k ? "" : k.error());
       EXPECT_EQ(k->aType, cg.plan.buffers[g->a].type.dtype());
       EXPECT_EQ(k->bType, cg.plan.buffers[g->b].type.dtype());
@@ -194,7 +194,7 @@ TEST(GemmBackend, StepsMapOntoTheGeneratedKernel) {
     }
     // delayed: GEMM 1 writes g in FP8 with scaleD and its amax (cuBLASLt's AMAX_D).
     if (std::string(recipe) == "delayed") {
-      Expected<GemmSm90Kernel> k = gemmSm90KernelOf(*gs[0], cg.plan);
+      Expected<GemmSm90Spec> k = gemmSm90KernelOf(*gs[0], cg.plan);
       ASSERT_TRUE(k.hasValue());
       EXPECT_TRUE(isFloat8(k->dType));
       EXPECT_TRUE(k->amaxD);
@@ -214,9 +214,9 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   ASSERT_TRUE(m);
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Auto);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
-    const CublasLtGemm &g = *gs[0];
+    const GemmStep &g = *gs[0];
     ASSERT_TRUE(g.blockCast);
     EXPECT_EQ(g.blockAct, Activation::GeluTanh);
     EXPECT_EQ(g.epilogue, GemmEpilogue::Bias); // cuBLASLt's 128-block mode: bias alone
@@ -229,7 +229,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_EQ(cg.plan.buffers[g.epiD].type.dtype(), DType::BF16);
     EXPECT_FALSE(g.epiFallback.empty());
     EXPECT_EQ(g.scaleD, -1);
-    Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, cg.plan);
+    Expected<GemmSm90Spec> k = gemmSm90KernelOf(g, cg.plan);
     ASSERT_TRUE(k.hasValue()) << k.error();
     EXPECT_TRUE(k->blockCast);
     EXPECT_EQ(k->dType, DType::F8E4M3FN);
@@ -239,18 +239,18 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
     EXPECT_EQ(prob.ldBlockScale, 112);
     EXPECT_TRUE(prob.castPow2);
     for (int64_t maxM : {16, 8192}) {
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, cg.plan, maxM, hopper());
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, cg.plan, maxM, hopper());
       ASSERT_TRUE(ks.hasValue()) << ks.error();
-      for (const GemmSm90Kernel &t : *ks) {
+      for (const GemmSm90Spec &t : *ks) {
         const int wn = t.schedule == GemmSchedule::PingPong || t.bm == 128 ? t.bn : t.bn / 2;
         EXPECT_EQ(wn % 128, 0) << t.name();
       }
     }
-    std::optional<CublasLtGemm> u = unfusedGemmOf(g);
+    std::optional<GemmStep> u = unfusedGemmOf(g);
     ASSERT_TRUE(u.has_value());
     EXPECT_EQ(u->d, g.epiD);
     EXPECT_EQ(u->name, g.name + "_unfused");
-    Expected<GemmSm90Kernel> uk = gemmSm90KernelOf(*u, cg.plan);
+    Expected<GemmSm90Spec> uk = gemmSm90KernelOf(*u, cg.plan);
     ASSERT_TRUE(uk.hasValue()) << uk.error();
     EXPECT_FALSE(uk->blockCast);
     EXPECT_EQ(uk->dType, DType::BF16);
@@ -260,7 +260,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   }
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
-    std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+    std::vector<const GemmStep *> gs = gemms(cg.plan);
     ASSERT_EQ(gs.size(), 2u);
     EXPECT_TRUE(gs[0]->blockCast);
     EXPECT_EQ(gs[0]->epiD, -1);
@@ -269,7 +269,7 @@ TEST(GemmBackend, BlockwiseMlpCastsItsActivationInTheEpilogue) {
   }
   {
     CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::CublasLt);
-    for (const CublasLtGemm *g : gemms(cg.plan))
+    for (const GemmStep *g : gemms(cg.plan))
       EXPECT_FALSE(g->blockCast) << g->name;
   }
 }
@@ -283,13 +283,13 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
   ASSERT_TRUE(m);
   for (const char *recipe : {"tensorwise", "blockwise"}) {
     CompiledGraph cg = plan(*m->graphs()[0], recipe, GemmBackend::Generated);
-    for (const CublasLtGemm *g : gemms(cg.plan)) {
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
+    for (const GemmStep *g : gemms(cg.plan)) {
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(*g, cg.plan, 8192, hopper());
       ASSERT_TRUE(ks.hasValue()) << (ks ? "" : ks.error());
       std::set<std::pair<int, int>> tiles;
       bool pingPong = false;
-      for (const GemmSm90Kernel &k : *ks) {
-        EXPECT_TRUE(checkGemmSm90Kernel(k).isOk()) << k.name();
+      for (const GemmSm90Spec &k : *ks) {
+        EXPECT_TRUE(checkGemmSm90Spec(k).isOk()) << k.name();
         tiles.insert({k.bm, k.bn});
         pingPong |= k.schedule == GemmSchedule::PingPong;
       }
@@ -308,16 +308,16 @@ TEST(GemmBackend, TileConfigsCoverTheMRange) {
         EXPECT_TRUE(tiles.count({128, 256})) << g->name;
       }
       // Every M's choice is among the prepared ones.
-      Expected<GemmSm90Kernel> base = gemmSm90KernelOf(*g, cg.plan);
+      Expected<GemmSm90Spec> base = gemmSm90KernelOf(*g, cg.plan);
       ASSERT_TRUE(base.hasValue());
       for (int64_t mm : {1, 37, 64, 65, 100, 257, 1000, 4097, 8191, 8192}) {
-        GemmSm90Kernel k = chooseGemmSm90Tiles(*base, gemmSm90ProblemOf(*g, cg.plan, mm), hopper());
+        GemmSm90Spec k = chooseGemmSm90Tiles(*base, gemmSm90ProblemOf(*g, cg.plan, mm), hopper());
         bool found = false;
-        for (const GemmSm90Kernel &p : *ks)
+        for (const GemmSm90Spec &p : *ks)
           found |= p.name() == k.name();
         EXPECT_TRUE(found) << k.name() << " at M = " << mm << " was not prepared";
       }
-      Expected<std::vector<GemmSm90Kernel>> small = gemmSm90KernelsFor(*g, cg.plan, 16, hopper());
+      Expected<std::vector<GemmSm90Spec>> small = gemmSm90KernelsFor(*g, cg.plan, 16, hopper());
       ASSERT_TRUE(small.hasValue());
       EXPECT_EQ(small->size(), 1u) << "M <= 16: the 64-row tile only";
     }
@@ -328,7 +328,7 @@ TEST(GemmBackend, Block128PitchesAtOddM) {
   std::unique_ptr<Module> m = parseExample("linear");
   ASSERT_TRUE(m);
   CompiledGraph cg = plan(*m->graphs()[0], "blockwise", GemmBackend::Generated);
-  std::vector<const CublasLtGemm *> gs = gemms(cg.plan);
+  std::vector<const GemmStep *> gs = gemms(cg.plan);
   ASSERT_EQ(gs.size(), 1u);
   GemmSm90Problem p = gemmSm90ProblemOf(*gs[0], cg.plan, 37);
   EXPECT_EQ(p.m, 37);
@@ -336,7 +336,7 @@ TEST(GemmBackend, Block128PitchesAtOddM) {
   EXPECT_EQ(p.k, 4096);
   EXPECT_EQ(p.ldsa, 40) << "the A scales' pitch is M rounded up to 4";
   EXPECT_EQ(p.ldsb, 32) << "ceil(4096 / 128) = 32 K blocks";
-  GemmSm90Kernel k = chooseGemmSm90Tiles(*gemmSm90KernelOf(*gs[0], cg.plan), p, hopper());
+  GemmSm90Spec k = chooseGemmSm90Tiles(*gemmSm90KernelOf(*gs[0], cg.plan), p, hopper());
   EXPECT_TRUE(checkGemmSm90(k, p).isOk()) << checkGemmSm90(k, p).message();
 }
 
@@ -350,7 +350,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
     p.buffers.push_back(d);
     return static_cast<int>(p.buffers.size() - 1);
   };
-  CublasLtGemm g;
+  GemmStep g;
   g.name = "k0_gemm";
   g.description = "fp8.scaled_matmul %y";
   g.a = buf("a", {64, 128}, DType::F8E5M2);
@@ -361,7 +361,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
   g.m = {0, 64};
   g.n = 128;
   g.k = 128;
-  Expected<GemmSm90Kernel> k = gemmSm90KernelOf(g, p);
+  Expected<GemmSm90Spec> k = gemmSm90KernelOf(g, p);
   ASSERT_FALSE(k.hasValue());
   EXPECT_EQ(k.error(), "GEMM 'k0_gemm' (fp8.scaled_matmul %y) cannot run on the generated sm90 "
                        "GEMM: e5m2 x e5m2 operands are not supported; quantize one side to e4m3");
@@ -369,7 +369,7 @@ TEST(GemmBackend, UnsupportedDtypePairNamesTheGemm) {
   p.buffers[g.a].type = TensorType({64, 100}, DType::F8E4M3FN);
   p.buffers[g.b].type = TensorType({128, 100}, DType::F8E4M3FN);
   g.k = 100;
-  Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, p, 64, hopper());
+  Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, p, 64, hopper());
   ASSERT_FALSE(ks.hasValue());
   EXPECT_NE(ks.error().find("GEMM 'k0_gemm'"), std::string::npos) << ks.error();
   EXPECT_NE(ks.error().find("multiples of 16 bytes"), std::string::npos) << ks.error();

@@ -271,7 +271,7 @@ TEST(CublasLtConfig, KeyTracksTheRunTimeM) {
 
 // A plan with one GEMM: A[?, 100] and B[256, 100] FP8 with pitch 112, D[?, 256] bf16, scalar
 // inverse scales and a bf16 bias.
-LaunchPlan gemmPlan(CublasLtGemm &g) {
+LaunchPlan gemmPlan(GemmStep &g) {
   LaunchPlan plan;
   auto add = [&](const char *name, std::vector<int64_t> shape, DType t, int64_t ld = 0) {
     BufferDesc b;
@@ -297,7 +297,7 @@ LaunchPlan gemmPlan(CublasLtGemm &g) {
 }
 
 TEST(CublasLtCall, FromAPlanStep) {
-  CublasLtGemm g;
+  GemmStep g;
   LaunchPlan plan = gemmPlan(g);
   std::vector<CUdeviceptr> addr = {0x100000, 0x200010, 0x300000, 0x400000, 0x400100, 0x500000};
   auto call = cublasLtCall(g, plan, 48, addr);

@@ -42,9 +42,9 @@ GemmSm90Problem problem(int64_t m, int64_t n, int64_t k) {
   return p;
 }
 
-std::vector<std::string> namesOf(const std::vector<GemmSm90Kernel> &ks) {
+std::vector<std::string> namesOf(const std::vector<GemmSm90Spec> &ks) {
   std::vector<std::string> out;
-  for (const GemmSm90Kernel &k : ks)
+  for (const GemmSm90Spec &k : ks)
     out.push_back(k.name());
   return out;
 }
@@ -53,8 +53,8 @@ bool contains(const std::vector<std::string> &v, const std::string &s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-GemmSm90Kernel tile(const GemmSm90Kernel &base, int bm, int bn, int stages, GemmSchedule s) {
-  GemmSm90Kernel k = base;
+GemmSm90Spec tile(const GemmSm90Spec &base, int bm, int bn, int stages, GemmSchedule s) {
+  GemmSm90Spec k = base;
   k.bm = bm;
   k.bn = bn;
   k.stages = stages;
@@ -64,9 +64,9 @@ GemmSm90Kernel tile(const GemmSm90Kernel &base, int bm, int bn, int stages, Gemm
   return k;
 }
 
-void expectValidDistinct(const std::vector<GemmSm90Kernel> &ks, const GemmSm90Problem &prob) {
+void expectValidDistinct(const std::vector<GemmSm90Spec> &ks, const GemmSm90Problem &prob) {
   std::set<std::string> seen;
-  for (const GemmSm90Kernel &k : ks) {
+  for (const GemmSm90Spec &k : ks) {
     EXPECT_TRUE(checkGemmSm90(k, prob).isOk())
         << k.name() << ": " << checkGemmSm90(k, prob).message();
     EXPECT_TRUE(seen.insert(k.name()).second) << "duplicate candidate " << k.name();
@@ -74,31 +74,31 @@ void expectValidDistinct(const std::vector<GemmSm90Kernel> &ks, const GemmSm90Pr
 }
 
 TEST(GemmSm90AutotuneCandidates, LargeProblemHeuristicFirstThenTheFixedSet) {
-  const GemmSm90Kernel base;
+  const GemmSm90Spec base;
   const GemmSm90Problem prob = problem(8192, 14336, 4096);
-  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
+  std::vector<GemmSm90Spec> ks = gemmSm90Candidates(base, prob, h200());
   ASSERT_FALSE(ks.empty());
   EXPECT_EQ(ks[0].name(), chooseGemmSm90Tiles(base, prob, h200()).name());
   std::vector<std::string> names = namesOf(ks);
   const auto coop = GemmSchedule::Cooperative, pp = GemmSchedule::PingPong;
-  for (const GemmSm90Kernel &want : {tile(base, 128, 256, 4, coop), tile(base, 128, 128, 6, pp),
+  for (const GemmSm90Spec &want : {tile(base, 128, 256, 4, coop), tile(base, 128, 128, 6, pp),
                                      tile(base, 128, 128, 6, coop), tile(base, 128, 128, 7, pp)})
     EXPECT_TRUE(contains(names, want.name())) << want.name();
   // M > 256: no 64-row tiles.
-  for (const GemmSm90Kernel &k : ks)
+  for (const GemmSm90Spec &k : ks)
     EXPECT_EQ(k.bm, 128) << k.name();
   EXPECT_LE(ks.size(), 5u); // the heuristic's pick (ping-pong 128x128x6 today) and the four
   expectValidDistinct(ks, prob);
 }
 
 TEST(GemmSm90AutotuneCandidates, SmallMTriesSixtyFourRowTiles) {
-  const GemmSm90Kernel base;
+  const GemmSm90Spec base;
   const GemmSm90Problem decode = problem(16, 14336, 4096);
-  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, decode, h200());
+  std::vector<GemmSm90Spec> ks = gemmSm90Candidates(base, decode, h200());
   ASSERT_FALSE(ks.empty());
   EXPECT_EQ(ks[0].name(), chooseGemmSm90Tiles(base, decode, h200()).name());
   EXPECT_EQ(ks[0].bm, 64);
-  for (const GemmSm90Kernel &k : ks)
+  for (const GemmSm90Spec &k : ks)
     EXPECT_EQ(k.bm, 64) << "M = 16 tries only 64-row tiles: " << k.name();
   EXPECT_TRUE(contains(namesOf(ks), tile(base, 64, 256, 5, GemmSchedule::Cooperative).name()));
   EXPECT_TRUE(contains(namesOf(ks), tile(base, 64, 128, 8, GemmSchedule::PingPong).name()));
@@ -106,9 +106,9 @@ TEST(GemmSm90AutotuneCandidates, SmallMTriesSixtyFourRowTiles) {
 
   // 64 < M <= 256: both tile heights.
   const GemmSm90Problem mid = problem(200, 4096, 4096);
-  std::vector<GemmSm90Kernel> both = gemmSm90Candidates(base, mid, h200());
+  std::vector<GemmSm90Spec> both = gemmSm90Candidates(base, mid, h200());
   bool has64 = false, has128 = false;
-  for (const GemmSm90Kernel &k : both) {
+  for (const GemmSm90Spec &k : both) {
     has64 |= k.bm == 64;
     has128 |= k.bm == 128;
   }
@@ -119,14 +119,14 @@ TEST(GemmSm90AutotuneCandidates, SmallMTriesSixtyFourRowTiles) {
 TEST(GemmSm90AutotuneCandidates, TensorScalePromotionAlsoTriesTheHalvesTile) {
   // Fast accumulation off with tensor scales: 128 x 192 (the heuristic's) and 128 x 256, whose
   // K blocks are promoted in two 128-column halves; ping-pong never.
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.fastAccum = false;
   const GemmSm90Problem prob = problem(8192, 4096, 14336);
-  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
+  std::vector<GemmSm90Spec> ks = gemmSm90Candidates(base, prob, h200());
   ASSERT_FALSE(ks.empty());
   EXPECT_EQ(ks[0].bn, 192);
   bool halves = false;
-  for (const GemmSm90Kernel &k : ks) {
+  for (const GemmSm90Spec &k : ks) {
     EXPECT_EQ(k.schedule, GemmSchedule::Cooperative) << k.name();
     halves |= k.bm == 128 && k.bn == 256;
   }
@@ -135,7 +135,7 @@ TEST(GemmSm90AutotuneCandidates, TensorScalePromotionAlsoTriesTheHalvesTile) {
 }
 
 TEST(GemmSm90AutotuneCandidates, BlockwisePromotionKeepsCooperativeTilesUpTo192) {
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.scaleMode = GemmScaleMode::Block128;
   GemmSm90Problem prob = problem(8192, 14336, 4096);
   prob.ldsa = 8192; // the scale grids' pitches (checkGemmSm90 refuses Block128 without)
@@ -145,10 +145,10 @@ TEST(GemmSm90AutotuneCandidates, BlockwisePromotionKeepsCooperativeTilesUpTo192)
     EXPECT_TRUE(gemmSm90Candidates(base, noPitches, h200()).empty())
         << "a candidate that fails checkGemmSm90 for the problem must be left out";
   }
-  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
+  std::vector<GemmSm90Spec> ks = gemmSm90Candidates(base, prob, h200());
   ASSERT_FALSE(ks.empty());
   bool narrow = false, wide = false;
-  for (const GemmSm90Kernel &k : ks) {
+  for (const GemmSm90Spec &k : ks) {
     EXPECT_EQ(k.schedule, GemmSchedule::Cooperative) << k.name();
     EXPECT_LE(k.bn, 192) << k.name() << ": two accumulator sets";
     narrow |= k.bn == 128;
@@ -159,7 +159,7 @@ TEST(GemmSm90AutotuneCandidates, BlockwisePromotionKeepsCooperativeTilesUpTo192)
 }
 
 TEST(GemmSm90AutotuneCandidates, BaseFieldsCarryThroughAndSharedMemoryFilters) {
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.aType = DType::F8E5M2;
   base.dType = DType::F8E4M3FN;
   base.scaleMode = GemmScaleMode::OuterVector;
@@ -167,9 +167,9 @@ TEST(GemmSm90AutotuneCandidates, BaseFieldsCarryThroughAndSharedMemoryFilters) {
   base.activation = Activation::GeluTanh;
   base.amaxD = true;
   const GemmSm90Problem prob = problem(4096, 4096, 4096);
-  std::vector<GemmSm90Kernel> ks = gemmSm90Candidates(base, prob, h200());
+  std::vector<GemmSm90Spec> ks = gemmSm90Candidates(base, prob, h200());
   ASSERT_FALSE(ks.empty());
-  for (const GemmSm90Kernel &k : ks) {
+  for (const GemmSm90Spec &k : ks) {
     EXPECT_EQ(k.aType, DType::F8E5M2);
     EXPECT_EQ(k.dType, DType::F8E4M3FN);
     EXPECT_EQ(k.scaleMode, GemmScaleMode::OuterVector);
@@ -178,8 +178,8 @@ TEST(GemmSm90AutotuneCandidates, BaseFieldsCarryThroughAndSharedMemoryFilters) {
     EXPECT_TRUE(k.amaxD);
   }
   // Ping-pong 128 x 128 x 7 does not fit with the column buffers of row scales and bias.
-  const GemmSm90Kernel pp7 = tile(base, 128, 128, 7, GemmSchedule::PingPong);
-  ASSERT_FALSE(checkGemmSm90Kernel(pp7).isOk());
+  const GemmSm90Spec pp7 = tile(base, 128, 128, 7, GemmSchedule::PingPong);
+  ASSERT_FALSE(checkGemmSm90Spec(pp7).isOk());
   EXPECT_FALSE(contains(namesOf(ks), pp7.name()));
   expectValidDistinct(ks, prob);
 }
@@ -195,14 +195,14 @@ TEST(GemmSm90AutotuneBucket, PowersOfTwo) {
 }
 
 TEST(GemmSm90AutotuneKey, NamesWhatTheTimesDependOn) {
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   const Device dev = h200();
   const std::string key = gemmSm90TuneKey(base, dev, problem(8192, 14336, 4096));
   EXPECT_EQ(key.rfind("gemm-sm90-tune v2|fp8c_gemm_sm90_e4m3_e4m3_bf16_tensor_", 0), 0u) << key;
   EXPECT_NE(key.find("|NVIDIA H200|sms=132|m8192|n=14336|k=4096|code="), std::string::npos) << key;
   // Same bucket, same key; the base's own tile fields do not enter it.
   EXPECT_EQ(gemmSm90TuneKey(base, dev, problem(5000, 14336, 4096)), key);
-  GemmSm90Kernel otherTile = tile(base, 64, 128, 8, GemmSchedule::PingPong);
+  GemmSm90Spec otherTile = tile(base, 64, 128, 8, GemmSchedule::PingPong);
   EXPECT_EQ(gemmSm90TuneKey(otherTile, dev, problem(8192, 14336, 4096)), key);
   // Everything else does.
   EXPECT_NE(gemmSm90TuneKey(base, dev, problem(4096, 14336, 4096)), key);
@@ -214,12 +214,12 @@ TEST(GemmSm90AutotuneKey, NamesWhatTheTimesDependOn) {
   Device other = dev;
   other.name = "NVIDIA H100 80GB HBM3";
   EXPECT_NE(gemmSm90TuneKey(base, other, problem(8192, 14336, 4096)), key);
-  GemmSm90Kernel gelu = base;
+  GemmSm90Spec gelu = base;
   gelu.activation = Activation::GeluTanh;
   EXPECT_NE(gemmSm90TuneKey(gelu, dev, problem(8192, 14336, 4096)), key);
 }
 
-GemmSm90TuneEntry sampleEntry(const GemmSm90Kernel &base, const std::string &key) {
+GemmSm90TuneEntry sampleEntry(const GemmSm90Spec &base, const std::string &key) {
   GemmSm90TuneEntry e;
   e.key = key;
   e.winner = tile(base, 128, 256, 4, GemmSchedule::Cooperative);
@@ -231,7 +231,7 @@ GemmSm90TuneEntry sampleEntry(const GemmSm90Kernel &base, const std::string &key
 }
 
 TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.biasType = DType::F32;
   base.activation = Activation::Relu;
   GemmSm90TuneEntry e = sampleEntry(base, "k|1");
@@ -275,7 +275,7 @@ TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
   }
   // Read back against another base (the key names the base, so this only happens with a
   // mismatched file): the stored winner name no longer matches, and the entry is refused.
-  GemmSm90Kernel plain;
+  GemmSm90Spec plain;
   Expected<GemmSm90TuneEntry> wrongBase = parseGemmSm90TuneEntry(text, plain);
   ASSERT_FALSE(wrongBase.hasValue());
   EXPECT_NE(wrongBase.error().find("not the stored winner"), std::string::npos)
@@ -286,7 +286,7 @@ TEST(GemmSm90AutotuneEntry, TextRoundTrip) {
 // GEMM) comes back with it, from the text and from the cache's memory: the tile line names
 // where the epilogue runs, and the base's own epilogueWarps does not decide it.
 TEST(GemmSm90AutotuneEntry, OffloadedEpilogueWinnerRoundTrips) {
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.aType = DType::F8E5M2;
   base.dType = DType::F8E5M2;
   base.fastAccum = false;
@@ -298,7 +298,7 @@ TEST(GemmSm90AutotuneEntry, OffloadedEpilogueWinnerRoundTrips) {
   e.key = "k|ew";
   e.winner = tile(base, 128, 128, 4, GemmSchedule::Cooperative);
   e.winner.epilogueWarps = true;
-  ASSERT_TRUE(checkGemmSm90Kernel(e.winner).isOk()) << checkGemmSm90Kernel(e.winner).message();
+  ASSERT_TRUE(checkGemmSm90Spec(e.winner).isOk()) << checkGemmSm90Spec(e.winner).message();
   e.winnerUs = e.heuristicUs = 900.0;
   const std::string text = gemmSm90TuneEntryText(e);
   EXPECT_NE(text.find("tile 128 128 4 0 cooperative 1 ew\n"), std::string::npos) << text;
@@ -308,9 +308,9 @@ TEST(GemmSm90AutotuneEntry, OffloadedEpilogueWinnerRoundTrips) {
   EXPECT_EQ(back->winner.name(), e.winner.name());
   EXPECT_NE(back->winner.name().find("_ew"), std::string::npos);
   // A consumer-epilogue winner applied to a base that has the offloaded epilogue set clears it.
-  GemmSm90Kernel ewBase = base;
+  GemmSm90Spec ewBase = base;
   ewBase.epilogueWarps = true;
-  GemmSm90Kernel plainTile = tile(base, 128, 128, 5, GemmSchedule::Cooperative);
+  GemmSm90Spec plainTile = tile(base, 128, 128, 5, GemmSchedule::Cooperative);
   EXPECT_FALSE(gemmSm90ApplyTile(ewBase, plainTile).epilogueWarps);
   EXPECT_TRUE(gemmSm90ApplyTile(base, e.winner).epilogueWarps);
   // The old six-field tile line is malformed now.
@@ -324,7 +324,7 @@ TEST(GemmSm90AutotuneEntry, OffloadedEpilogueWinnerRoundTrips) {
 }
 
 TEST(GemmSm90AutotuneEntry, MalformedTextIsAnError) {
-  const GemmSm90Kernel base;
+  const GemmSm90Spec base;
   const std::string good = gemmSm90TuneEntryText(sampleEntry(base, "k"));
   // Truncated anywhere: the checksum line is missing or does not match.
   for (size_t cut : {size_t(0), size_t(10), good.size() / 2, good.size() - 10})
@@ -340,7 +340,7 @@ TEST(GemmSm90AutotuneEntry, MalformedTextIsAnError) {
   const size_t t = body.find("tile ");
   body.replace(t, body.find('\n', t) - t, "tile 128 256 4 1 pingpong 1 consumers");
   const size_t w = body.find("winner ");
-  GemmSm90Kernel bad = tile(base, 128, 256, 4, GemmSchedule::PingPong);
+  GemmSm90Spec bad = tile(base, 128, 256, 4, GemmSchedule::PingPong);
   body.replace(w, body.find('\n', w) - w, "winner " + bad.name());
   Expected<GemmSm90TuneEntry> b =
       parseGemmSm90TuneEntry(body + "sha256 " + Sha256::hexOf(body) + "\n", base);
@@ -350,7 +350,7 @@ TEST(GemmSm90AutotuneEntry, MalformedTextIsAnError) {
 
 TEST(GemmSm90AutotuneCache, DiskRoundTripInAFreshCache) {
   const std::string dir = tempDir("roundtrip");
-  GemmSm90Kernel base;
+  GemmSm90Spec base;
   base.amaxD = true;
   const std::string key = gemmSm90TuneKey(base, h200(), problem(8192, 14336, 4096));
   {
@@ -382,7 +382,7 @@ TEST(GemmSm90AutotuneCache, DiskRoundTripInAFreshCache) {
 
 TEST(GemmSm90AutotuneCache, CorruptEntriesAreIgnoredAndReplaced) {
   const std::string dir = tempDir("corrupt");
-  const GemmSm90Kernel base;
+  const GemmSm90Spec base;
   const std::string key = gemmSm90TuneKey(base, h200(), problem(4096, 4096, 4096));
   const std::string good = gemmSm90TuneEntryText(sampleEntry(base, key));
   GemmSm90TuneCache writer(dir);

@@ -6,16 +6,16 @@
 namespace fp8c::sm90configs {
 
 
-GemmSm90Kernel kernel(int bn, int stages, bool overlap) {
-  GemmSm90Kernel k;
+GemmSm90Spec kernel(int bn, int stages, bool overlap) {
+  GemmSm90Spec k;
   k.bn = bn;
   k.stages = stages;
   k.overlap = overlap;
   return k;
 }
 
-GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap) {
-  GemmSm90Kernel k = kernel(bn, stages, overlap);
+GemmSm90Spec pingPong(int bm, int bn, int stages, bool overlap) {
+  GemmSm90Spec k = kernel(bn, stages, overlap);
   k.bm = bm;
   k.schedule = GemmSchedule::PingPong;
   return k;
@@ -24,8 +24,8 @@ GemmSm90Kernel pingPong(int bm, int bn, int stages, bool overlap) {
 namespace {
 
 /// The ping-pong configs: every tile shape it takes, each epilogue and dtype.
-std::vector<GemmSm90Kernel> pingPongConfigs() {
-  std::vector<GemmSm90Kernel> out;
+std::vector<GemmSm90Spec> pingPongConfigs() {
+  std::vector<GemmSm90Spec> out;
   out.push_back(pingPong(128, 128, 6));
   out.push_back(pingPong(128, 128, 7));
   out.push_back(pingPong(128, 128, 6, false));
@@ -33,7 +33,7 @@ std::vector<GemmSm90Kernel> pingPongConfigs() {
   out.push_back(pingPong(64, 256, 5));
   out.push_back(pingPong(64, 128, 8));
   out.push_back(pingPong(64, 64, 8));
-  GemmSm90Kernel k = pingPong(128, 128, 6);
+  GemmSm90Spec k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
@@ -68,13 +68,13 @@ std::vector<GemmSm90Kernel> pingPongConfigs() {
 
 /// Clusters of two blocks sharing B (TMA multicast): both schedules, the decode tile, an
 /// epilogue with column inputs, promotion.
-std::vector<GemmSm90Kernel> clusterConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  for (GemmSm90Kernel k : {pingPong(128, 128, 6), kernel(256, 4), kernel(128, 6)}) {
+std::vector<GemmSm90Spec> clusterConfigs() {
+  std::vector<GemmSm90Spec> out;
+  for (GemmSm90Spec k : {pingPong(128, 128, 6), kernel(256, 4), kernel(128, 6)}) {
     k.clusterM = 2;
     out.push_back(k);
   }
-  GemmSm90Kernel k = pingPong(128, 128, 6);
+  GemmSm90Spec k = pingPong(128, 128, 6);
   k.clusterM = 2;
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
@@ -95,7 +95,7 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
   out.push_back(k);
   // The training MLP's first GEMM paired (an autotuner candidate): FP8 D, bias, GELU, amax, the
   // pre-activation and D^T.
-  for (GemmSm90Kernel x : {pingPong(128, 128, 4), kernel(256, 3)}) {
+  for (GemmSm90Spec x : {pingPong(128, 128, 4), kernel(256, 3)}) {
     x.clusterM = 2;
     out.push_back(withTrainingForwardEpilogue(x));
   }
@@ -104,14 +104,14 @@ std::vector<GemmSm90Kernel> clusterConfigs() {
 
 /// The bf16-A prologue (castA): the tile configs the heuristic gives it (stages cut to fit the
 /// staging slots), tensor and row scales, amax of A, e5m2 A, promotion, three slots.
-std::vector<GemmSm90Kernel> castConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  auto cast = [](GemmSm90Kernel k, int stages) {
+std::vector<GemmSm90Spec> castConfigs() {
+  std::vector<GemmSm90Spec> out;
+  auto cast = [](GemmSm90Spec k, int stages) {
     k.castA = true;
     k.stages = stages;
     return k;
   };
-  GemmSm90Kernel k = cast(pingPong(128, 128, 4), 4);
+  GemmSm90Spec k = cast(pingPong(128, 128, 4), 4);
   k.amaxA = true;
   out.push_back(k);
   k = cast(pingPong(128, 128, 4), 4);
@@ -142,13 +142,13 @@ std::vector<GemmSm90Kernel> castConfigs() {
 /// Cast-ahead A (castAhead): the heuristic's tiles for large Linear shapes (ping-pong
 /// 128 x 128 and cooperative 128 x 256), tensor and row scales, amax of A, an FP8 D with bias,
 /// GELU and amax, 64-row tiles, e5m2 A with promotion.
-std::vector<GemmSm90Kernel> castAheadConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  auto ahead = [](GemmSm90Kernel k) {
+std::vector<GemmSm90Spec> castAheadConfigs() {
+  std::vector<GemmSm90Spec> out;
+  auto ahead = [](GemmSm90Spec k) {
     k.castAhead = true;
     return k;
   };
-  GemmSm90Kernel k = ahead(pingPong(128, 128, 6));
+  GemmSm90Spec k = ahead(pingPong(128, 128, 6));
   k.amaxA = true;
   out.push_back(k);
   k = ahead(kernel(256, 4));
@@ -180,9 +180,9 @@ std::vector<GemmSm90Kernel> castAheadConfigs() {
 /// warps): that dgrad GEMM at 128 x 128 x 4, the same reading the GELU input's e4m3 copy (its
 /// derivative from tables), and the training MLP's first GEMM (the GELU with bias, the
 /// pre-activation, amax and D^T; fast accumulation).
-std::vector<GemmSm90Kernel> geluGradConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = kernel(192, 5, false);
+std::vector<GemmSm90Spec> geluGradConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = kernel(192, 5, false);
   k.aType = DType::F8E5M2;
   k.fastAccum = false;
   k.dType = DType::F8E5M2;
@@ -218,9 +218,9 @@ std::vector<GemmSm90Kernel> geluGradConfigs() {
   return out;
 }
 
-std::vector<GemmSm90Kernel> swigluConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = kernel(256, 4);
+std::vector<GemmSm90Spec> swigluConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = kernel(256, 4);
   k.swiglu = true;
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
@@ -237,7 +237,7 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   k.dType = DType::F8E4M3FN;
   k.amaxD = true;
   out.push_back(k); // promotion, 96 output columns
-  const GemmSm90Kernel promoting = k;
+  const GemmSm90Spec promoting = k;
   k = pingPong(64, 128, 8);
   k.swiglu = true;
   k.amaxD = true;
@@ -273,9 +273,9 @@ std::vector<GemmSm90Kernel> swigluConfigs() {
   return out;
 }
 
-std::vector<GemmSm90Kernel> residualConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = pingPong(128, 128, 6);
+std::vector<GemmSm90Spec> residualConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = pingPong(128, 128, 6);
   k.residualIn = true;
   out.push_back(k); // the down projection plus the residual stream (K 14336: ping-pong)
   k = kernel(256, 4);
@@ -311,9 +311,9 @@ std::vector<GemmSm90Kernel> residualConfigs() {
 /// training MLP's first GEMM (ping-pong and cooperative 128 x 128), the transposed D
 /// alone on wide cooperative tiles, the pre-activation alone on 64-row tiles, and with
 /// promotion on 128 x 192 tiles; and the backward's gelu_grad epilogue with column sums.
-std::vector<GemmSm90Kernel> auxConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
+std::vector<GemmSm90Spec> auxConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
   out.push_back(k);
   k.schedule = GemmSchedule::Cooperative;
   out.push_back(k);
@@ -335,11 +335,11 @@ std::vector<GemmSm90Kernel> auxConfigs() {
   k.auxOut = true;
   k.transD = true;
   out.push_back(k);
-  for (const GemmSm90Kernel &g : geluGradConfigs())
+  for (const GemmSm90Spec &g : geluGradConfigs())
     out.push_back(g);
-  for (const GemmSm90Kernel &g : auxFp8Configs())
+  for (const GemmSm90Spec &g : auxFp8Configs())
     out.push_back(g);
-  for (const GemmSm90Kernel &g : auxBf16DConfigs())
+  for (const GemmSm90Spec &g : auxBf16DConfigs())
     out.push_back(g);
   return out;
 }
@@ -348,9 +348,9 @@ std::vector<GemmSm90Kernel> auxConfigs() {
 /// MLP's first GEMM, whose GELU is cast once its amax is known): ping-pong and cooperative
 /// 128 x 128, cooperative 128 x 256 and 128 x 192, and 64-row tiles (the autotuner's
 /// candidates).
-std::vector<GemmSm90Kernel> auxBf16DConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
+std::vector<GemmSm90Spec> auxBf16DConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
   k.dType = DType::BF16;
   k.transD = false;
   out.push_back(k);
@@ -371,17 +371,17 @@ std::vector<GemmSm90Kernel> auxBf16DConfigs() {
 
 /// The pre-activation written as its e4m3 copy (auxFp8, gelu_saved=e4m3): the delayed training
 /// MLP's first GEMM, ping-pong and cooperative 128 x 128.
-std::vector<GemmSm90Kernel> auxFp8Configs() {
-  GemmSm90Kernel k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
+std::vector<GemmSm90Spec> auxFp8Configs() {
+  GemmSm90Spec k = withTrainingForwardEpilogue(pingPong(128, 128, 5));
   k.auxFp8 = true;
-  GemmSm90Kernel c = k;
+  GemmSm90Spec c = k;
   c.schedule = GemmSchedule::Cooperative;
   return {k, c};
 }
 
-std::vector<GemmSm90Kernel> blockCastConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  GemmSm90Kernel k = kernel(128, 6, false);
+std::vector<GemmSm90Spec> blockCastConfigs() {
+  std::vector<GemmSm90Spec> out;
+  GemmSm90Spec k = kernel(128, 6, false);
   k.scaleMode = GemmScaleMode::Block128;
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
@@ -409,15 +409,15 @@ std::vector<GemmSm90Kernel> blockCastConfigs() {
 }
 
 /// Every config the runner's heuristic and the benchmark use, plus each epilogue and dtype.
-std::vector<GemmSm90Kernel> aTransposedConfigs() {
-  std::vector<GemmSm90Kernel> out;
-  for (GemmSm90Kernel k : {kernel(192, 5, false), kernel(256, 4, false), kernel(128, 6, false)}) {
+std::vector<GemmSm90Spec> aTransposedConfigs() {
+  std::vector<GemmSm90Spec> out;
+  for (GemmSm90Spec k : {kernel(192, 5, false), kernel(256, 4, false), kernel(128, 6, false)}) {
     k.aTransposed = true;
     k.fastAccum = false;
     k.aType = DType::F8E5M2;
     out.push_back(k);
   }
-  GemmSm90Kernel k = kernel(256, 4);
+  GemmSm90Spec k = kernel(256, 4);
   k.aTransposed = true;
   k.biasType = DType::BF16;
   out.push_back(k);
@@ -433,8 +433,8 @@ std::vector<GemmSm90Kernel> aTransposedConfigs() {
   return out;
 }
 
-std::vector<GemmSm90Kernel> configs() {
-  std::vector<GemmSm90Kernel> out;
+std::vector<GemmSm90Spec> configs() {
+  std::vector<GemmSm90Spec> out;
   out.push_back(kernel(256, 4));
   out.push_back(kernel(256, 4, false));
   out.push_back(kernel(256, 3));
@@ -442,7 +442,7 @@ std::vector<GemmSm90Kernel> configs() {
   out.push_back(kernel(128, 4));
   out.push_back(kernel(192, 5));
   out.push_back(kernel(64, 8));
-  GemmSm90Kernel k = kernel(128, 8);
+  GemmSm90Spec k = kernel(128, 8);
   k.bm = 64;
   out.push_back(k);
   k = kernel(256, 5);
@@ -483,7 +483,7 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(128, 6, false);
   k.fastAccum = false;
   out.push_back(k);
-  GemmSm90Kernel halves = kernel(256, 4, false); // promotion in two 128-column halves
+  GemmSm90Spec halves = kernel(256, 4, false); // promotion in two 128-column halves
   halves.fastAccum = false;
   halves.aType = DType::F8E5M2;
   out.push_back(halves);
@@ -505,13 +505,13 @@ std::vector<GemmSm90Kernel> configs() {
   k.activation = Activation::GeluTanh;
   k.amaxD = true;
   out.push_back(k);
-  for (const GemmSm90Kernel &p : pingPongConfigs())
+  for (const GemmSm90Spec &p : pingPongConfigs())
     out.push_back(p);
-  for (const GemmSm90Kernel &c : clusterConfigs())
+  for (const GemmSm90Spec &c : clusterConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : castConfigs())
+  for (const GemmSm90Spec &c : castConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : castAheadConfigs())
+  for (const GemmSm90Spec &c : castAheadConfigs())
     out.push_back(c);
   // The register epilogue of a 16-bit D (TMA stores off, or a D pitch that is not a multiple of
   // 16 bytes), in both schedules and with the column inputs.
@@ -533,15 +533,15 @@ std::vector<GemmSm90Kernel> configs() {
   k = kernel(192, 5, false);
   k.fastAccum = false;
   out.push_back(k);
-  for (const GemmSm90Kernel &c : auxConfigs())
+  for (const GemmSm90Spec &c : auxConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : swigluConfigs())
+  for (const GemmSm90Spec &c : swigluConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : residualConfigs())
+  for (const GemmSm90Spec &c : residualConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : blockCastConfigs())
+  for (const GemmSm90Spec &c : blockCastConfigs())
     out.push_back(c);
-  for (const GemmSm90Kernel &c : aTransposedConfigs())
+  for (const GemmSm90Spec &c : aTransposedConfigs())
     out.push_back(c);
   // Per-row amax: the rowwise MLP's first GEMM (TMA stores), registers, an FP8 D, promotion.
   k = pingPong(128, 128, 6);
@@ -563,7 +563,7 @@ std::vector<GemmSm90Kernel> configs() {
   return out;
 }
 
-GemmSm90Kernel withTrainingForwardEpilogue(GemmSm90Kernel k) {
+GemmSm90Spec withTrainingForwardEpilogue(GemmSm90Spec k) {
   k.dType = DType::F8E4M3FN;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;

@@ -13,7 +13,7 @@
 
 namespace fp8c::sm90test {
 
-void checkPreActivation(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void checkPreActivation(const GemmSm90Spec &k, const GemmSm90Problem &prob,
                         const std::vector<double> &pre, const std::function<double(double)> &act,
                         DeviceBuffer &dAux, double tol, std::vector<double> &ref) {
   const int64_t M = prob.m, N = prob.n;

@@ -17,7 +17,7 @@ namespace fp8c::sm90test {
 /// outside [M, N]. With bf16, replaces each ref[i, j] by act of the stored value (the kernel
 /// activates the rounded pre-activation, as the graph does); the e4m3 copy is not what the
 /// kernel activates, so `ref` stays the f64 one.
-void checkPreActivation(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void checkPreActivation(const GemmSm90Spec &k, const GemmSm90Problem &prob,
                         const std::vector<double> &pre, const std::function<double(double)> &act,
                         DeviceBuffer &aux, double tol, std::vector<double> &ref);
 

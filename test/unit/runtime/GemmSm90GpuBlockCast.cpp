@@ -11,7 +11,7 @@
 
 namespace fp8c::sm90test {
 
-void checkBlockCast(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void checkBlockCast(const GemmSm90Spec &k, const GemmSm90Problem &prob,
                     const std::vector<double> &pre, const std::function<double(double)> &act,
                     DeviceBuffer &scales, DeviceBuffer &inverses, std::vector<double> &ref) {
   const int64_t M = prob.m, N = prob.n, nBlocks = (N + 127) / 128;

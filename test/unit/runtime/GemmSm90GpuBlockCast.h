@@ -15,7 +15,7 @@ namespace fp8c::sm90test {
 /// against the reference: v = bf16(act(bf16(pre))) per element, each 1x128 block's scale
 /// fp8.scale(amax) with the problem's margin and power-of-two rounding. Replaces each ref[i, j]
 /// by v times the kernel's scale of its block: what the FP8 D must then hold.
-void checkBlockCast(const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void checkBlockCast(const GemmSm90Spec &k, const GemmSm90Problem &prob,
                     const std::vector<double> &pre, const std::function<double(double)> &act,
                     DeviceBuffer &scales, DeviceBuffer &inverses, std::vector<double> &ref);
 

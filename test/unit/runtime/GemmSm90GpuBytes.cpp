@@ -19,7 +19,7 @@ DeviceBuffer upload(const void *data, size_t bytes) {
   return b.take();
 }
 
-void sameBytes(GemmSm90Runner &runner, const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void sameBytes(GemmSm90Runner &runner, const GemmSm90Spec &k, const GemmSm90Problem &prob,
                GemmSm90Pointers p, int maxBlocks, size_t dBytes, DeviceBuffer &dAmax,
                const std::vector<uint8_t> &expect, const std::string &what) {
   Expected<DeviceBuffer> d = DeviceBuffer::allocate(dBytes);

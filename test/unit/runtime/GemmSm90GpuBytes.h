@@ -18,7 +18,7 @@ DeviceBuffer upload(const void *data, size_t bytes);
 
 /// Runs `k` into a fresh D poisoned with 0xFF (amaxD zeroed first) and expects D, padding
 /// included, byte for byte equal to `expect`.
-void sameBytes(GemmSm90Runner &runner, const GemmSm90Kernel &k, const GemmSm90Problem &prob,
+void sameBytes(GemmSm90Runner &runner, const GemmSm90Spec &k, const GemmSm90Problem &prob,
                GemmSm90Pointers p, int maxBlocks, size_t dBytes, DeviceBuffer &dAmax,
                const std::vector<uint8_t> &expect, const std::string &what);
 

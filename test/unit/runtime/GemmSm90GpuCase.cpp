@@ -65,7 +65,7 @@ std::vector<uint8_t> bytesOf(const std::vector<float> &v, DType t) {
 int64_t lddFor(int64_t n) { return n % 16 == 0 ? n + 16 : n % 8 == 0 ? n + 8 : n + 3; }
 
 void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
-  const GemmSm90Kernel &k = c.k;
+  const GemmSm90Spec &k = c.k;
   SCOPED_TRACE(k.name() + " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
                " K=" + std::to_string(c.kk) + " blocks=" + std::to_string(c.maxBlocks));
   const int64_t M = c.m, N = c.n, K = c.kk;
@@ -549,7 +549,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
     EXPECT_EQ(sums, again) << "column sums differ between two runs";
   }
   if (k.aTransposed) {
-    GemmSm90Kernel kMajor = k;
+    GemmSm90Spec kMajor = k;
     kMajor.aTransposed = false;
     GemmSm90Pointers pk = p;
     pk.a = dA.data();
@@ -561,7 +561,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   } else if (launchedGemmSm90Kernel(k, prob).epilogueBuffers() > 0 && !k.extraOutputs()) {
     // The TMA-store epilogue against the register epilogue of the same config: D (padding
     // included) and amax bit for bit.
-    GemmSm90Kernel regs = k;
+    GemmSm90Spec regs = k;
     regs.tmaStore = false;
     sameBytes(runner, regs, prob, p, c.maxBlocks, dBytes, dAmax, out,
               "bytes of D that differ from the register epilogue's");
@@ -583,7 +583,7 @@ void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng) {
   }
   if (bf16A) {
     // The same config on the host-quantized FP8 A: D bit for bit (amaxD starts again at 0).
-    GemmSm90Kernel fp8 = k;
+    GemmSm90Spec fp8 = k;
     fp8.castA = false;
     fp8.castAhead = false;
     fp8.amaxA = false;

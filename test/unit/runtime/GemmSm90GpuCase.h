@@ -13,7 +13,7 @@
 namespace fp8c::sm90test {
 
 struct Case {
-  GemmSm90Kernel k;
+  GemmSm90Spec k;
   int64_t m, n, kk;
   int maxBlocks = 0;
   double tol = 1e-3; ///< beyond the rounding of the exact result to D's dtype
@@ -30,7 +30,7 @@ int64_t lddFor(int64_t n);
 void runCase(GemmSm90Runner &runner, const Case &c, std::mt19937 &rng);
 
 /// The default kernel with a cooperative bn x stages tile (GemmSm90Configs.h's kernel()).
-inline GemmSm90Kernel tiles(int bn, int stages, bool overlap = true) {
+inline GemmSm90Spec tiles(int bn, int stages, bool overlap = true) {
   return sm90configs::kernel(bn, stages, overlap);
 }
 /// The default kernel with a ping-pong bm x bn x stages tile.

@@ -22,7 +22,7 @@ TEST(GemmSm90Gpu, TensorScalesEveryMAndTile) {
   runCase(*runner, {tiles(256, 3), 300, 1000, 40}, rng);           // K < 128
   runCase(*runner, {tiles(256, 4), 1000, 700, 1500, 3}, rng);      // 3 persistent blocks
   runCase(*runner, {tiles(128, 6), 8192, 1000, 1000}, rng);        // ~4 tiles per block
-  GemmSm90Kernel m64 = tiles(128, 8);
+  GemmSm90Spec m64 = tiles(128, 8);
   m64.bm = 64;
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {m64, m, 333, 1000}, rng);
@@ -38,7 +38,7 @@ TEST(GemmSm90Gpu, TensorScalesEveryMAndTile) {
 TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(9);
-  auto run = [&](const GemmSm90Kernel &k, int64_t m, int64_t n, int64_t kk, int blocks = 0) {
+  auto run = [&](const GemmSm90Spec &k, int64_t m, int64_t n, int64_t kk, int blocks = 0) {
     const GemmSm90Problem prob{m, n, kk, kk, kk, lddFor(n)};
     ASSERT_GT(launchedGemmSm90Kernel(k, prob).epilogueBuffers(), 0) << k.name();
     runCase(*runner, {k, m, n, kk, blocks}, rng);
@@ -51,7 +51,7 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
     run(pingPong(128, 128, 6), m, 328, 1000);
   run(pingPong(64, 256, 5), 100, 328, 1000);
   run(pingPong(128, 128, 6), 1000, 1000, 1500, 2);
-  GemmSm90Kernel k = tiles(128, 8);
+  GemmSm90Spec k = tiles(128, 8);
   k.bm = 64;
   run(k, 7, 328, 1000);
   k = tiles(256, 4);
@@ -98,24 +98,24 @@ TEST(GemmSm90Gpu, TmaStoreEpilogueTails) {
 TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(17);
-  GemmSm90Kernel mlp = sm90configs::withTrainingForwardEpilogue(pingPong(128, 128, 5));
+  GemmSm90Spec mlp = sm90configs::withTrainingForwardEpilogue(pingPong(128, 128, 5));
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {mlp, m, 336, 1000}, rng);
   runCase(*runner, {mlp, 1000, 1024, 1000, 3}, rng); // several tiles per warpgroup
-  GemmSm90Kernel coop = mlp;
+  GemmSm90Spec coop = mlp;
   coop.schedule = GemmSchedule::Cooperative;
   runCase(*runner, {coop, 300, 400, 520}, rng);
-  GemmSm90Kernel t = tiles(256, 3);
+  GemmSm90Spec t = tiles(256, 3);
   t.dType = DType::F8E5M2;
   t.transD = true;
   runCase(*runner, {t, 333, 512, 700}, rng);
-  GemmSm90Kernel a = tiles(128, 8);
+  GemmSm90Spec a = tiles(128, 8);
   a.bm = 64;
   a.dType = DType::F8E4M3FN;
   a.activation = Activation::Relu;
   a.auxOut = true;
   runCase(*runner, {a, 50, 208, 300}, rng);
-  GemmSm90Kernel pr = tiles(192, 4, false);
+  GemmSm90Spec pr = tiles(192, 4, false);
   pr.fastAccum = false;
   pr.dType = DType::F8E4M3FN;
   pr.biasType = DType::F32;
@@ -124,13 +124,13 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
   pr.auxOut = pr.transD = true;
   runCase(*runner, {pr, 257, 400, 1000}, rng);
   // The e4m3 copy of the pre-activation (gelu_saved=e4m3) instead of bf16.
-  for (const GemmSm90Kernel &k8 : sm90configs::auxFp8Configs()) {
+  for (const GemmSm90Spec &k8 : sm90configs::auxFp8Configs()) {
     for (int64_t m : {1, 7, 100, 8191})
       runCase(*runner, {k8, m, 336, 1000}, rng);
     runCase(*runner, {k8, 1000, 1024, 1000, 3}, rng);
   }
   // A bf16 D = GELU with its amax beside the bf16 pre-activation (a current-scaling MLP).
-  for (const GemmSm90Kernel &kb : sm90configs::auxBf16DConfigs()) {
+  for (const GemmSm90Spec &kb : sm90configs::auxBf16DConfigs()) {
     for (int64_t m : {1, 7, 100, 8191})
       runCase(*runner, {kb, m, 336, 1000}, rng);
     runCase(*runner, {kb, 1000, 1024, 1000, 3}, rng);
@@ -146,7 +146,7 @@ TEST(GemmSm90Gpu, ExtraOutputsPreActivationAndTranspose) {
 TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(29);
-  const std::vector<GemmSm90Kernel> ks = sm90configs::geluGradConfigs();
+  const std::vector<GemmSm90Spec> ks = sm90configs::geluGradConfigs();
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[0], m, 448, 1000}, rng);
   runCase(*runner, {ks[1], 1000, 1024, 700, 3}, rng);
@@ -172,7 +172,7 @@ TEST(GemmSm90Gpu, GeluGradEpilogueWithColumnSums) {
 TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(31);
-  const std::vector<GemmSm90Kernel> ks = sm90configs::swigluConfigs();
+  const std::vector<GemmSm90Spec> ks = sm90configs::swigluConfigs();
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[0], m, 448, 1000, 0, 3e-3}, rng);
   runCase(*runner, {ks[1], 1000, 328, 700, 3, 3e-3}, rng);
@@ -206,7 +206,7 @@ TEST(GemmSm90Gpu, DualGemmSwigluEpilogue) {
 TEST(GemmSm90Gpu, ResidualAddEpilogue) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(37);
-  const std::vector<GemmSm90Kernel> ks = sm90configs::residualConfigs();
+  const std::vector<GemmSm90Spec> ks = sm90configs::residualConfigs();
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[0], m, 336, 1000, 0, 3e-3}, rng);
   runCase(*runner, {ks[1], 1000, 1024, 700, 3, 3e-3}, rng);
@@ -227,7 +227,7 @@ TEST(GemmSm90Gpu, ResidualAddEpilogue) {
 TEST(GemmSm90Gpu, BlockCastEpilogue) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(41);
-  const std::vector<GemmSm90Kernel> ks = sm90configs::blockCastConfigs();
+  const std::vector<GemmSm90Spec> ks = sm90configs::blockCastConfigs();
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[0], m, 1000, 1000, 0, 3e-3}, rng);
   runCase(*runner, {ks[0], 300, 384, 700, 3, 3e-3}, rng);
@@ -244,7 +244,7 @@ TEST(GemmSm90Gpu, BlockCastEpilogue) {
 TEST(GemmSm90Gpu, RowAmaxOfD) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(23);
-  GemmSm90Kernel k = pingPong(128, 128, 6);
+  GemmSm90Spec k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
@@ -252,14 +252,14 @@ TEST(GemmSm90Gpu, RowAmaxOfD) {
   for (int64_t m : {1, 100, 8191})
     runCase(*runner, {k, m, 336, 1000}, rng);
   runCase(*runner, {k, 300, 333, 700}, rng);
-  GemmSm90Kernel c = tiles(256, 4);
+  GemmSm90Spec c = tiles(256, 4);
   c.scaleMode = GemmScaleMode::OuterVector;
   c.activation = Activation::Relu;
   c.amaxD = c.amaxRows = true;
   runCase(*runner, {c, 257, 1000, 520}, rng);
   c.dType = DType::F8E4M3FN;
   runCase(*runner, {c, 130, 512, 300}, rng);
-  GemmSm90Kernel pr = tiles(192, 5, false);
+  GemmSm90Spec pr = tiles(192, 5, false);
   pr.fastAccum = false;
   pr.amaxD = pr.amaxRows = true;
   runCase(*runner, {pr, 200, 400, 1000}, rng);
@@ -268,9 +268,9 @@ TEST(GemmSm90Gpu, RowAmaxOfD) {
 TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(5);
-  GemmSm90Kernel fast = tiles(128, 6);
+  GemmSm90Spec fast = tiles(128, 6);
   fast.dType = DType::F32;
-  GemmSm90Kernel precise = fast;
+  GemmSm90Spec precise = fast;
   precise.fastAccum = false;
   precise.overlap = false;
   // f32 D: the accumulation error alone. Fast accumulation was measured at 1.15e-3 here
@@ -281,13 +281,13 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
   for (int64_t m : {1, 7, 8191})
     runCase(*runner, {precise, m, 333, 1000}, rng);
   // 128 x 192 tiles: 96 + 96 accumulators per thread (register and TMA-store epilogues).
-  GemmSm90Kernel wide = tiles(192, 5, false);
+  GemmSm90Spec wide = tiles(192, 5, false);
   wide.fastAccum = false;
   runCase(*runner, {wide, 8191, 333, 1000}, rng);
   runCase(*runner, {wide, 100, 328, 4000}, rng);
   // 128 x 256 tiles: 128 accumulators of the result, each K block added in two 128-column
   // halves; f32 D at K 4000 (the accumulation error alone), several tiles per block, tails.
-  GemmSm90Kernel halves = tiles(256, 4, false);
+  GemmSm90Spec halves = tiles(256, 4, false);
   halves.fastAccum = false;
   halves.dType = DType::F32;
   runCase(*runner, {halves, 100, 333, 4000}, rng);
@@ -308,7 +308,7 @@ TEST(GemmSm90Gpu, PromotionWithoutFastAccumulation) {
 TEST(GemmSm90Gpu, ATransposedReadsItsTranspose) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(43);
-  const std::vector<GemmSm90Kernel> ks = sm90configs::aTransposedConfigs();
+  const std::vector<GemmSm90Spec> ks = sm90configs::aTransposedConfigs();
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {ks[0], m, 336, 1000}, rng);
   runCase(*runner, {ks[0], 1000, 1024, 1500, 3}, rng);
@@ -324,7 +324,7 @@ TEST(GemmSm90Gpu, ATransposedReadsItsTranspose) {
 TEST(GemmSm90Gpu, DtypesAndOutputs) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(2);
-  GemmSm90Kernel k = tiles(128, 6);
+  GemmSm90Spec k = tiles(128, 6);
   k.aType = DType::F8E5M2;
   k.dType = DType::F32;
   runCase(*runner, {k, 100, 333, 1000}, rng);
@@ -346,7 +346,7 @@ TEST(GemmSm90Gpu, DtypesAndOutputs) {
 TEST(GemmSm90Gpu, RowScalesBiasActivations) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(3);
-  GemmSm90Kernel k = tiles(256, 4);
+  GemmSm90Spec k = tiles(256, 4);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
@@ -369,7 +369,7 @@ TEST(GemmSm90Gpu, BlockScalesPromotedPerKBlock) {
   std::mt19937 rng(4);
   // 128 x 192 tiles span two B scale blocks, split at column 128 or 64 (N = 333 and 200 end
   // inside the second); K = 1000 and 1500 end inside a box of four K blocks' B scales.
-  GemmSm90Kernel k = tiles(192, 5, false);
+  GemmSm90Spec k = tiles(192, 5, false);
   k.scaleMode = GemmScaleMode::Block128;
   for (int64_t m : {1, 7, 100, 8191, 8192})
     runCase(*runner, {k, m, 333, 1000}, rng);
@@ -415,7 +415,7 @@ TEST(GemmSm90Gpu, PingPongTensorScalesEveryMAndTile) {
 TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(7);
-  GemmSm90Kernel k = pingPong(128, 128, 6);
+  GemmSm90Spec k = pingPong(128, 128, 6);
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
@@ -457,7 +457,7 @@ TEST(GemmSm90Gpu, PingPongEpiloguesAndDtypes) {
 TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(8);
-  auto c2 = [](GemmSm90Kernel k) {
+  auto c2 = [](GemmSm90Spec k) {
     k.clusterM = 2;
     return k;
   };
@@ -468,10 +468,10 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   runCase(*runner, {c2(pingPong(128, 128, 6)), 1000, 700, 1000, 4}, rng); // 2 clusters
   runCase(*runner, {c2(tiles(256, 4)), 1000, 1000, 1500, 2}, rng);        // 1 cluster
   runCase(*runner, {c2(pingPong(128, 128, 6)), 1000, 700, 40, 6}, rng);   // K < 128
-  GemmSm90Kernel m64 = tiles(128, 8);
+  GemmSm90Spec m64 = tiles(128, 8);
   m64.bm = 64;
   runCase(*runner, {c2(m64), 16, 1000, 1000}, rng);
-  GemmSm90Kernel k = c2(pingPong(128, 128, 6));
+  GemmSm90Spec k = c2(pingPong(128, 128, 6));
   k.scaleMode = GemmScaleMode::OuterVector;
   k.biasType = DType::BF16;
   k.activation = Activation::GeluTanh;
@@ -489,7 +489,7 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
   // The training MLP's first GEMM as the autotuner may pair it: FP8 D with bias, tanh GELU,
   // amax, the pre-activation and D^T (N a multiple of 16), ping-pong and cooperative; odd
   // tile-row counts and row tails.
-  for (const GemmSm90Kernel &x : {c2(pingPong(128, 128, 4)), c2(tiles(256, 3))})
+  for (const GemmSm90Spec &x : {c2(pingPong(128, 128, 4)), c2(tiles(256, 3))})
     for (int64_t m : {100, 300, 1000})
       runCase(*runner, {sm90configs::withTrainingForwardEpilogue(x), m, 448, 1000}, rng);
 }
@@ -501,36 +501,36 @@ TEST(GemmSm90Gpu, ClustersOfTwoShareB) {
 TEST(GemmSm90Gpu, CastsBf16AInThePrologue) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(9);
-  auto cast = [](GemmSm90Kernel k) {
+  auto cast = [](GemmSm90Spec k) {
     k.castA = true;
     return k;
   };
-  GemmSm90Kernel pp = cast(pingPong(128, 128, 4));
+  GemmSm90Spec pp = cast(pingPong(128, 128, 4));
   pp.amaxA = true;
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {pp, m, 333, 1000}, rng);
   runCase(*runner, {pp, 1000, 700, 40, 6}, rng);   // K < 128: one stage, one half box empty
   runCase(*runner, {pp, 300, 1000, 1000, 3}, rng); // few blocks: many tiles each
-  GemmSm90Kernel row = cast(pingPong(128, 128, 4));
+  GemmSm90Spec row = cast(pingPong(128, 128, 4));
   row.scaleMode = GemmScaleMode::OuterVector;
   row.biasType = DType::BF16;
   row.activation = Activation::GeluTanh;
   runCase(*runner, {row, 8192, 333, 1000}, rng);
-  GemmSm90Kernel wide = cast(tiles(256, 3));
+  GemmSm90Spec wide = cast(tiles(256, 3));
   wide.dType = DType::F8E4M3FN;
   wide.amaxD = true;
   wide.amaxA = true;
   runCase(*runner, {wide, 300, 1000, 1500}, rng);
-  GemmSm90Kernel m64 = cast(tiles(128, 7));
+  GemmSm90Spec m64 = cast(tiles(128, 7));
   m64.bm = 64;
   m64.amaxA = true;
   for (int64_t m : {1, 16, 64})
     runCase(*runner, {m64, m, 1000, 1000}, rng);
-  GemmSm90Kernel precise = cast(tiles(128, 4, false));
+  GemmSm90Spec precise = cast(tiles(128, 4, false));
   precise.fastAccum = false;
   precise.aType = DType::F8E5M2;
   runCase(*runner, {precise, 100, 333, 2000}, rng);
-  GemmSm90Kernel three = cast(pingPong(128, 128, 3));
+  GemmSm90Spec three = cast(pingPong(128, 128, 3));
   three.castSlots = 3;
   runCase(*runner, {three, 1000, 333, 1000}, rng);
 }
@@ -544,31 +544,31 @@ TEST(GemmSm90Gpu, CastsBf16AInThePrologue) {
 TEST(GemmSm90Gpu, CastsAAheadOfTheMainLoop) {
   FP8C_REQUIRE_SM90(runner);
   std::mt19937 rng(10);
-  auto ahead = [](GemmSm90Kernel k) {
+  auto ahead = [](GemmSm90Spec k) {
     k.castAhead = true;
     return k;
   };
-  GemmSm90Kernel pp = ahead(pingPong(128, 128, 6));
+  GemmSm90Spec pp = ahead(pingPong(128, 128, 6));
   pp.amaxA = true;
   for (int64_t m : {1, 7, 100, 8191})
     runCase(*runner, {pp, m, 333, 1000}, rng);
   runCase(*runner, {pp, 1000, 700, 40, 6}, rng);   // K < 128
   runCase(*runner, {pp, 300, 1000, 1003, 3}, rng); // few blocks; three trailing elements per row
-  GemmSm90Kernel row = ahead(tiles(256, 4));
+  GemmSm90Spec row = ahead(tiles(256, 4));
   row.scaleMode = GemmScaleMode::OuterVector;
   row.biasType = DType::BF16;
   row.activation = Activation::GeluTanh;
   runCase(*runner, {row, 8192, 333, 1000}, rng);
-  GemmSm90Kernel fp8d = ahead(pingPong(128, 128, 5));
+  GemmSm90Spec fp8d = ahead(pingPong(128, 128, 5));
   fp8d.dType = DType::F8E4M3FN;
   fp8d.amaxD = true;
   runCase(*runner, {fp8d, 300, 1000, 1500}, rng);
-  GemmSm90Kernel m64 = ahead(tiles(128, 8));
+  GemmSm90Spec m64 = ahead(tiles(128, 8));
   m64.bm = 64;
   m64.amaxA = true;
   for (int64_t m : {1, 16, 64, 1000})
     runCase(*runner, {m64, m, 1000, 1000}, rng);
-  GemmSm90Kernel precise = ahead(tiles(128, 6, false));
+  GemmSm90Spec precise = ahead(tiles(128, 6, false));
   precise.fastAccum = false;
   precise.aType = DType::F8E5M2;
   runCase(*runner, {precise, 100, 333, 2000}, rng);

@@ -247,7 +247,7 @@ func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<384x256xbf16>, %b1: tensor<38
       if (const auto *gl = std::get_if<GeneratedLaunch>(&s))
         EXPECT_EQ(gl->entry.find("_state"), std::string::npos) << "a state launch: " << gl->entry;
       else
-        pushingGemms += std::get<CublasLtGemm>(s).pushHistory >= 0;
+        pushingGemms += std::get<GemmStep>(s).pushHistory >= 0;
     }
     EXPECT_EQ(pushingGemms, 1);
     std::map<std::string, HostTensor> hist = startingHistories(exe->graph());

@@ -109,7 +109,7 @@ struct SmallGemm {
   }
 
   // D of kernel `k`, into a poisoned buffer.
-  std::vector<uint16_t> run(GemmSm90Runner &runner, const GemmSm90Kernel &k) {
+  std::vector<uint16_t> run(GemmSm90Runner &runner, const GemmSm90Spec &k) {
     EXPECT_TRUE(dd.fill(0xFF).isOk());
     Status st = runner.run(k, prob, pointers(), nullptr);
     EXPECT_TRUE(st.isOk()) << st.message();
@@ -150,13 +150,13 @@ TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKerne
   FP8C_REQUIRE_SM90_RUNNER(runner);
   SmallGemm g;
   GemmSm90TuneCache cache(testfiles::tempDir("fp8c-autotune-gpu", "winner"));
-  const GemmSm90Kernel base; // e4m3 x e4m3 -> bf16, tensor scales
+  const GemmSm90Spec base; // e4m3 x e4m3 -> bf16, tensor scales
   Expected<GemmSm90TuneResult> r =
       autotuneGemmSm90(*runner, base, g.prob, g.pointers(), nullptr, cache);
   ASSERT_TRUE(r.hasValue()) << r.error();
   EXPECT_FALSE(r->fromCache);
   EXPECT_TRUE(r->cacheWriteError.empty()) << r->cacheWriteError;
-  const std::vector<GemmSm90Kernel> cands = gemmSm90Candidates(base, g.prob, runner->device());
+  const std::vector<GemmSm90Spec> cands = gemmSm90Candidates(base, g.prob, runner->device());
   ASSERT_EQ(r->entry.candidates.size(), cands.size());
   ASSERT_GE(cands.size(), 4u) << "M = 256 should try both tile heights";
   double best = 1e300;
@@ -175,7 +175,7 @@ TEST(GpuGemmSm90Autotune, WinnerIsTheFastestCandidateAndMatchesTheHeuristicKerne
   EXPECT_EQ(r->winner.name(), r->entry.winner.name());
   std::cout << "[ autotune ] winner " << r->winner.name() << "\n";
 
-  const GemmSm90Kernel heuristic = chooseGemmSm90Tiles(base, g.prob, runner->device());
+  const GemmSm90Spec heuristic = chooseGemmSm90Tiles(base, g.prob, runner->device());
   const std::vector<uint16_t> dh = g.run(*runner, heuristic);
   const std::vector<uint16_t> dw = g.run(*runner, r->winner);
   int64_t mismatches = 0;
@@ -197,7 +197,7 @@ TEST(GpuGemmSm90Autotune, SecondTuneReadsTheWinnerFromDisk) {
   FP8C_REQUIRE_SM90_RUNNER(runner);
   SmallGemm g;
   const std::string dir = testfiles::tempDir("fp8c-autotune-gpu", "disk");
-  const GemmSm90Kernel base;
+  const GemmSm90Spec base;
   GemmSm90TuneEntry first;
   {
     GemmSm90TuneCache cache(dir);
@@ -273,7 +273,7 @@ bool isSm90() {
 GemmBackend planBackendOf(const Executable &exe, const std::string &line) {
   const std::string name = line.substr(0, line.find(':'));
   for (const Step &s : exe.plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s); g && g->name == name)
+    if (const auto *g = std::get_if<GemmStep>(&s); g && g->name == name)
       return g->backend;
   ADD_FAILURE() << "no GEMM step named " << name;
   return GemmBackend::Auto;
@@ -443,9 +443,9 @@ TEST(GpuAutotuneAutoBackend, CublasOnlyBuffersSizedBelowTheMeasuredBucket) {
   std::unique_ptr<Executable> exe =
       compileWith(*mod->graphs()[0], "rowwise", maxM, GemmBackend::Auto, true);
   ASSERT_TRUE(exe);
-  const CublasLtGemm *dual = nullptr;
+  const GemmStep *dual = nullptr;
   for (const Step &s : exe->plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s); g && g->b2 >= 0)
+    if (const auto *g = std::get_if<GemmStep>(&s); g && g->b2 >= 0)
       dual = g;
   ASSERT_TRUE(dual && dual->gateD >= 0 && dual->upD >= 0) << "rowwise swiglu: one dual step";
   for (int64_t m : {maxM, int64_t(200)}) {

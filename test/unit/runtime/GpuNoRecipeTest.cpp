@@ -91,7 +91,7 @@ TEST_P(NoRecipeTest, PlanRunsEveryGemmOnCublasLtUnquantized) {
   EXPECT_EQ(cg->pipeline, "shape-infer,canonicalize,cse,fuse,dce");
   size_t gemms = 0;
   for (const Step &s : cg->plan.steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&s)) {
+    if (const auto *g = std::get_if<GemmStep>(&s)) {
       ++gemms;
       EXPECT_EQ(cg->plan.buffers[size_t(g->a)].type.dtype(), c.dtype) << g->name;
       EXPECT_EQ(cg->plan.buffers[size_t(g->b)].type.dtype(), c.dtype) << g->name;

@@ -1,8 +1,8 @@
 // On a GPU: unquantized (bf16) Linears whose K or N is not a multiple of 8 against the
 // interpreter. Their operands are copied into padded temporaries with zero pad columns, and
-// cuBLASLt runs with K rounded up to 8 over them (CublasLtGemm::kPadsZero); the weight and the
+// cuBLASLt runs with K rounded up to 8 over them (GemmStep::kPadsZero); the weight and the
 // bias are copied with N rounded up to 8 and zeros after, and cuBLASLt runs that N
-// (CublasLtGemm::nPadded), its extra D columns landing in D's pitch. Without them cuBLASLt has
+// (GemmStep::nPadded), its extra D columns landing in D's pitch. Without them cuBLASLt has
 // only kernels without tensor cores for such K or N (3012.7 us at M 8192 K 4101 N 4096, 988 us
 // at M 4097 K 4104 N 3001 on an H200). The extra products are 0 * 0, so the result is the
 // K-term GEMM's; a pad that was not zero would show as an O(1) error. Outputs are poisoned (NaN);
@@ -48,7 +48,7 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
   ASSERT_TRUE(exe.hasValue()) << exe.error();
   bool kRounded = false, nRounded = false;
   for (const Step &st : (*exe)->plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&st)) {
+    if (const auto *g = std::get_if<GemmStep>(&st)) {
       kRounded |= g->kPadsZero;
       nRounded |= g->nPadded == (c.n + 7) / 8 * 8;
     }
@@ -108,7 +108,7 @@ func.func @odd(%x: tensor<?x{k}xbf16>, %w: tensor<{n}x{k}xbf16>, %b: tensor<{n}x
   ASSERT_TRUE(exe.hasValue()) << exe.error();
   int64_t padded = -1;
   for (const Step &st : (*exe)->plan().steps)
-    if (const auto *g = std::get_if<CublasLtGemm>(&st))
+    if (const auto *g = std::get_if<GemmStep>(&st))
       padded = g->nPadded;
   EXPECT_EQ(padded, n == 3001 ? 3008 : 0);
   std::map<std::string, HostTensor> in = inputsFor(**exe, 29, m);

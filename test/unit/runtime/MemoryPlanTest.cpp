@@ -74,7 +74,7 @@ TEST(MemoryPlanTest, PersistentBuffersNeverShare) {
 }
 
 TEST(MemoryPlanTest, CublasStepsCountTheirOperands) {
-  CublasLtGemm g;
+  GemmStep g;
   g.a = 0;
   g.b = 1;
   g.d = 2;
@@ -88,7 +88,7 @@ TEST(MemoryPlanTest, CublasStepsCountTheirOperands) {
 // GEMM, are live at the step too: a temp written only there (the transposed FP8 gradient, the
 // column partial sums) must not share bytes with a buffer live across it.
 TEST(MemoryPlanTest, CublasStepsCountTheirEpilogueBuffersAndFallbacks) {
-  CublasLtGemm g;
+  GemmStep g;
   g.a = 0;
   g.b = 1;
   g.d = 2;
@@ -107,7 +107,7 @@ TEST(MemoryPlanTest, CublasStepsCountTheirEpilogueBuffersAndFallbacks) {
 // What only a step's cuBLASLt form touches: its results for the epilogue launches and the
 // fallback launches' buffers, less what the generated GEMM reads or writes (D, amax).
 TEST(MemoryPlanTest, CublasOnlyBuffersLeaveOutTheGeneratedGemms) {
-  CublasLtGemm g;
+  GemmStep g;
   g.a = 0;
   g.b = 1;
   g.d = 2;

@@ -236,10 +236,10 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
   EXPECT_EQ(mb.pushing, 1) << "dY";
   // The GEMM steps that push: the forward's first GEMM (generated only: its epilogue writes the
   // GELU input's e4m3 copy and D^T) and the backward's dgrad GEMM with the gelu_grad epilogue.
-  auto pushingGemm = [](const LaunchPlan &p, const std::string &history) -> const CublasLtGemm * {
-    const CublasLtGemm *found = nullptr;
+  auto pushingGemm = [](const LaunchPlan &p, const std::string &history) -> const GemmStep * {
+    const GemmStep *found = nullptr;
     for (const Step &s : p.steps)
-      if (const auto *c = std::get_if<CublasLtGemm>(&s); c && c->pushHistory >= 0) {
+      if (const auto *c = std::get_if<GemmStep>(&s); c && c->pushHistory >= 0) {
         EXPECT_EQ(found, nullptr) << "one pushing GEMM per half";
         found = c;
         EXPECT_EQ(p.buffers[c->pushHistory].name, history);
@@ -262,11 +262,11 @@ TEST(TrainingGpuPlan, DelayedCastTransposesPushTheirHistories) {
       }
     return found;
   };
-  const CublasLtGemm *g1 = pushingGemm(mlp[0], "g_amax_history");
+  const GemmStep *g1 = pushingGemm(mlp[0], "g_amax_history");
   ASSERT_NE(g1, nullptr);
   EXPECT_EQ(g1->backend, GemmBackend::Generated);
   EXPECT_FALSE(g1->pushInFallback);
-  const CublasLtGemm *dgrad = pushingGemm(mlp[1], "h_grad_amax_history");
+  const GemmStep *dgrad = pushingGemm(mlp[1], "h_grad_amax_history");
   ASSERT_NE(dgrad, nullptr);
   EXPECT_NE(dgrad->backend, GemmBackend::Generated);
   // On cuBLASLt (and the unfused form), the gelu_grad cast-transpose after it pushes.
@@ -299,7 +299,7 @@ TEST(TrainingGpuPlan, GemmOutputScaleJoinsTheCastTransposeBeforeIt) {
       EXPECT_NE(gl->source.find("if (leader) {\n      float slot[1];"), std::string::npos)
           << gl->source;
       ASSERT_LT(i + 1, steps.size());
-      const auto *gemm = std::get_if<CublasLtGemm>(&steps[i + 1]);
+      const auto *gemm = std::get_if<GemmStep>(&steps[i + 1]);
       ASSERT_NE(gemm, nullptr) << "the GEMM follows the launch that computes its scale";
       EXPECT_NE(gemm->description.find("fp8.cast %g_fp8"), std::string::npos);
     }
@@ -357,7 +357,7 @@ TEST(TrainingGpuPlan, CastTransposeEntriesAndColumnSumUnits) {
           if (const auto *gl = std::get_if<GeneratedLaunch>(&s))
             launches.push_back(gl);
           else
-            for (const GeneratedLaunch &f : std::get<CublasLtGemm>(s).epiFallback)
+            for (const GeneratedLaunch &f : std::get<GemmStep>(s).epiFallback)
               launches.push_back(&f);
         }
       for (const GeneratedLaunch *gl : launches) {

@@ -1,5 +1,5 @@
 // The delayed MLP backward's gelu_grad cast-transpose beside the second layer's weight-gradient
-// GEMM (CublasLtGemm::side, codegen/LowerSide.cpp, codegen/kernels/gemm_sm90_side.cuh): the
+// GEMM (GemmStep::side, codegen/LowerSide.cpp, codegen/kernels/gemm_sm90_side.cuh): the
 // plan and every kernel it can pick compiled without a GPU, and on the GPU the step with it
 // against the step without it, bit for bit.
 #include "unit/training/TrainingTestSupport.h"
@@ -19,7 +19,7 @@ using namespace fp8c::trainingtest;
 namespace {
 
 // The delayed MLP backward's gelu_grad cast-transpose shares no buffer with the second layer's
-// weight-gradient GEMM before it, so it runs beside that GEMM (CublasLtGemm::side,
+// weight-gradient GEMM before it, so it runs beside that GEMM (GemmStep::side,
 // codegen/LowerSide.cpp): on the generated GEMM by its idle producer warps. Each tile config the
 // step can pick with it compiles for sm_90a without spills or a stack frame, its PTX running the
 // side Spec (side launches keep the gelu_grad out of the dgrad GEMM's epilogue: the fuse pass's
@@ -43,7 +43,7 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
             << "gelu_grad still a launch of its own: " << gl->entry;
         continue;
       }
-      const auto &g = std::get<CublasLtGemm>(s);
+      const auto &g = std::get<GemmStep>(s);
       if (g.side.empty())
         continue;
       ++sides;
@@ -52,21 +52,21 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
       EXPECT_NE(g.description.find("%w2_grad"), std::string::npos) << g.description;
       EXPECT_EQ(side.source.rfind(side.sideSpec, 0), 0u) << "the Spec is the launch's own";
       EXPECT_EQ(side.sideSpec.find("extern \"C\""), std::string::npos);
-      CublasLtGemm bare = g;
+      GemmStep bare = g;
       bare.side.clear();
       const std::vector<int> gemmBufs = buffersOf(Step(bare));
       for (int b : side.buffers)
         EXPECT_EQ(std::count(gemmBufs.begin(), gemmBufs.end(), b), 0) << plan.buffers[b].name;
       if (tokens != 8192)
         continue;
-      Expected<std::vector<GemmSm90Kernel>> ks = gemmSm90KernelsFor(g, plan, tokens, h200);
+      Expected<std::vector<GemmSm90Spec>> ks = gemmSm90KernelsFor(g, plan, tokens, h200);
       ASSERT_TRUE(ks.hasValue()) << ks.error();
-      std::vector<GemmSm90Kernel> all = *ks;
+      std::vector<GemmSm90Spec> all = *ks;
       const GemmSm90Problem prob = gemmSm90ProblemOf(g, plan, tokens);
-      for (const GemmSm90Kernel &c : gemmSm90Candidates(ks->front(), prob, h200))
+      for (const GemmSm90Spec &c : gemmSm90Candidates(ks->front(), prob, h200))
         all.push_back(c);
       std::set<std::string> done;
-      for (const GemmSm90Kernel &k : all) {
+      for (const GemmSm90Spec &k : all) {
         if (!done.insert(k.name()).second)
           continue;
         SCOPED_TRACE(k.name());
@@ -101,7 +101,7 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
     std::optional<LoweredTraining> l = lowerTraining("mlp.mlir", recipe, 8192, true);
     ASSERT_TRUE(l);
     for (const Step &s : l->backward.plan.steps)
-      if (const auto *g = std::get_if<CublasLtGemm>(&s))
+      if (const auto *g = std::get_if<GemmStep>(&s))
         EXPECT_TRUE(g->side.empty()) << recipe << " " << g->name;
   }
   DiagnosticEngine diag;
@@ -122,7 +122,7 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
     ASSERT_TRUE(b) << b.error();
     int launches = 0, fallbacks = 0;
     for (const Step &s : b->plan.steps) {
-      if (const auto *g = std::get_if<CublasLtGemm>(&s)) {
+      if (const auto *g = std::get_if<GemmStep>(&s)) {
         EXPECT_TRUE(g->side.empty()) << gemmBackendName(backend) << " " << g->name;
         for (const GeneratedLaunch &l : g->epiFallback)
           fallbacks += l.description.find("fp8.gelu_grad") != std::string::npos;
@@ -166,7 +166,7 @@ TEST(GpuSideLaunch, MatchesTheLaunchItReplaces) {
     }
     int besides = 0;
     for (const Step &s : T[1]->backwardExecutable().plan().steps)
-      if (const auto *c = std::get_if<CublasLtGemm>(&s))
+      if (const auto *c = std::get_if<GemmStep>(&s))
         besides += !c->side.empty();
     ASSERT_EQ(besides, 1);
     const Graph &fg = *T[0]->graphs().forward;
