@@ -42,8 +42,8 @@ void chooseBackend(PlannedKernel &k) {
              (op->kind() == OpKind::GeluGrad || op->kind() == OpKind::ColSum))
       why = "gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after "
             "cuBLASLt, a cast-transpose launch from its bf16 result)";
-    else if (role == OpRole::Epilogue && op->kind() == OpKind::Convert &&
-             isFloat8(op->operand(0)->type().dtype()))
+    else if (role == OpRole::Prologue && op->kind() == OpKind::Convert &&
+             isFloat8(op->operand(0)->type().dtype())) // the saved copy gelu_grad reads
       why = "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
             "cuBLASLt, a cast-transpose launch from its bf16 result)";
     else if (role == OpRole::Epilogue && op->kind() == OpKind::Transpose)

@@ -1,7 +1,7 @@
 // Factories of fp8c's passes, one per file. The registry (PassRegistry.cpp) names them.
 #pragma once
 
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 #include "passes/Pass.h"
 #include "passes/Recipe.h"
 #include "ir/Status.h"

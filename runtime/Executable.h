@@ -21,7 +21,7 @@
 #include "ir/DType.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 #include "passes/PassManager.h"
 #include "passes/Recipe.h"
 #include "runtime/MemoryPlan.h"
@@ -47,7 +47,7 @@ struct CompileOptions {
   int64_t maxTokens = 8192;          ///< the largest M run() accepts (sizes the memory plan)
   bool verifyEach = true;
   ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
-  /// Who runs the FP8 GEMMs (passes/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
+  /// Who runs the FP8 GEMMs (ir/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
   /// where cuBLASLt refuses a configuration), CublasLt or Generated (every FP8 GEMM on the
   /// generated kernel; a GEMM it cannot take is a compile() error). Every `fuse` of the
   /// pipeline plans for it. bf16/f16 GEMMs always run on cuBLASLt.

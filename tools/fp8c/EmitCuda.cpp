@@ -5,12 +5,10 @@
 
 namespace fp8c::cli {
 
-bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, std::ostream &out,
-              std::ostream &err) {
+bool emitCuda(const Module &m, const std::string &arch, std::ostream &out, std::ostream &err) {
   CodegenOptions opts;
   if (!arch.empty())
     opts.arch = arch;
-  opts.gemmBackend = backend;
   bool first = true;
   for (const auto &g : m.graphs()) {
     Expected<LaunchPlan> plan = lowerGraph(*g, opts);
