@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace fp8c {
@@ -24,6 +25,16 @@ std::string readExample(const std::string &name) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// The plan's CUDA text with value and buffer names as the printer and the lowering disambiguate
+// them (`%x_scale_1` for a region value whose name hint `%x_scale` is taken, `%x_scale.1` for a
+// second buffer of that name) put back to their hints, and comment lines that the names'
+// lengths wrap joined.
+std::string withNameHints(const std::string &planText) {
+  static const std::regex suffix(R"((%[A-Za-z0-9_]*?)(?:[_.][0-9]+)+(?![A-Za-z0-9_]))");
+  static const std::regex wrapped(R"(\n//    )");
+  return std::regex_replace(std::regex_replace(planText, suffix, "$1"), wrapped, " ");
 }
 
 // Lowers `g`, and `g` printed and parsed back, for sm_90a; the two plans' CUDA text must match.
@@ -39,7 +50,7 @@ void expectSameLaunchesAfterRoundTrip(const Graph &g) {
   Expected<LaunchPlan> after = lowerGraph(*back->graphs()[0], o);
   ASSERT_TRUE(before.hasValue()) << before.error();
   ASSERT_TRUE(after.hasValue()) << after.error();
-  EXPECT_EQ(planToCudaText(*after), planToCudaText(*before));
+  EXPECT_EQ(withNameHints(planToCudaText(*after)), withNameHints(planToCudaText(*before)));
   EXPECT_EQ(after->steps.size(), before->steps.size());
   EXPECT_EQ(after->loadSteps.size(), before->loadSteps.size());
 }
