@@ -35,8 +35,8 @@ std::unique_ptr<Pass> createQuantizePass(const Recipe &recipe);
 std::unique_ptr<Pass> createAutodiffPass();
 /// The options of `fuse` (pipeline text: `fuse{gemm-backend=B grad-epilogue=on|off}`).
 struct FuseOptions {
-  /// Who runs the FP8 GEMMs, planned for and shown by --print-fusion-plan (codegen takes it
-  /// from CodegenOptions::gemmBackend).
+  /// Who runs the FP8 GEMMs, planned for, shown by --print-fusion-plan and written into each
+  /// gemm kernel with an FP8 GEMM as its `gemm_backend`, which codegen reads (ir/KernelPlan.h).
   GemmBackend gemmBackend = GemmBackend::Auto;
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (off: a cast-transpose
   /// launch, which side launches can run beside another GEMM).
