@@ -249,8 +249,9 @@ struct CublasLtGemm {
   /// N as it is.
   int64_t nPadded = 0;
   /// Who runs it (GemmBackend): set for FP8 GEMMs from their kernel's gemm_backend
-  /// (ir/KernelPlan.h); bf16/f16 GEMMs are always CublasLt. The name CublasLtGemm is historical: with Generated, the
-  /// runtime never calls cuBLASLt for this step and the fallbacks below are unused.
+  /// (ir/KernelPlan.h); bf16/f16 GEMMs are always CublasLt. The name CublasLtGemm is
+  /// historical: with Generated, the runtime never calls cuBLASLt for this step and the
+  /// fallbacks below are unused.
   GemmBackend backend = GemmBackend::Auto;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 

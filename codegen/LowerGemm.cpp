@@ -378,6 +378,9 @@ const Op *inPlaceTranspose(const Op *main, int i) {
 
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
   GemmAnalysis a = analyzeGemm(kernel, lw.options().arch);
+  if (a.backend == GemmBackend::Generated && lw.options().arch != "sm_90a")
+    return Error("the kernel's gemm_backend is generated, and the generated GEMM (wgmma) needs "
+                 "sm_90a; the target is " + lw.options().arch);
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));

@@ -249,7 +249,8 @@ private:
 struct GemmAnalysis {
   /// Who runs the FP8 GEMMs: the kernel's gemm_backend (ir/KernelPlan.h).
   GemmBackend backend = GemmBackend::Auto;
-  std::vector<Op *> mains; ///< the `main` ops: scaled_matmul / linear / matmul (two for a dual GEMM)
+  /// The `main` ops: scaled_matmul / linear / matmul (two for a dual GEMM).
+  std::vector<Op *> mains;
   std::vector<Op *> pre;   ///< the `prologue` ops, before the GEMM: the prologue launch
   std::vector<Op *> fused; ///< epilogue ops cuBLASLt performs
   std::vector<Op *> post;  ///< epilogue ops left to the epilogue launch
