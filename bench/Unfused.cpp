@@ -3,6 +3,7 @@
 
 #include "ir/Builder.h"
 #include "ir/Clone.h"
+#include "ir/KernelPlan.h"
 #include "passes/PassManager.h"
 
 #include <algorithm>
@@ -10,17 +11,10 @@
 namespace fp8c::bench {
 namespace {
 
-const char *kindFor(const Op *op) {
-  switch (op->kind()) {
-  case OpKind::Linear:
-  case OpKind::Matmul:
-  case OpKind::ScaledMatmul:
-    return "gemm";
-  case OpKind::Amax:
-    return "reduce";
-  default:
-    return "pointwise";
-  }
+KernelKind kindFor(const Op *op) {
+  if (isGemmOp(op->kind()))
+    return KernelKind::Gemm;
+  return op->kind() == OpKind::Amax ? KernelKind::Reduce : KernelKind::Pointwise;
 }
 
 bool inGroup(const std::vector<Op *> &ops, const Op *op) {
@@ -53,8 +47,17 @@ void wrap(Graph &g, const std::vector<Op *> &ops) {
   std::vector<TensorType> types;
   for (Value *r : results)
     types.push_back(r->type());
+  // The plan (ir/KernelPlan.h): a GEMM alone is its kernel's main, on cuBLASLt with the
+  // default FP8 GEMM backend; other ops are the body of a generated launch.
+  const KernelKind kind = kindFor(ops.back());
+  const bool gemm = kind == KernelKind::Gemm;
   AttrDict attrs;
-  attrs.set("kind", Attribute(std::string(kindFor(ops.back()))));
+  attrs.set(std::string(kKernelKindAttr), Attribute(std::string(kernelKindName(kind))));
+  attrs.set(std::string(kKernelBackendAttr),
+            Attribute(std::string(
+                kernelBackendName(gemm ? KernelBackend::CublasLt : KernelBackend::Generated))));
+  if (gemm)
+    attrs.set(std::string(kKernelGemmBackendAttr), Attribute(gemmBackendName(GemmBackend::Auto)));
   Op *kernel =
       OpBuilder(body, ops.back()).create(OpKind::Kernel, inputs, types, attrs, ops.back()->loc());
   for (size_t i = 0; i < results.size(); ++i)
@@ -64,6 +67,8 @@ void wrap(Graph &g, const std::vector<Op *> &ops) {
   for (Value *in : inputs)
     args.push_back(region.addArgument(in->type(), in->name()));
   for (Op *op : ops) {
+    op->setAttr(std::string(kOpRoleAttr),
+                Attribute(std::string(opRoleName(gemm ? OpRole::Main : OpRole::Body))));
     region.append(body.take(op));
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       auto it = std::find(inputs.begin(), inputs.end(), op->operand(i));

@@ -14,11 +14,6 @@ namespace {
 
 int64_t roundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
-bool isGemmMain(const Op *op) {
-  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
-         op->kind() == OpKind::Matmul;
-}
-
 std::string attrString(const AttrDict &d, std::string_view name) {
   const Attribute *a = d.get(name);
   return a && a->kind() == AttrKind::String ? a->asString() : std::string();
@@ -258,10 +253,8 @@ void Lowerer::planLoadTime() {
 
 void Lowerer::planPadding() {
   g_.walk([&](const Op *op) {
-    if (op->kind() == OpKind::Kernel && op->strAttr("kind") == "gemm") {
-      GemmAnalysis a = analyzeGemm(*op, options().gemmBackend == GemmBackend::Generated,
-                                   options().gemmBackend != GemmBackend::CublasLt &&
-                                       options().arch == "sm_90a");
+    if (op->kind() == OpKind::Kernel && kernelKindOf(*op) == KernelKind::Gemm) {
+      GemmAnalysis a = analyzeGemm(*op, options().arch);
       for (const Value *w : a.written)
         requirePitch(w);
       if (a.aux)
@@ -269,7 +262,7 @@ void Lowerer::planPadding() {
       if (a.transD)
         requirePitch(a.transD->result());
     }
-    if (!isGemmMain(op) || !op->parentOp())
+    if (!op->parentOp() || opRoleOf(*op) != OpRole::Main)
       return;
     const TensorType &a = op->operand(0)->type(), &b = op->operand(1)->type();
     const int64_t k = colsOf(a);

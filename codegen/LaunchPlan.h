@@ -9,7 +9,7 @@
 
 #include "ir/Activation.h"
 #include "ir/Type.h"
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 
 #include <cstdint>
 #include <optional>
@@ -248,10 +248,10 @@ struct GemmStep {
   /// runs cuBLASLt with N = nPadded (tensor-core kernels; D's pad columns come out zero). 0:
   /// N as it is.
   int64_t nPadded = 0;
-  /// Who runs it (GemmBackend): set for FP8 GEMMs from CodegenOptions::gemmBackend; bf16/f16
-  /// GEMMs are always CublasLt. With Generated, the runtime runs it on the generated Hopper GEMM
-  /// (GemmCapabilities, passes/GemmCapabilities.h, says what that takes), never calls cuBLASLt
-  /// for it, and the fallbacks below are unused.
+  /// Who runs it (GemmBackend): set for FP8 GEMMs from their kernel's gemm_backend
+  /// (ir/KernelPlan.h); bf16/f16 GEMMs are always CublasLt. With Generated, the runtime runs it
+  /// on the generated Hopper GEMM (GemmCapabilities, passes/GemmCapabilities.h, says what that
+  /// takes), never calls cuBLASLt for it, and the fallbacks below are unused.
   GemmBackend backend = GemmBackend::Auto;
   std::string description; ///< the ops it runs, for logs and --emit=cuda comments
 

@@ -91,7 +91,7 @@ Status lowerDualGemm(Lowerer &lw, const Op &kernel, int kernelIndex, const GemmA
   if (g.k == kDynamic)
     return Error("a GEMM whose K is the dynamic dim (M) is not supported by codegen yet");
   g.n = gate->operand(1)->type().dim(0);
-  g.backend = lw.options().gemmBackend;
+  g.backend = a.backend;
   g.scaleMode = gate->operand(2)->type().rank() == 0 ? GemmScaleMode::Tensor
                                                      : GemmScaleMode::OuterVector;
   g.fastAccum = gate->boolAttr("fast_accum");

@@ -28,15 +28,6 @@
 #include <set>
 
 namespace fp8c::codegen {
-namespace {
-
-bool isGemmMain(const Op *op) {
-  return op->kind() == OpKind::ScaledMatmul || op->kind() == OpKind::Linear ||
-         op->kind() == OpKind::Matmul;
-}
-
-} // namespace
-
 bool dependsOnAny(const Value *v, const std::set<const Op *> &roots) {
   std::set<const Op *> seen;
   std::vector<const Value *> work{v};
@@ -165,22 +156,34 @@ Status addCublasLtFallbacks(Lowerer &lw, GemmStep &g, const Op *main, int kernel
 
 } // namespace
 
-GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable) {
+GemmAnalysis analyzeGemm(const Op &kernel, std::string_view arch) {
   GemmAnalysis a;
-  const Block &body = *kernel.body();
-  for (const auto &op : body.ops())
-    if (isGemmMain(op.get()))
-      a.mains.push_back(op.get());
-  std::set<const Op *> mains(a.mains.begin(), a.mains.end());
+  a.backend = kernelGemmBackendOf(kernel);
+  // Forced onto the generated GEMM; allowed to run on it (the fusion plan's gemm_backend, and a
+  // target that has it).
+  const bool generatedOnly = a.backend == GemmBackend::Generated;
+  const bool generatedCapable = a.backend != GemmBackend::CublasLt && arch == "sm_90a";
+  // The fusion plan's roles (verified: the GEMMs are main, prologue ops are not computed from
+  // them, epilogue ops are).
   std::vector<Op *> epi;
-  for (const auto &op : body.ops()) {
-    if (op->kind() == OpKind::Yield || mains.count(op.get()))
+  for (const auto &op : kernel.body()->ops()) {
+    if (op->info().has(kTerminator))
       continue;
-    bool after = false;
-    for (const Value *o : op->operands())
-      after |= dependsOnAny(o, mains);
-    (after ? epi : a.pre).push_back(op.get());
+    switch (opRoleOf(*op)) {
+    case OpRole::Main:
+      a.mains.push_back(op.get());
+      break;
+    case OpRole::Prologue:
+      a.pre.push_back(op.get());
+      break;
+    case OpRole::Epilogue:
+      epi.push_back(op.get());
+      break;
+    case OpRole::Body:
+      break;
+    }
   }
+  std::set<const Op *> mains(a.mains.begin(), a.mains.end());
   for (Op *m : a.mains)
     a.written.push_back(m->result());
   if (a.mains.size() == 2) {
@@ -374,9 +377,10 @@ const Op *inPlaceTranspose(const Op *main, int i) {
 }
 
 Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
-  GemmAnalysis a = analyzeGemm(kernel, lw.options().gemmBackend == GemmBackend::Generated,
-                               lw.options().gemmBackend != GemmBackend::CublasLt &&
-                                   lw.options().arch == "sm_90a");
+  GemmAnalysis a = analyzeGemm(kernel, lw.options().arch);
+  if (a.backend == GemmBackend::Generated && lw.options().arch != "sm_90a")
+    return Error("the kernel's gemm_backend is generated, and the generated GEMM (wgmma) needs "
+                 "sm_90a; the target is " + lw.options().arch);
   if (a.mains.empty() || a.mains.size() > 2)
     return Error("a gemm kernel must hold one GEMM, or two sharing A (dual GEMM); this one has " +
                  std::to_string(a.mains.size()));
@@ -408,8 +412,7 @@ Status lowerGemmKernel(Lowerer &lw, const Op &kernel, int kernelIndex) {
     g.bKMajor = (main->kind() != OpKind::Matmul) != (tB != nullptr);
     g.kPadsZero = !isFloat8(A->type().dtype()) && g.k % 8 != 0 && g.aKMajor && g.bKMajor &&
                   lw.isPaddedCopy(g.a) && lw.isPaddedCopy(g.b);
-    g.backend = main->kind() == OpKind::ScaledMatmul ? lw.options().gemmBackend
-                                                     : GemmBackend::CublasLt;
+    g.backend = main->kind() == OpKind::ScaledMatmul ? a.backend : GemmBackend::CublasLt;
     g.n = main->kind() != OpKind::Matmul ? B->type().dim(0) : Lowerer::colsOf(B->type());
     g.scaleMode = scaleModeOf(main);
     // cuBLASLt rejects FAST_ACCUM with the 128-block scale modes (they promote per K block).

@@ -61,7 +61,7 @@ int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTrans
   if (up == n || dtypeBytes(main->result()->type().dtype()) != 2)
     return 0;
   if (fp8) {
-    if (!isFloat8(A->type().dtype()) || lw.options().gemmBackend == GemmBackend::Generated ||
+    if (!isFloat8(A->type().dtype()) || a.backend == GemmBackend::Generated ||
         a.amaxD || a.castD || a.transD || a.epiIn || a.colSum || a.written.size() != 1 ||
         a.needsGenerated || lw.ldOf(lw.bufferOf(a.written[0])) < up)
       return 0;

@@ -12,6 +12,7 @@
 #include "codegen/LaunchPlan.h"
 #include "codegen/Lowering.h"
 #include "ir/IR.h"
+#include "ir/KernelPlan.h"
 #include "ir/TypeRules.h"
 
 #include <map>
@@ -246,8 +247,11 @@ private:
 
 /// How a gemm kernel splits between launches and cuBLASLt (LowerGemm.cpp).
 struct GemmAnalysis {
-  std::vector<Op *> mains; ///< scaled_matmul / linear / matmul (two for a dual GEMM)
-  std::vector<Op *> pre;   ///< ops before the GEMM: the prologue launch
+  /// Who runs the FP8 GEMMs: the kernel's gemm_backend (ir/KernelPlan.h).
+  GemmBackend backend = GemmBackend::Auto;
+  /// The `main` ops: scaled_matmul / linear / matmul (two for a dual GEMM).
+  std::vector<Op *> mains;
+  std::vector<Op *> pre;   ///< the `prologue` ops, before the GEMM: the prologue launch
   std::vector<Op *> fused; ///< epilogue ops cuBLASLt performs
   std::vector<Op *> post;  ///< epilogue ops left to the epilogue launch
   GemmEpilogue epilogue = GemmEpilogue::Default;
@@ -294,17 +298,19 @@ bool biasFusable(const Op *main);
 GemmScaleMode scaleModeOf(const Op *main);
 /// The N cuBLASLt should run the GEMM `main` of `a` with (GemmStep::nPadded), or 0.
 int64_t roundedN(Lowerer &lw, const GemmAnalysis &a, const Op *main, bool bTransposed);
-/// A GELU whose input is also an output is fused with that input written as a second output
-/// (cuBLASLt's GELU_AUX, the generated GEMM's auxOut), and the transpose of an FP8 D as a third
-/// (the generated GEMM's transD, a launch after cuBLASLt). With `generatedOnly`
-/// (--backend=generated) they need N in whole 16-byte units, which the generated GEMM's
-/// TMA-store epilogue writes them in; otherwise they are launches after the GEMM.
-/// `generatedCapable` (backend auto or generated, arch sm_90a): epilogues only the generated
-/// GEMM computes are fused: row-scaled activations and amaxes (GemmAnalysis::needsGenerated),
-/// the backward's gelu_grad with its cast, amax, column sums and transpose, and a residual add
-/// with its amax and cast (on cuBLASLt the result goes to GemmStep::epiD and launches compute
-/// the epilogue).
-GemmAnalysis analyzeGemm(const Op &kernel, bool generatedOnly, bool generatedCapable);
+/// How a gemm kernel splits, from its fusion plan (ir/KernelPlan.h): the `prologue`, `main`
+/// and `epilogue` ops (the verifier checked the roles against the region's dependences) and
+/// who runs its FP8 GEMMs (gemm_backend). A GELU whose input is also an output is fused with
+/// that input written as a second output (cuBLASLt's GELU_AUX, the generated GEMM's auxOut),
+/// and the transpose of an FP8 D as a third (the generated GEMM's transD, a launch after
+/// cuBLASLt). With gemm_backend generated they need N in whole 16-byte units, which the
+/// generated GEMM's TMA-store epilogue writes them in; otherwise they are launches after the
+/// GEMM. Where the generated GEMM may run (gemm_backend auto or generated, and `arch` sm_90a):
+/// epilogues only the generated GEMM computes are fused: row-scaled activations and amaxes
+/// (GemmAnalysis::needsGenerated), the backward's gelu_grad with its cast, amax, column sums
+/// and transpose, and a residual add with its amax and cast (on cuBLASLt the result goes to
+/// GemmStep::epiD and launches compute the epilogue).
+GemmAnalysis analyzeGemm(const Op &kernel, std::string_view arch);
 /// True when `v` is computed (within the region) from one of `roots`.
 bool dependsOnAny(const Value *v, const std::set<const Op *> &roots);
 /// True when a yield of the kernel returns `v`.

@@ -293,7 +293,7 @@ void Lowerer::lowerKernel(const Op &kernel, int index) {
       allPushes &= op->kind() == OpKind::HistoryPush;
     }
   Status s;
-  if (kernel.strAttr("kind") == "gemm")
+  if (kernelKindOf(kernel) == KernelKind::Gemm)
     s = lowerGemmKernel(*this, kernel, index);
   else if (allPushes && !ops.empty())
     lowerStateKernel(kernel, index);

@@ -39,7 +39,6 @@ struct ElementwiseTuning {
 struct CodegenOptions {
   std::string arch = "sm_90a"; ///< sm_90a (Hopper) or sm_89 (Ada)
   ElementwiseTuning tuning;
-  GemmBackend gemmBackend = GemmBackend::Auto; ///< for FP8 GEMM steps (GemmStep::backend)
   /// Run a cast-transpose beside the GEMM step before it where they share no buffer
   /// (GemmStep::side: on the generated GEMM's idle warps; codegen/LowerSide.cpp). Off by
   /// default: measured a tie at best (CompileOptions::sideLaunches).

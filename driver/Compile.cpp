@@ -34,7 +34,6 @@ Expected<CompiledGraph> compileToPlan(const Graph &g, const CompileOptions &opts
   CodegenOptions co;
   co.arch = opts.arch.empty() ? "sm_90a" : opts.arch;
   co.tuning = opts.tuning;
-  co.gemmBackend = opts.backend;
   co.sideLaunches = opts.sideLaunches;
   Expected<LaunchPlan> plan = lowerGraph(*out.graph, co);
   if (!plan)

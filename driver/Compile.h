@@ -11,7 +11,7 @@
 #include "codegen/Lowering.h"
 #include "ir/IR.h"
 #include "ir/Status.h"
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 #include "passes/PassManager.h"
 #include "passes/Recipe.h"
 #include "runtime/Executable.h"
@@ -31,7 +31,7 @@ struct CompileOptions {
   std::string arch;                  ///< NVRTC target; "" = the device's (sm_90a on Hopper)
   bool verifyEach = true;
   ElementwiseTuning tuning;          ///< generated elementwise launch shapes (default: built in)
-  /// Who runs the FP8 GEMMs (passes/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
+  /// Who runs the FP8 GEMMs (ir/GemmBackend.h): Auto (cuBLASLt, the generated Hopper GEMM
   /// where cuBLASLt refuses a configuration), CublasLt or Generated (every FP8 GEMM on the
   /// generated kernel; a GEMM it cannot take is a compile() error). Every `fuse` of the
   /// pipeline plans for it. bf16/f16 GEMMs always run on cuBLASLt.

@@ -2,6 +2,7 @@
 #include "ir/TypeRules.h"
 
 #include "ir/DType.h"
+#include "ir/KernelPlan.h"
 
 #include <fmt/format.h>
 
@@ -245,6 +246,8 @@ std::string operandCountStr(const OpInfo &info) {
 std::string checkAttributes(OpKind kind, const AttrDict &attrs) {
   const OpInfo &info = opInfo(kind);
   for (const auto &[name, value] : attrs) {
+    if (name == kOpRoleAttr)
+      continue; // any op of a kernel region: checkKernelPlan's
     const AttrSpec *spec = info.findAttr(name);
     if (!spec) {
       std::string known;

@@ -45,7 +45,8 @@ Expected<TensorType> inferResultType(OpKind kind, std::span<const TensorType> op
 std::string operandCountStr(const OpInfo &info);
 
 /// Checks attribute names, kinds and values of a non-region op against Ops.def and the
-/// op-specific ranges (e.g. margin). Returns an error message or "".
+/// op-specific ranges (e.g. margin); an op's `fp8.role` and the values of the kernel's plan
+/// attributes are checkKernelPlan's (ir/KernelPlan.h). Returns an error message or "".
 std::string checkAttributes(OpKind kind, const AttrDict &attrs);
 
 } // namespace fp8c

@@ -6,6 +6,7 @@
 // outside value used twice in one kernel) are skipped.
 #include "ir/Verifier.h"
 
+#include "ir/KernelPlan.h"
 #include "ir/TypeRules.h"
 
 #include <fmt/format.h>
@@ -91,6 +92,7 @@ private:
   void verifyTypes(const Op &op);
   void verifyReturn(const Op &ret);
   void verifyKernel(const Op &k);
+  void verifyPlan(const Op &k);
   void verifyYield(const Op &yield, const Op &kernel);
 
   struct Scope {
@@ -250,6 +252,9 @@ void Verifier::verifyOp(const Op &op, const Op *kernel) {
     opError(op, "must not have a region");
   if (op.kind() == OpKind::Kernel && kernel)
     opError(op, "cannot be nested inside another 'fp8.kernel'");
+  if (!kernel && op.attr(kOpRoleAttr))
+    opError(op, fmt::format("attribute '{}' applies to ops of an 'fp8.kernel' region only",
+                            kOpRoleAttr));
 
   const bool countsOk = verifyCounts(op);
   bool typeAttrsOk = true;
@@ -363,6 +368,28 @@ void Verifier::verifyKernel(const Op &k) {
                                body.argument(i)->type().str(), i, k.operand(i)->type().str()));
   }
   verifyBlock(body, &k);
+  verifyPlan(k);
+}
+
+void Verifier::verifyPlan(const Op &k) {
+  const Block &body = *k.body();
+  std::vector<const Op *> ops;
+  std::map<const Op *, size_t> index;
+  std::vector<KernelPlanOp> plan;
+  for (const auto &op : body.ops()) {
+    if (op->info().has(kTerminator))
+      continue;
+    KernelPlanOp p{op->kind(), op->attr(kOpRoleAttr), {}, ""};
+    for (const Value *v : op->operands())
+      if (auto it = index.find(v->definingOp()); it != index.end())
+        p.uses.push_back(it->second);
+    p.name = op->numResults() ? describeValue(op->result(0)) : std::string(op->name());
+    index[op.get()] = ops.size();
+    ops.push_back(op.get());
+    plan.push_back(std::move(p));
+  }
+  for (const KernelPlanError &e : checkKernelPlan(k.attrs(), plan))
+    opError(e.op ? *ops[*e.op] : k, e.message);
 }
 
 void Verifier::verifyYield(const Op &yield, const Op &kernel) {

@@ -6,7 +6,10 @@
 // matching the signature; fp8.kernel has a region whose block arguments match its operands,
 // which ends in fp8.yield matching its results, and which uses no value defined outside it;
 // no region on other ops; no nested kernels; function inputs dynamic only in the leading dim;
-// `fp8.state` keys paired between one input and one output of the same type.
+// `fp8.state` keys paired between one input and one output of the same type; the fusion plan
+// of each kernel (checkKernelPlan, ir/KernelPlan.h): a gemm kernel's backend, gemm_backend and
+// op roles, GEMMs `main`, `prologue` ops not computed from one, `epilogue` ops computed from
+// one; `fp8.role` only on ops of a kernel region.
 #pragma once
 
 #include "ir/Diagnostics.h"

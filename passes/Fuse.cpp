@@ -1,6 +1,7 @@
 // `fuse`: applies the fusion plan (FusionPlanner.cpp). Each planned kernel becomes one
-// `fp8.kernel "gemm"|"pointwise"|"reduce"` op whose region holds the original ops, isolated
-// from above: values from outside enter as operands (block arguments), values used outside
+// `fp8.kernel "gemm"|"pointwise"|"reduce"` op carrying the plan (ir/KernelPlan.h: its backend,
+// a gemm kernel's FP8 GEMM backend, each op's role) whose region holds the original ops,
+// isolated from above: values from outside enter as operands (block arguments), values used outside
 // leave through fp8.yield as results. Fusion only groups ops, so the graph means the same
 // before and after (the differential tests check it bit for bit). The plan is printed to the
 // analysis stream when one is set (--print-fusion-plan).
@@ -60,7 +61,10 @@ void buildKernel(Graph &g, const PlannedKernel &k, Op *before) {
   for (Value *v : outputs)
     resultTypes.push_back(v->type());
   AttrDict attrs;
-  attrs.set("kind", Attribute(std::string(kernelKindName(k.kind))));
+  attrs.set(std::string(kKernelKindAttr), Attribute(std::string(kernelKindName(k.kind))));
+  attrs.set(std::string(kKernelBackendAttr), Attribute(std::string(kernelBackendName(k.backend))));
+  if (k.kind == KernelKind::Gemm)
+    attrs.set(std::string(kKernelGemmBackendAttr), Attribute(gemmBackendName(k.gemmBackend)));
   Op *kernel = OpBuilder(body, before).create(OpKind::Kernel, inputs, resultTypes, attrs,
                                               anchor->loc());
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -71,6 +75,7 @@ void buildKernel(Graph &g, const PlannedKernel &k, Op *before) {
   for (Value *in : inputs)
     args.push_back(region.addArgument(in->type(), in->name()));
   for (Op *op : k.ops) {
+    op->setAttr(std::string(kOpRoleAttr), Attribute(std::string(opRoleName(k.roles.at(op)))));
     region.append(body.take(op));
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       auto it = std::find(inputs.begin(), inputs.end(), op->operand(i));

@@ -1,10 +1,11 @@
 // The fusion plan: which ops each kernel takes, in which role, which backend it would go to,
 // and why ops were not fused where they might have been (docs/architecture.md). `fuse` computes
-// the plan and applies it; `--print-fusion-plan` prints it.
+// the plan and applies it, writing it into the IR (ir/KernelPlan.h: KernelKind, OpRole,
+// KernelBackend as kernel and op attributes); `--print-fusion-plan` prints it.
 #pragma once
 
 #include "ir/IR.h"
-#include "passes/GemmBackend.h"
+#include "ir/KernelPlan.h"
 
 #include <map>
 #include <ostream>
@@ -12,18 +13,6 @@
 #include <vector>
 
 namespace fp8c {
-
-enum class KernelKind { Gemm, Pointwise, Reduce };
-std::string_view kernelKindName(KernelKind k);
-
-/// Where an op sits in its kernel.
-enum class OpRole { Prologue, Main, Epilogue, Body };
-std::string_view opRoleName(OpRole r);
-
-/// Where a planned kernel would run: a generated launch (or generated GEMM), or cuBLASLt.
-enum class KernelBackend { Generated, CublasLt };
-/// "generated" or "cublaslt", as --print-fusion-plan shows it.
-std::string_view kernelBackendName(KernelBackend b);
 
 struct PlannedKernel {
   KernelKind kind;

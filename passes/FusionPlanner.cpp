@@ -39,7 +39,7 @@ Planner::Planner(const Graph &g, bool generatedGemm, bool gradEpilogue)
 FusionPlan Planner::run() {
   for (const auto &op : g_.body().ops())
     if (op->kind() == OpKind::Kernel) {
-      size_t k = newKernel(kindFromAttr(op.get()));
+      size_t k = newKernel(kernelKindOf(*op));
       plan_.kernels[k].existing = op.get();
       add(k, op.get(), OpRole::Body);
     }
@@ -59,13 +59,6 @@ FusionPlan Planner::run() {
 }
 
 // --- bookkeeping ----------------------------------------------------------------------------
-KernelKind Planner::kindFromAttr(const Op *op) {
-  std::string k = op->strAttr("kind");
-  return k == "gemm"     ? KernelKind::Gemm
-         : k == "reduce" ? KernelKind::Reduce
-                         : KernelKind::Pointwise;
-}
-
 bool Planner::allUsersIn(const Value *v, size_t k) const {
   for (Op *u : v->users())
     if (!inKernel(u, k))

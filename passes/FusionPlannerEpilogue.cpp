@@ -184,7 +184,8 @@ Op *Planner::auxGelu(size_t k, Value *tail, const std::vector<Op *> &others, Op 
 // (delayed scaling); codegen lowers it so (analyzeGemm), with the GEMM on cuBLASLt plus the
 // cast-transpose launch as auto's other choice, which the runtime measures against it. With
 // gelu_saved=e4m3, h is the convert of the saved e4m3 copy: that convert joins the kernel too
-// (`*savedConvert`), and the epilogue reads the copy (its derivative from tables).
+// (`*savedConvert`) as a prologue op (it reads a kernel input, not the GEMM's result), and the
+// epilogue reads the copy (its derivative from tables).
 Op *Planner::gradEpilogue(size_t k, Value *tail, const std::vector<Op *> &others, bool *refused,
                           Op **savedConvert) {
   if (others.size() != 1)
@@ -287,7 +288,7 @@ void Planner::growEpilogue(size_t k) {
       return;
     Op *savedConvert = nullptr;
     if (Op *gg = gradEpilogue(k, tail, others, &refused, &savedConvert)) {
-      if (savedConvert && !addIfAcyclic(k, savedConvert, OpRole::Epilogue))
+      if (savedConvert && !addIfAcyclic(k, savedConvert, OpRole::Prologue))
         return;
       if (!addIfAcyclic(k, gg, OpRole::Epilogue))
         return;

@@ -33,7 +33,6 @@ public:
 
 private:
   // --- bookkeeping (FusionPlanner.cpp) ----------------------------------------------------------
-  static KernelKind kindFromAttr(const Op *op);
   bool planned(const Op *op) const { return plan_.kernelOf.count(const_cast<Op *>(op)) != 0; }
   bool inKernel(const Op *op, size_t k) const {
     auto it = plan_.kernelOf.find(const_cast<Op *>(op));

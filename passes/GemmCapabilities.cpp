@@ -19,6 +19,10 @@ std::string GemmCapabilities::cublasLtRefusal(const PlannedKernel &k, Op *op) {
       op->operand(2)->type().rank() > 0 && k.ops.back() != op &&
       roleOf(k, k.ops.back()) == OpRole::Epilogue)
     return "cuBLASLt's row and block scale modes allow no epilogue but bias";
+  if (role == OpRole::Prologue && op->kind() == OpKind::Convert &&
+      isFloat8(op->operand(0)->type().dtype())) // the saved copy gelu_grad reads
+    return "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
+           "cuBLASLt, a cast-transpose launch from its bf16 result)";
   if (role != OpRole::Epilogue)
     return "";
   if (op->kind() == OpKind::Gelu && op->strAttr("approximate") != "tanh")

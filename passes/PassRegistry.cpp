@@ -66,8 +66,8 @@ std::vector<PassInfo> buildRegistry() {
                "group ops into fp8.kernel regions: FP8 bookkeeping into GEMM prologues and "
                "epilogues, pointwise chains, amax + scale + cast",
                {{"gemm-backend", "auto|cublaslt|generated", "auto",
-                 "who runs the FP8 GEMMs, shown in the fusion plan (codegen takes it from "
-                 "CodegenOptions::gemmBackend / fp8c --backend)"},
+                 "who runs the FP8 GEMMs (fp8c --backend): each gemm kernel's gemm_backend, "
+                 "which codegen reads"},
                 {"grad-epilogue", "on|off", "on",
                  "the backward's gelu_grad in the dgrad GEMM's epilogue (off: a cast-transpose "
                  "launch, which side launches can run beside another GEMM)"}},

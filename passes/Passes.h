@@ -1,7 +1,7 @@
 // Factories of fp8c's passes, one per file. The registry (PassRegistry.cpp) names them.
 #pragma once
 
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 #include "passes/Pass.h"
 #include "passes/Recipe.h"
 #include "ir/Status.h"
@@ -35,8 +35,8 @@ std::unique_ptr<Pass> createQuantizePass(const Recipe &recipe);
 std::unique_ptr<Pass> createAutodiffPass();
 /// The options of `fuse` (pipeline text: `fuse{gemm-backend=B grad-epilogue=on|off}`).
 struct FuseOptions {
-  /// Who runs the FP8 GEMMs, planned for and shown by --print-fusion-plan (codegen takes it
-  /// from CodegenOptions::gemmBackend).
+  /// Who runs the FP8 GEMMs, planned for, shown by --print-fusion-plan and written into each
+  /// gemm kernel with an FP8 GEMM as its `gemm_backend`, which codegen reads (ir/KernelPlan.h).
   GemmBackend gemmBackend = GemmBackend::Auto;
   /// The backward's gelu_grad may join the dgrad GEMM's epilogue (off: a cast-transpose
   /// launch, which side launches can run beside another GEMM).

@@ -131,6 +131,10 @@ def Fp8_KernelOp : Fp8_Op<"kernel", [NoTerminator, RecursiveMemoryEffects]> {
     `kind` ("gemm", "pointwise" or "reduce") prints positionally:
     `%r = fp8.kernel "gemm" (%a, %b) : (...) -> ... { ^bb0(%x: ..., %y: ...): ... }`.
     The region's arguments match the operands; it uses no value defined outside it.
+    The kernel carries its fusion plan (ir/KernelPlan.h): `backend` ("generated" or
+    "cublaslt"), for a gemm kernel `gemm_backend` ("auto", "cublaslt" or "generated"), and
+    each op of its region `fp8.role` ("prologue", "main", "epilogue" or "body"); the kernel's
+    verifier checks them (checkKernelPlan), as fp8c's does.
   }];
   let regions = (region AnyRegion:$body);
 }

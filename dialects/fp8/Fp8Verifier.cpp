@@ -11,6 +11,7 @@
 // verifiers.
 #include "dialects/fp8/Fp8Dialect.h"
 
+#include "ir/KernelPlan.h"
 #include "ir/TypeRules.h"
 
 #include <fmt/format.h>
@@ -67,6 +68,7 @@ private:
   bool verifyAttributes(AttrDict &attrs);
   void verifyTypes(const AttrDict &attrs);
   void verifyKernelRegion();
+  void verifyPlan(const AttrDict &attrs);
   void verifyYield(mlir::Operation *yield);
   void verifyPlacement();
 
@@ -87,8 +89,10 @@ mlir::LogicalResult OpVerifier::run() {
   const bool typeAttrsOk = verifyAttributes(attrs);
   if (countsOk && typeAttrsOk && !info_.has(kHasRegion) && !info_.has(kTerminator))
     verifyTypes(attrs);
-  if (kind_ == OpKind::Kernel && hasBody)
+  if (kind_ == OpKind::Kernel && hasBody) {
     verifyKernelRegion();
+    verifyPlan(attrs);
+  }
   verifyPlacement();
   return mlir::success(ok_);
 }
@@ -198,6 +202,41 @@ void OpVerifier::verifyKernelRegion() {
     error("region must end with 'fp8.yield'");
 }
 
+// The kernel's fusion plan (checkKernelPlan, as fp8c's verifier runs it).
+void OpVerifier::verifyPlan(const AttrDict &attrs) {
+  mlir::Region &region = op_->getRegion(0);
+  if (!region.hasOneBlock())
+    return;
+  std::vector<mlir::Operation *> ops;
+  llvm::DenseMap<mlir::Operation *, size_t> index;
+  std::vector<KernelPlanOp> plan;
+  std::vector<Attribute> roles; // converted role attributes, which `plan` points into
+  roles.reserve(region.front().getOperations().size());
+  for (mlir::Operation &inner : region.front()) {
+    std::optional<OpKind> k = opKindOf(&inner);
+    if (!k || opInfo(*k).has(kTerminator))
+      continue;
+    KernelPlanOp p{*k, nullptr, {}, ""};
+    if (mlir::Attribute a = inner.getAttr(kOpRoleAttr)) {
+      Expected<Attribute> v = toFp8cAttribute(a);
+      if (!v)
+        continue; // reported by the op's own verifier
+      roles.push_back(v.take());
+      p.role = &roles.back();
+    }
+    for (mlir::Value v : inner.getOperands())
+      if (auto it = index.find(v.getDefiningOp()); it != index.end())
+        p.uses.push_back(it->second);
+    p.name = inner.getNumResults() ? describeValue(inner.getResult(0))
+                                   : inner.getName().getStringRef().str();
+    index[&inner] = ops.size();
+    ops.push_back(&inner);
+    plan.push_back(std::move(p));
+  }
+  for (const KernelPlanError &e : checkKernelPlan(attrs, plan))
+    error(e.op ? ops[*e.op] : op_, e.message);
+}
+
 void OpVerifier::verifyYield(mlir::Operation *yield) {
   if (yield->getNumOperands() != op_->getNumResults())
     return error(yield, fmt::format("has {}, but the kernel has {}",
@@ -214,6 +253,9 @@ void OpVerifier::verifyYield(mlir::Operation *yield) {
 // those), and a body whose last op is an fp8 op does not end in func.return.
 void OpVerifier::verifyPlacement() {
   mlir::Operation *parent = op_->getParentOp();
+  if (op_->hasAttr(kOpRoleAttr) && !llvm::isa_and_nonnull<KernelOp>(parent))
+    error(fmt::format("attribute '{}' applies to ops of an 'fp8.kernel' region only",
+                      kOpRoleAttr));
   if (kind_ == OpKind::Yield && !llvm::isa_and_nonnull<KernelOp>(parent))
     return error("must be the last op of an 'fp8.kernel' region");
   if (!isFuncFunc(parent) || op_ != &op_->getBlock()->back() || kind_ == OpKind::Yield)

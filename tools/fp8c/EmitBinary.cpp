@@ -48,11 +48,10 @@ bool emitOne(NvrtcRequest req, const std::string &what, const std::string &dir, 
 } // namespace
 
 bool emitBinary(const Module &m, const std::string &what, const std::string &arch,
-                GemmBackend backend, int64_t dynamicDim, const std::string &dir,
+                int64_t dynamicDim, const std::string &dir,
                 std::ostream &out, std::ostream &err) {
   CodegenOptions co;
   co.arch = arch.empty() ? "sm_90a" : arch;
-  co.gemmBackend = backend;
   for (const auto &g : m.graphs()) {
     Expected<LaunchPlan> plan = lowerGraph(*g, co);
     if (!plan) {

@@ -8,12 +8,11 @@
 
 namespace fp8c::cli {
 
-bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, int64_t dynamicDim,
-              std::ostream &out, std::ostream &err) {
+bool emitCuda(const Module &m, const std::string &arch, int64_t dynamicDim, std::ostream &out,
+              std::ostream &err) {
   CodegenOptions opts;
   if (!arch.empty())
     opts.arch = arch;
-  opts.gemmBackend = backend;
   bool first = true;
   for (const auto &g : m.graphs()) {
     Expected<LaunchPlan> plan = lowerGraph(*g, opts);

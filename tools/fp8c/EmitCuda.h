@@ -15,10 +15,10 @@ namespace fp8c::cli {
 /// `arch` and writes the plan's CUDA text to `out`, functions separated by a blank line.
 /// On an error (a located diagnostic) writes it to `err` and returns false; writes nothing
 /// to `out` for the failing function.
-/// `backend` is who runs the FP8 GEMMs, as the arch allows it (gemmBackendFor). After each
-/// plan, the source of every generated GEMM kernel its steps run (GeneratedGemms.h; the tile
-/// heuristic at M = `dynamicDim`).
-bool emitCuda(const Module &m, const std::string &arch, GemmBackend backend, int64_t dynamicDim,
-              std::ostream &out, std::ostream &err);
+/// Who runs each kernel's FP8 GEMMs is the kernel's gemm_backend, which `fuse` wrote from
+/// --backend (ir/KernelPlan.h). After each plan, the source of every generated GEMM kernel its
+/// steps run (GeneratedGemms.h; the tile heuristic at M = `dynamicDim`).
+bool emitCuda(const Module &m, const std::string &arch, int64_t dynamicDim, std::ostream &out,
+              std::ostream &err);
 
 } // namespace fp8c::cli

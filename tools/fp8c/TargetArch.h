@@ -4,7 +4,7 @@
 // codegen and the runtime; nothing below re-reads the arch's name for it.
 #pragma once
 
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 #include "ir/Status.h"
 
 #include <optional>

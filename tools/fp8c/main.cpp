@@ -106,7 +106,7 @@ int processTraining(const Options &o, Module &m, std::ostream &irOut) {
   }
   std::cout << plan.str();
   if (o.emit == "cuda")
-    return emitCuda(out, emitArch(o), o.backend, o.dynamicDim, irOut, std::cerr) ? kExitOk
+    return emitCuda(out, emitArch(o), o.dynamicDim, irOut, std::cerr) ? kExitOk
                                                                                : kExitUserError;
   if (o.emit.has_value() || !o.printFusionPlan)
     printModule(out, irOut);
@@ -195,10 +195,10 @@ int processModule(const Options &o, Module &m, std::string_view text, const std:
     std::cout << plan.str();
   }
   if (o.emit == "cuda")
-    return emitCuda(m, emitArch(o), o.backend, o.dynamicDim, irOut, std::cerr) ? kExitOk
+    return emitCuda(m, emitArch(o), o.dynamicDim, irOut, std::cerr) ? kExitOk
                                                                                : kExitUserError;
   if (o.emit == "ptx" || o.emit == "cubin")
-    return emitBinary(m, *o.emit, emitArch(o), o.backend, o.dynamicDim, o.outputDir, irOut,
+    return emitBinary(m, *o.emit, emitArch(o), o.dynamicDim, o.outputDir, irOut,
                       std::cerr)
                ? kExitOk
                : kExitUserError;

@@ -44,11 +44,11 @@ func.func @fused(%x: tensor<2x3xbf16>, %w: tensor<2x3xbf16>) -> (tensor<2x2xf32>
   %aw = fp8.amax %w : (tensor<2x3xbf16>) -> tensor<f32>
   %sw = fp8.scale %aw : (tensor<f32>) -> tensor<f32>
   %qw = fp8.cast %w, %sw : (tensor<2x3xbf16>, tensor<f32>) -> tensor<2x3xf8E4M3FN>
-  %y, %m = fp8.kernel "gemm" (%qx, %qw, %sx, %sw) : (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>, tensor<f32>, tensor<f32>) -> (tensor<2x2xf32>, tensor<f32>) {
+  %y, %m = fp8.kernel "gemm" (%qx, %qw, %sx, %sw) {backend = "generated", gemm_backend = "auto"} : (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>, tensor<f32>, tensor<f32>) -> (tensor<2x2xf32>, tensor<f32>) {
   ^bb0(%a: tensor<2x3xf8E4M3FN>, %b: tensor<2x3xf8E4M3FN>, %sa: tensor<f32>, %sb: tensor<f32>):
-    %mm = fp8.scaled_matmul %a, %b, %sa, %sb {out = f32} : (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<2x2xf32>
-    %r = fp8.relu %mm : (tensor<2x2xf32>) -> tensor<2x2xf32>
-    %am = fp8.amax %r : (tensor<2x2xf32>) -> tensor<f32>
+    %mm = fp8.scaled_matmul %a, %b, %sa, %sb {fp8.role = "main", out = f32} : (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<2x2xf32>
+    %r = fp8.relu %mm {fp8.role = "epilogue"} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %am = fp8.amax %r {fp8.role = "epilogue"} : (tensor<2x2xf32>) -> tensor<f32>
     fp8.yield %r, %am : tensor<2x2xf32>, tensor<f32>
   }
   return %y, %m : tensor<2x2xf32>, tensor<f32>

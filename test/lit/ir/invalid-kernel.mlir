@@ -45,7 +45,7 @@ func.func @kernel_bad_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @kernel_unknown_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: {{.*}}invalid-kernel.mlir:[[@LINE+1]]:3: error: 'fp8.kernel' op unknown attribute 'tile' (known: kind)
+  // CHECK: {{.*}}invalid-kernel.mlir:[[@LINE+1]]:3: error: 'fp8.kernel' op unknown attribute 'tile' (known: kind, backend, gemm_backend)
   %k = fp8.kernel "pointwise" (%x) {tile = 128} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     fp8.yield %a : tensor<4xf32>
@@ -143,7 +143,7 @@ func.func @yield_type(%x: tensor<4xf32>) -> tensor<4xbf16> {
 func.func @not_isolated(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4x16xf32> {
   // %w is used twice inside the region: reported once.
   // CHECK: {{.*}}invalid-kernel.mlir:[[@LINE+1]]:3: error: 'fp8.kernel' op region uses %w, defined outside the kernel; pass it as an operand
-  %k = fp8.kernel "gemm" (%x) : (tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %k = fp8.kernel "pointwise" (%x) : (tensor<4x8xf32>) -> tensor<4x16xf32> {
   ^bb0(%a: tensor<4x8xf32>):
     %y = fp8.linear %a, %w : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     %z = fp8.linear %a, %w : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
@@ -197,7 +197,7 @@ func.func @return_inside_kernel(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @ops_in_region_verified(%x: tensor<4x8xf32>, %w: tensor<16x512xf32>) -> tensor<4x16xf32> {
-  %k = fp8.kernel "gemm" (%x, %w) : (tensor<4x8xf32>, tensor<16x512xf32>) -> tensor<4x16xf32> {
+  %k = fp8.kernel "pointwise" (%x, %w) : (tensor<4x8xf32>, tensor<16x512xf32>) -> tensor<4x16xf32> {
   ^bb0(%a: tensor<4x8xf32>, %b: tensor<16x512xf32>):
     // CHECK: {{.*}}invalid-kernel.mlir:[[@LINE+1]]:5: error: 'fp8.linear' op K mismatch: input has 8, weight has 512
     %y = fp8.linear %a, %b : (tensor<4x8xf32>, tensor<16x512xf32>) -> tensor<4x16xf32>

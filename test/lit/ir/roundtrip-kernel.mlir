@@ -1,6 +1,7 @@
 // Round trip of fused kernels: fp8.kernel with its kind printed positionally, other attributes
 // in the dictionary, a region whose block arguments and ops print one level deeper, and
-// fp8.yield with several, one or no operands.
+// fp8.yield with several, one or no operands; the fusion plan a gemm kernel carries (its
+// backend and FP8 GEMM backend, each op's fp8.role) prints as attributes.
 // RUN: fp8c %s --emit=ir | FileCheck %s
 // RUN: fp8c %s --emit=ir | fp8c - --emit=ir | FileCheck %s
 
@@ -16,11 +17,11 @@
 // CHECK-NEXT:   %[[AW:.+]] = fp8.amax %[[W]] : (tensor<512x256xbf16>) -> tensor<f32>
 // CHECK-NEXT:   %[[SW:.+]] = fp8.scale %[[AW]] : (tensor<f32>) -> tensor<f32>
 // CHECK-NEXT:   %[[QW:.+]] = fp8.cast %[[W]], %[[SW]] : (tensor<512x256xbf16>, tensor<f32>) -> tensor<512x256xf8E4M3FN>
-// CHECK-NEXT:   %[[Y:.+]], %[[AMAX:.+]] = fp8.kernel "gemm" (%[[QX]], %[[QW]], %[[SX]], %[[SW]], %[[B]]) : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> (tensor<?x512xbf16>, tensor<f32>) {
+// CHECK-NEXT:   %[[Y:.+]], %[[AMAX:.+]] = fp8.kernel "gemm" (%[[QX]], %[[QW]], %[[SX]], %[[SW]], %[[B]]) {backend = "cublaslt", gemm_backend = "auto"} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> (tensor<?x512xbf16>, tensor<f32>) {
 // CHECK-NEXT:   ^bb0(%[[A:[^:]+]]: tensor<?x256xf8E4M3FN>, %[[BB:[^:]+]]: tensor<512x256xf8E4M3FN>, %[[SA:[^:]+]]: tensor<f32>, %[[SB:[^:]+]]: tensor<f32>, %[[BIAS:[^:]+]]: tensor<512xbf16>):
-// CHECK-NEXT:     %[[MM:.+]] = fp8.scaled_matmul %[[A]], %[[BB]], %[[SA]], %[[SB]], %[[BIAS]] {out = bf16} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x512xbf16>
-// CHECK-NEXT:     %[[G:.+]] = fp8.gelu %[[MM]] {approximate = "tanh"} : (tensor<?x512xbf16>) -> tensor<?x512xbf16>
-// CHECK-NEXT:     %[[AG:.+]] = fp8.amax %[[G]] : (tensor<?x512xbf16>) -> tensor<f32>
+// CHECK-NEXT:     %[[MM:.+]] = fp8.scaled_matmul %[[A]], %[[BB]], %[[SA]], %[[SB]], %[[BIAS]] {fp8.role = "main", out = bf16} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x512xbf16>
+// CHECK-NEXT:     %[[G:.+]] = fp8.gelu %[[MM]] {approximate = "tanh", fp8.role = "epilogue"} : (tensor<?x512xbf16>) -> tensor<?x512xbf16>
+// CHECK-NEXT:     %[[AG:.+]] = fp8.amax %[[G]] {fp8.role = "epilogue"} : (tensor<?x512xbf16>) -> tensor<f32>
 // CHECK-NEXT:     fp8.yield %[[G]], %[[AG]] : tensor<?x512xbf16>, tensor<f32>
 // CHECK-NEXT:   }
 // CHECK-NEXT:   return %[[Y]], %[[AMAX]] : tensor<?x512xbf16>, tensor<f32>
@@ -37,11 +38,11 @@ func.func @fused_mlp(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tenso
   %aw = fp8.amax %w : (tensor<512x256xbf16>) -> tensor<f32>
   %sw = fp8.scale %aw : (tensor<f32>) -> tensor<f32>
   %qw = fp8.cast %w, %sw : (tensor<512x256xbf16>, tensor<f32>) -> tensor<512x256xf8E4M3FN>
-  %y, %amax = fp8.kernel "gemm" (%qx, %qw, %sx, %sw, %b) : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> (tensor<?x512xbf16>, tensor<f32>) {
+  %y, %amax = fp8.kernel "gemm" (%qx, %qw, %sx, %sw, %b) {gemm_backend = "auto", backend = "cublaslt"} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> (tensor<?x512xbf16>, tensor<f32>) {
   ^bb0(%a: tensor<?x256xf8E4M3FN>, %bb: tensor<512x256xf8E4M3FN>, %sa: tensor<f32>, %sb: tensor<f32>, %bias: tensor<512xbf16>):
-    %mm = fp8.scaled_matmul %a, %bb, %sa, %sb, %bias {out = bf16} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x512xbf16>
-    %g = fp8.gelu %mm {approximate = "tanh"} : (tensor<?x512xbf16>) -> tensor<?x512xbf16>
-    %ag = fp8.amax %g : (tensor<?x512xbf16>) -> tensor<f32>
+    %mm = fp8.scaled_matmul %a, %bb, %sa, %sb, %bias {out = bf16, fp8.role = "main"} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<512xbf16>) -> tensor<?x512xbf16>
+    %g = fp8.gelu %mm {fp8.role = "epilogue", approximate = "tanh"} : (tensor<?x512xbf16>) -> tensor<?x512xbf16>
+    %ag = fp8.amax %g {fp8.role = "epilogue"} : (tensor<?x512xbf16>) -> tensor<f32>
     fp8.yield %g, %ag : tensor<?x512xbf16>, tensor<f32>
   }
   return %y, %amax : tensor<?x512xbf16>, tensor<f32>

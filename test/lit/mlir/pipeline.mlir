@@ -24,12 +24,12 @@
 
 // TENSOR-LABEL: func.func @mlp(%x: tensor<?x256xbf16>, %w1: tensor<512x256xbf16>, %b1: tensor<512xbf16>, %w2: tensor<256x512xbf16>) -> tensor<?x256xbf16> {
 // TENSOR:         %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%x)
-// TENSOR:           fp8.amax {{.*}}{granularity = "tensor"}
+// TENSOR:           fp8.amax {{.*}}{fp8.role = "body", granularity = "tensor"}
 // TENSOR:           fp8.cast {{.*}} -> tensor<?x256xf8E4M3FN>
 // TENSOR:         = fp8.kernel "reduce" (%w1)
 // TENSOR:           fp8.cast {{.*}} -> tensor<512x256xf8E4M3FN>
 // TENSOR:         = fp8.kernel "gemm" (%[[XQ]], %w1_fp8, %[[XS]],
-// TENSOR:           fp8.scaled_matmul {{.*}} {fast_accum = true, out = bf16}
+// TENSOR:           fp8.scaled_matmul {{.*}} {fast_accum = true, fp8.role = "main", out = bf16}
 // TENSOR:         %y = fp8.kernel "gemm"
 // TENSOR:         return %y : tensor<?x256xbf16>
 
@@ -41,13 +41,13 @@
 // DELAYED:         fp8.history_push
 
 // ROW-LABEL: func.func @mlp(
-// ROW:         fp8.amax {{.*}} {granularity = "row"} : (tensor<?x256xbf16>) -> tensor<?xf32>
+// ROW:         fp8.amax {{.*}} {fp8.role = "body", granularity = "row"} : (tensor<?x256xbf16>) -> tensor<?xf32>
 // ROW:         fp8.scaled_matmul {{.*}} : (tensor<?x256xf8E4M3FN>, tensor<512x256xf8E4M3FN>, tensor<?xf32>, tensor<512xf32>, tensor<512xbf16>) -> tensor<?x512xbf16>
 
 // BLOCK-LABEL: func.func @mlp(
-// BLOCK:         fp8.amax {{.*}} {granularity = "block_1x128"} : (tensor<?x256xbf16>) -> tensor<?x2xf32>
-// BLOCK:         fp8.scale {{.*}} {dtype = f8E4M3FN, pow2 = true}
-// BLOCK:         fp8.amax {{.*}} {granularity = "block_128x128"} : (tensor<512x256xbf16>) -> tensor<4x2xf32>
+// BLOCK:         fp8.amax {{.*}} {fp8.role = "body", granularity = "block_1x128"} : (tensor<?x256xbf16>) -> tensor<?x2xf32>
+// BLOCK:         fp8.scale {{.*}} {dtype = f8E4M3FN, fp8.role = "body", pow2 = true}
+// BLOCK:         fp8.amax {{.*}} {fp8.role = "body", granularity = "block_128x128"} : (tensor<512x256xbf16>) -> tensor<4x2xf32>
 
 // canonicalize folds the double convert; cse merges the two identical gelus; dce drops %dead.
 // CLEAN-LABEL: func.func @mlp(

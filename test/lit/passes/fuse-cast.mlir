@@ -19,21 +19,21 @@
 // TENSORWISE-LABEL: func.func @mlp(
 // TENSORWISE:        %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%[[X:[^)]+]])
 // TENSORWISE-NEXT:   ^bb0(%[[KX:[^:]+]]: tensor<?x256xbf16>):
-// TENSORWISE-NEXT:     %[[A:.+]] = fp8.amax %[[KX]] {granularity = "tensor"}
+// TENSORWISE-NEXT:     %[[A:.+]] = fp8.amax %[[KX]] {fp8.role = "body", granularity = "tensor"}
 // TENSORWISE-NEXT:     %[[S:.+]] = fp8.scale %[[A]]
-// TENSORWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX]], %[[S]] {granularity = "tensor"}
+// TENSORWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX]], %[[S]] {fp8.role = "body", granularity = "tensor"}
 // TENSORWISE-NEXT:     fp8.yield %[[S]], %[[Q]] : tensor<f32>, tensor<?x256xf8E4M3FN>
-// TENSORWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm" (%[[XQ]], %{{[^,]+}}, %[[XS]], {{.+}}) : {{.+}} -> (tensor<?x512xbf16>, tensor<f32>) {
+// TENSORWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm" (%[[XQ]], %{{[^,]+}}, %[[XS]], {{.+}}) {backend = "cublaslt", gemm_backend = "auto"} : {{.+}} -> (tensor<?x512xbf16>, tensor<f32>) {
 // TENSORWISE-NEXT:   ^bb0(%[[KQ:[^:]+]]: tensor<?x256xf8E4M3FN>,
 // TENSORWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul %[[KQ]],
 // TENSORWISE-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
-// TENSORWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {granularity = "tensor"}
+// TENSORWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {fp8.role = "epilogue", granularity = "tensor"}
 // TENSORWISE-NEXT:     fp8.yield %[[R]], %[[RA]] : tensor<?x512xbf16>, tensor<f32>
 // TENSORWISE-NEXT:   }
-// TENSORWISE-NEXT:   %[[Y:.+]] = fp8.kernel "gemm" (%[[GA]], %[[G]], {{.+}}) : (tensor<f32>, tensor<?x512xbf16>,
+// TENSORWISE-NEXT:   %[[Y:.+]] = fp8.kernel "gemm" (%[[GA]], %[[G]], {{.+}}) {backend = "generated", gemm_backend = "auto"} : (tensor<f32>, tensor<?x512xbf16>,
 // TENSORWISE-NEXT:   ^bb0(%[[KGA:[^:]+]]: tensor<f32>, %[[KG:[^:]+]]: tensor<?x512xbf16>,
 // TENSORWISE-NEXT:     %[[S2:.+]] = fp8.scale %[[KGA]]
-// TENSORWISE-NEXT:     %[[Q2:.+]] = fp8.cast %[[KG]], %[[S2]] {granularity = "tensor"}
+// TENSORWISE-NEXT:     %[[Q2:.+]] = fp8.cast %[[KG]], %[[S2]] {fp8.role = "prologue", granularity = "tensor"}
 // TENSORWISE-NEXT:     %[[Y2:.+]] = fp8.scaled_matmul %[[Q2]],
 // TENSORWISE-NEXT:     fp8.yield %[[Y2]]
 // TENSORWISE-NEXT:   }
@@ -58,20 +58,20 @@
 // Rowwise: the same shape of plan with row amaxes (a row spans several output tiles); x's row
 // amax, scale and cast are one pass over each row.
 // ROWWISE-LABEL: func.func @mlp(
-// ROWWISE:        fp8.amax %{{.+}} {granularity = "row"} : (tensor<?x256xbf16>) -> tensor<?xf32>
+// ROWWISE:        fp8.amax %{{.+}} {fp8.role = "body", granularity = "row"} : (tensor<?x256xbf16>) -> tensor<?xf32>
 // ROWWISE-NEXT:   %[[S:.+]] = fp8.scale
-// ROWWISE-NEXT:   fp8.cast %{{.+}}, %[[S]] {granularity = "row"}
+// ROWWISE-NEXT:   fp8.cast %{{.+}}, %[[S]] {fp8.role = "body", granularity = "row"}
 // ROWWISE:        %[[G:[^,]+]], %[[GA:[^ ]+]] = fp8.kernel "gemm"
 // ROWWISE-NEXT:   ^bb0(
 // ROWWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul
 // ROWWISE-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
-// ROWWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {granularity = "row"}
+// ROWWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {fp8.role = "epilogue", granularity = "row"}
 // ROWWISE-NEXT:     fp8.yield %[[R]], %[[RA]] : tensor<?x512xbf16>, tensor<?xf32>
 // ROWWISE-NEXT:   }
 // ROWWISE-NEXT:   %[[Y:.+]] = fp8.kernel "gemm" (%[[GA]], %[[G]], {{.+}})
 // ROWWISE-NEXT:   ^bb0(
 // ROWWISE-NEXT:     %[[S2:.+]] = fp8.scale
-// ROWWISE-NEXT:     %[[Q2:.+]] = fp8.cast %{{.+}}, %[[S2]] {granularity = "row"}
+// ROWWISE-NEXT:     %[[Q2:.+]] = fp8.cast %{{.+}}, %[[S2]] {fp8.role = "prologue", granularity = "row"}
 // ROWWISE-NEXT:     fp8.scaled_matmul %[[Q2]],
 // ROWWISE-PLAN-LABEL: // fusion plan for @mlp: 5 kernels
 // ROWWISE-PLAN:          not fused:
@@ -90,7 +90,7 @@
 // DELAYED-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
 // DELAYED-NEXT:     %[[RA:.+]] = fp8.amax %[[R]]
 // DELAYED-NEXT:     %[[RS:.+]] = fp8.history_scale %[[KGH]]
-// DELAYED-NEXT:     %[[RQ:.+]] = fp8.cast %[[R]], %[[RS]] {granularity = "tensor"} : (tensor<?x512xbf16>, tensor<f32>) -> tensor<?x512xf8E4M3FN>
+// DELAYED-NEXT:     %[[RQ:.+]] = fp8.cast %[[R]], %[[RS]] {fp8.role = "epilogue", granularity = "tensor"} : (tensor<?x512xbf16>, tensor<f32>) -> tensor<?x512xf8E4M3FN>
 // DELAYED-NEXT:     fp8.yield %[[A]], %[[RA]], %[[RS]], %[[RQ]] : tensor<f32>, tensor<f32>, tensor<f32>, tensor<?x512xf8E4M3FN>
 // DELAYED-NEXT:   }
 // DELAYED-NEXT:   %[[Y:.+]] = fp8.kernel "gemm" (%[[GQ]], %{{.+}}, %[[GS]], %{{.+}})
@@ -121,17 +121,17 @@
 // BLOCKWISE-SAME: %[[X:[^:]+]]: tensor<?x256xbf16>
 // BLOCKWISE-NEXT:   %[[XS:[^,]+]], %[[XQ:[^ ]+]] = fp8.kernel "reduce" (%[[X]])
 // BLOCKWISE-NEXT:   ^bb0(%[[KX:[^:]+]]: tensor<?x256xbf16>):
-// BLOCKWISE-NEXT:     %[[A:.+]] = fp8.amax %[[KX]] {granularity = "block_1x128"}
-// BLOCKWISE-NEXT:     %[[S:.+]] = fp8.scale %[[A]] {dtype = f8E4M3FN, pow2 = true}
-// BLOCKWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX]], %[[S]] {granularity = "block_1x128"}
+// BLOCKWISE-NEXT:     %[[A:.+]] = fp8.amax %[[KX]] {fp8.role = "body", granularity = "block_1x128"}
+// BLOCKWISE-NEXT:     %[[S:.+]] = fp8.scale %[[A]] {dtype = f8E4M3FN, fp8.role = "body", pow2 = true}
+// BLOCKWISE-NEXT:     %[[Q:.+]] = fp8.cast %[[KX]], %[[S]] {fp8.role = "body", granularity = "block_1x128"}
 // BLOCKWISE-NEXT:     fp8.yield %[[S]], %[[Q]]
 // BLOCKWISE:        %[[GS:[^,]+]], %[[GQ:[^ ]+]] = fp8.kernel "gemm" (%[[XQ]], %{{.+}}, %[[XS]], %{{.+}})
 // BLOCKWISE-NEXT:   ^bb0(
 // BLOCKWISE-NEXT:     %[[H:.+]] = fp8.scaled_matmul
 // BLOCKWISE-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
-// BLOCKWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {granularity = "block_1x128"}
+// BLOCKWISE-NEXT:     %[[RA:.+]] = fp8.amax %[[R]] {fp8.role = "epilogue", granularity = "block_1x128"}
 // BLOCKWISE-NEXT:     %[[RS:.+]] = fp8.scale %[[RA]]
-// BLOCKWISE-NEXT:     %[[RQ:.+]] = fp8.cast %[[R]], %[[RS]] {granularity = "block_1x128"} : (tensor<?x512xbf16>, tensor<?x4xf32>) -> tensor<?x512xf8E4M3FN>
+// BLOCKWISE-NEXT:     %[[RQ:.+]] = fp8.cast %[[R]], %[[RS]] {fp8.role = "epilogue", granularity = "block_1x128"} : (tensor<?x512xbf16>, tensor<?x4xf32>) -> tensor<?x512xf8E4M3FN>
 // BLOCKWISE-NEXT:     fp8.yield %[[RS]], %[[RQ]] : tensor<?x4xf32>, tensor<?x512xf8E4M3FN>
 // BLOCKWISE-NEXT:   }
 // BLOCKWISE-NEXT:   %[[Y:.+]] = fp8.kernel "gemm" (%[[GQ]], %{{.+}}, %[[GS]], %{{.+}})

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @bias_relu(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<?x256xbf16>, %[[W:[^:]+]]: tensor<128x256xbf16>, %[[B:[^:]+]]: tensor<128xbf16>)
-// CHECK-NEXT:   %[[K:.+]] = fp8.kernel "gemm" (%[[X]], %[[W]], %[[B]]) : (tensor<?x256xbf16>, tensor<128x256xbf16>, tensor<128xbf16>) -> tensor<?x128xbf16> {
+// CHECK-NEXT:   %[[K:.+]] = fp8.kernel "gemm" (%[[X]], %[[W]], %[[B]]) {backend = "cublaslt", gemm_backend = "auto"} : (tensor<?x256xbf16>, tensor<128x256xbf16>, tensor<128xbf16>) -> tensor<?x128xbf16> {
 // CHECK-NEXT:   ^bb0(%[[KX:[^:]+]]: tensor<?x256xbf16>, %[[KW:[^:]+]]: tensor<128x256xbf16>, %[[KB:[^:]+]]: tensor<128xbf16>):
 // CHECK-NEXT:     %[[H:.+]] = fp8.linear %[[KX]], %[[KW]], %[[KB]]
 // CHECK-NEXT:     %[[R:.+]] = fp8.relu %[[H]]
@@ -30,13 +30,13 @@ func.func @bias_relu(%x: tensor<?x256xbf16>, %w: tensor<128x256xbf16>, %b: tenso
 // CHECK:        %[[G:.+]] = fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(
 // CHECK-NEXT:     %[[H:.+]] = fp8.linear
-// CHECK-NEXT:     %[[G1:.+]] = fp8.gelu %[[H]] {approximate = "tanh"}
+// CHECK-NEXT:     %[[G1:.+]] = fp8.gelu %[[H]] {approximate = "tanh", fp8.role = "epilogue"}
 // CHECK-NEXT:     fp8.yield %[[G1]]
 // CHECK-NEXT:   }
 // CHECK-NEXT:   %[[G2:.+]] = fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(
 // CHECK-NEXT:     %[[H2:.+]] = fp8.linear
-// CHECK-NEXT:     %[[G3:.+]] = fp8.gelu %[[H2]] :
+// CHECK-NEXT:     %[[G3:.+]] = fp8.gelu %[[H2]] {fp8.role = "epilogue"} :
 // CHECK-NEXT:     fp8.yield %[[G3]]
 // CHECK-NEXT:   }
 // CHECK-NEXT:   return %[[G]], %[[G2]]
@@ -108,7 +108,7 @@ func.func @residual_from_other_gemm(%x: tensor<?x256xbf16>, %w: tensor<128x256xb
 // CHECK-NEXT:   %[[H:[^,]+]], %[[T:[^ ]+]] = fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(
 // CHECK-NEXT:     %[[KH:.+]] = fp8.linear
-// CHECK-NEXT:     %[[KT:.+]] = fp8.amax %[[KH]] {granularity = "tensor"}
+// CHECK-NEXT:     %[[KT:.+]] = fp8.amax %[[KH]] {fp8.role = "epilogue", granularity = "tensor"}
 // CHECK-NEXT:     fp8.yield %[[KH]], %[[KT]] :
 // CHECK-NEXT:   }
 // CHECK-COUNT-4: fp8.kernel "reduce" (%[[H]])

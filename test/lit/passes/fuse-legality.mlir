@@ -38,7 +38,7 @@ func.func @second_user(%x: tensor<?x256xbf16>, %w: tensor<128x256xbf16>) -> (ten
 // CHECK:        fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(
 // CHECK-NEXT:     %[[L:.+]] = fp8.linear
-// CHECK-NEXT:     %[[F:.+]] = fp8.convert %[[L]] : (tensor<?x128xbf16>) -> tensor<?x128xf32>
+// CHECK-NEXT:     %[[F:.+]] = fp8.convert %[[L]] {fp8.role = "epilogue"} : (tensor<?x128xbf16>) -> tensor<?x128xf32>
 // CHECK-NEXT:     fp8.yield %[[F]]
 // CHECK:        %[[H2:.+]] = fp8.kernel "gemm"
 // CHECK-NEXT:   ^bb0(

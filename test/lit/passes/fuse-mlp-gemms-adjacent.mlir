@@ -12,21 +12,21 @@
 // RUN: fp8c %fp8c_src/examples/mlp.mlir --recipe=blockwise --print-fusion-plan | FileCheck %s --check-prefix=PLAN
 
 // CHECK-LABEL: func.func @mlp(
-// CHECK:         = fp8.kernel "gemm"
+// CHECK:         = fp8.kernel "gemm" ({{.+}}) {backend = "{{cublaslt|generated}}", gemm_backend = "auto"} :
 // CHECK-NEXT:    ^bb0(
-// TENSORWISE:      fp8.amax %{{.+}} {granularity = "tensor"}
-// ROWWISE:         fp8.amax %{{.+}} {granularity = "row"}
+// TENSORWISE:      fp8.amax %{{.+}} {fp8.role = "epilogue", granularity = "tensor"}
+// ROWWISE:         fp8.amax %{{.+}} {fp8.role = "epilogue", granularity = "row"}
 // DELAYED:         fp8.cast %{{.+}} -> tensor<?x14336xf8E4M3FN>
-// BLOCKWISE:       fp8.cast %{{.+}} {granularity = "block_1x128"} : (tensor<?x14336xbf16>, tensor<?x112xf32>) -> tensor<?x14336xf8E4M3FN>
+// BLOCKWISE:       fp8.cast %{{.+}} {fp8.role = "epilogue", granularity = "block_1x128"} : (tensor<?x14336xbf16>, tensor<?x112xf32>) -> tensor<?x14336xf8E4M3FN>
 // CHECK:           fp8.yield
 // CHECK-NEXT:    }
 // CHECK-NOT:     = fp8.kernel
-// CHECK:         = fp8.kernel "gemm"
+// CHECK:         = fp8.kernel "gemm" ({{.+}}) {backend = "{{cublaslt|generated}}", gemm_backend = "auto"} :
 // CHECK-NEXT:    ^bb0(
 // TENSORWISE-NEXT:  fp8.scale
-// TENSORWISE-NEXT:  fp8.cast %{{.+}} {granularity = "tensor"}
+// TENSORWISE-NEXT:  fp8.cast %{{.+}} {fp8.role = "prologue", granularity = "tensor"}
 // ROWWISE-NEXT:     fp8.scale
-// ROWWISE-NEXT:     fp8.cast %{{.+}} {granularity = "row"}
+// ROWWISE-NEXT:     fp8.cast %{{.+}} {fp8.role = "prologue", granularity = "row"}
 // DELAYED-NEXT:     fp8.scaled_matmul
 // BLOCKWISE-NEXT:   fp8.scaled_matmul
 

@@ -30,9 +30,9 @@
 // FUSED-LABEL: func.func @mlp(
 // FUSED-SAME: %{{[^:]+}}: tensor<3x64xbf16>
 // FUSED-SAME: -> (tensor<3x64xbf16>, tensor<3xf32>) {
-// FUSED:        fp8.kernel "reduce" ({{.*}}) : (tensor<3x64xbf16>) -> (tensor<3xf32>, tensor<3x64xf8E4M3FN>) {
+// FUSED:        fp8.kernel "reduce" ({{.*}}) {backend = "generated"} : (tensor<3x64xbf16>) -> (tensor<3xf32>, tensor<3x64xf8E4M3FN>) {
 // FUSED-NEXT:   ^bb0(%{{.+}}: tensor<3x64xbf16>):
-// FUSED-NEXT:     fp8.amax {{.+}} {granularity = "row"} : (tensor<3x64xbf16>) -> tensor<3xf32>
+// FUSED-NEXT:     fp8.amax {{.+}} {fp8.role = "body", granularity = "row"} : (tensor<3x64xbf16>) -> tensor<3xf32>
 // FUSED:        fp8.kernel "gemm"
 // FUSED-SAME:     -> (tensor<3x256xbf16>, tensor<3xf32>)
 // FUSED-NOT:    ?x

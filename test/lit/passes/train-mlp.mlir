@@ -66,9 +66,9 @@
 // RUN: %expect-exit 1 fp8c %S/../../../examples/mlp.mlir --train --recipe=delayed --recipe-options='gelu_saved=bf16' --tokens=16 2>&1 | FileCheck %s --check-prefix=BADOPT
 // CHECK-LABEL: // fusion plan for @mlp_bwd: 6 kernels
 // CHECK: kernel #1 gemm -> generated (gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after cuBLASLt, a cast-transpose launch from its bf16 result))
-// CHECK-NEXT: prologue: fp8.history_scale %h_grad_scale
+// CHECK-NEXT: prologue: fp8.convert %h_saved, fp8.history_scale %h_grad_scale
 // CHECK-NEXT: main: fp8.scaled_matmul %g_grad
-// CHECK-NEXT: epilogue: fp8.convert %h_saved, fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
+// CHECK-NEXT: epilogue: fp8.gelu_grad %h_grad, fp8.amax %h_grad_amax, fp8.cast %h_grad_fp8, fp8.transpose %h_grad_fp8_t, fp8.col_sum %b1_grad
 // CHECK: body: fp8.history_push %y_grad_amax_history_next, fp8.history_push %h_grad_amax_history_next
 // CHECK-NOT: fp8.gelu_grad %h_grad not in
 // IN-LABEL: // fusion plan for @mlp_bwd: 6 kernels

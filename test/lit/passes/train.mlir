@@ -11,18 +11,18 @@
 
 // TW-LABEL: func.func @lin_fwd(
 // TW-SAME: -> (tensor<16x128xbf16>, tensor<256x128xf8E4M3FN> {fp8.saved = "w_fp8_t"}, tensor<f32> {fp8.saved = "w_scale"}, tensor<256x16xf8E4M3FN> {fp8.saved = "x_fp8_t"}, tensor<f32> {fp8.saved = "x_scale"})
-// TW: fp8.cast %{{.+}}, %{{.+}} {granularity = "tensor"} : (tensor<16x256xbf16>, tensor<f32>) -> tensor<16x256xf8E4M3FN>
+// TW: fp8.cast %{{.+}}, %{{.+}} {fp8.role = "body", granularity = "tensor"} : (tensor<16x256xbf16>, tensor<f32>) -> tensor<16x256xf8E4M3FN>
 // TW-NEXT: fp8.transpose %{{.+}} : (tensor<16x256xf8E4M3FN>) -> tensor<256x16xf8E4M3FN>
-// TW: fp8.scaled_matmul {{.+}} {fast_accum = true, out = bf16}
+// TW: fp8.scaled_matmul {{.+}} {fast_accum = true, fp8.role = "main", out = bf16}
 // TW-LABEL: func.func @lin_bwd(
 // TW-SAME: %[[WT:[^:]+]]: tensor<256x128xf8E4M3FN> {fp8.saved = "w_fp8_t"}, %[[WS:[^:]+]]: tensor<f32> {fp8.saved = "w_scale"}, %[[XT:[^:]+]]: tensor<256x16xf8E4M3FN> {fp8.saved = "x_fp8_t"}, %[[XS:[^:]+]]: tensor<f32> {fp8.saved = "x_scale"}, %[[DY:[^:]+]]: tensor<16x128xbf16> {fp8.grad = "y"})
 // TW-SAME: -> (tensor<16x256xbf16> {fp8.grad = "x"}, tensor<128x256xbf16> {fp8.grad = "w"}, tensor<128xbf16> {fp8.grad = "b"})
-// TW: fp8.scale %{{.+}} {dtype = f8E5M2}
-// TW: fp8.cast %{{.+}} {granularity = "tensor"} : (tensor<16x128xbf16>, tensor<f32>) -> tensor<16x128xf8E5M2>
+// TW: fp8.scale %{{.+}} {dtype = f8E5M2, fp8.role = "body"}
+// TW: fp8.cast %{{.+}} {fp8.role = "body", granularity = "tensor"} : (tensor<16x128xbf16>, tensor<f32>) -> tensor<16x128xf8E5M2>
 // TW: fp8.transpose %{{.+}} : (tensor<16x128xf8E5M2>) -> tensor<128x16xf8E5M2>
 // TW: fp8.col_sum %{{.+}} : (tensor<16x128xbf16>) -> tensor<128xbf16>
-// TW: fp8.scaled_matmul %{{.+}} {out = bf16} : (tensor<16x128xf8E5M2>, tensor<256x128xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<16x256xbf16>
-// TW: fp8.scaled_matmul %{{.+}} {out = bf16} : (tensor<128x16xf8E5M2>, tensor<256x16xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<128x256xbf16>
+// TW: fp8.scaled_matmul %{{.+}} {fp8.role = "main", out = bf16} : (tensor<16x128xf8E5M2>, tensor<256x128xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<16x256xbf16>
+// TW: fp8.scaled_matmul %{{.+}} {fp8.role = "main", out = bf16} : (tensor<128x16xf8E5M2>, tensor<256x16xf8E4M3FN>, tensor<f32>, tensor<f32>) -> tensor<128x256xbf16>
 
 // The gradient's history is the backward's state; the forward's histories stay forward.
 // DELAYED-LABEL: func.func @lin_fwd(
@@ -31,18 +31,18 @@
 // DELAYED-LABEL: func.func @lin_bwd(
 // DELAYED-SAME: %[[H:[^:]+]]: tensor<16xf32> {fp8.state = "y_grad_amax_history"}
 // DELAYED-SAME: tensor<16xf32> {fp8.state = "y_grad_amax_history"})
-// DELAYED: fp8.history_scale %{{.+}} {algo = "max", dtype = f8E5M2}
+// DELAYED: fp8.history_scale %{{.+}} {algo = "max", dtype = f8E5M2, fp8.role = "body"}
 // DELAYED: fp8.history_push
 
 // Blockwise: dY in e4m3 with 1x128 blocks, dYᵀ requantized with its own 1x128 blocks; Wᵀ's
 // 128x128 blocks are W's, transposed (FP8 copy and scales).
 // BLOCK-LABEL: func.func @lin_fwd(
-// BLOCK: fp8.amax %{{.+}} {granularity = "block_128x128"} : (tensor<128x256xbf16>) -> tensor<1x2xf32>
+// BLOCK: fp8.amax %{{.+}} {fp8.role = "body", granularity = "block_128x128"} : (tensor<128x256xbf16>) -> tensor<1x2xf32>
 // BLOCK-LABEL: func.func @lin_bwd(
-// BLOCK: fp8.amax %{{.+}} {granularity = "block_1x128"} : (tensor<16x128xbf16>) -> tensor<16x1xf32>
-// BLOCK: fp8.cast %{{.+}} {granularity = "block_1x128"} : (tensor<16x128xbf16>, tensor<16x1xf32>) -> tensor<16x128xf8E4M3FN>
+// BLOCK: fp8.amax %{{.+}} {fp8.role = "body", granularity = "block_1x128"} : (tensor<16x128xbf16>) -> tensor<16x1xf32>
+// BLOCK: fp8.cast %{{.+}} {fp8.role = "body", granularity = "block_1x128"} : (tensor<16x128xbf16>, tensor<16x1xf32>) -> tensor<16x128xf8E4M3FN>
 // BLOCK: fp8.transpose %{{.+}} : (tensor<16x128xbf16>) -> tensor<128x16xbf16>
-// BLOCK-NEXT: fp8.amax %{{.+}} {granularity = "block_1x128"} : (tensor<128x16xbf16>) -> tensor<128x1xf32>
+// BLOCK-NEXT: fp8.amax %{{.+}} {fp8.role = "body", granularity = "block_1x128"} : (tensor<128x16xbf16>) -> tensor<128x1xf32>
 // BLOCK: fp8.transpose %{{.+}} : (tensor<1x2xf32>) -> tensor<2x1xf32>
 
 // Unquantized: the forward saves nothing but reads its inputs again (shared by name).

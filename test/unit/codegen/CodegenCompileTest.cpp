@@ -195,7 +195,6 @@ TEST(CodegenCompile, EveryLaunchOfEveryTrainingPipeline) {
       Expected<TrainingGraphs> t = buildTrainingGraphs(*m->graphs()[0], o, diag);
       ASSERT_TRUE(t.hasValue()) << (t ? "" : t.error()) << diag.str();
       CodegenOptions co;
-      co.gemmBackend = v.backend;
       for (const Graph *g : {t->forward.get(), t->backward.get()}) {
         Expected<LaunchPlan> plan = lowerGraph(*g, co);
         ASSERT_TRUE(plan.hasValue()) << g->name() << ": " << plan.error();

@@ -47,11 +47,10 @@ inline Lowered lower(const std::string &text, const std::string &pipe,
   if (!l.module)
     return l;
   PassManager pm;
-  EXPECT_TRUE(pm.parsePipeline(pipe).isOk());
+  EXPECT_TRUE(pm.parsePipeline(pipe, PipelineDefaults{backend}).isOk()); // fuse plans for it
   EXPECT_TRUE(pm.run(*l.module, diag)) << diag.str();
   CodegenOptions o;
   o.arch = arch;
-  o.gemmBackend = backend;
   Expected<LaunchPlan> p = lowerGraph(*l.module->graphs()[0], o);
   EXPECT_TRUE(p.hasValue()) << (p ? "" : p.error());
   if (p)

@@ -1,4 +1,4 @@
-// The GEMM backend choice (CompileOptions::backend, passes/GemmBackend.h) on the CPU: names, the
+// The GEMM backend choice (CompileOptions::backend, ir/GemmBackend.h) on the CPU: names, the
 // backend carried into every plan step (FP8 GEMMs take the option, bf16 GEMMs stay on cuBLASLt),
 // the same plan from the typed option as from its text (fp8c --backend, fuse{gemm-backend=B}),
 // and the mapping of each example x recipe's
@@ -99,7 +99,6 @@ TEST(GemmBackend, TypedOptionPlansAsTheCliAndThePipelineText) {
           DiagnosticEngine diag;
           ASSERT_TRUE(pm.run(*c, diag)) << diag.str();
           CodegenOptions co;
-          co.gemmBackend = *cli;
           Expected<LaunchPlan> p = lowerGraph(*c->graphs()[0], co);
           ASSERT_TRUE(p.hasValue()) << p.error();
           EXPECT_EQ(planToCudaText(*p), planToCudaText(typed->plan));

@@ -64,10 +64,10 @@ TEST(IrPrinter, RoundTripsEveryOpKind) {
   %16 = fp8.amax %w : (tensor<16x128xbf16>) -> tensor<f32>
   %17 = fp8.history_push %h, %16 : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %18 = fp8.cast %w, %15 : (tensor<16x128xbf16>, tensor<f32>) -> tensor<16x128xf8E5M2>
-  %y, %m = fp8.kernel "gemm" (%13, %18, %12, %15) : (tensor<8x128xf8E4M3FN>, tensor<16x128xf8E5M2>, tensor<8xf32>, tensor<f32>) -> (tensor<8x16xf32>, tensor<f32>) {
+  %y, %m = fp8.kernel "gemm" (%13, %18, %12, %15) {backend = "generated", gemm_backend = "auto"} : (tensor<8x128xf8E4M3FN>, tensor<16x128xf8E5M2>, tensor<8xf32>, tensor<f32>) -> (tensor<8x16xf32>, tensor<f32>) {
   ^bb0(%a: tensor<8x128xf8E4M3FN>, %bb: tensor<16x128xf8E5M2>, %sa: tensor<8xf32>, %sb: tensor<f32>):
-    %mm = fp8.scaled_matmul %a, %bb, %sa, %sb {fast_accum = true, out = f32} : (tensor<8x128xf8E4M3FN>, tensor<16x128xf8E5M2>, tensor<8xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %am = fp8.amax %mm : (tensor<8x16xf32>) -> tensor<f32>
+    %mm = fp8.scaled_matmul %a, %bb, %sa, %sb {fast_accum = true, fp8.role = "main", out = f32} : (tensor<8x128xf8E4M3FN>, tensor<16x128xf8E5M2>, tensor<8xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %am = fp8.amax %mm {fp8.role = "epilogue"} : (tensor<8x16xf32>) -> tensor<f32>
     fp8.yield %mm, %am : tensor<8x16xf32>, tensor<f32>
   }
   return %y, %17 : tensor<8x16xf32>, tensor<4xf32>

@@ -147,10 +147,16 @@ TEST(VerifierValidTest, KernelWithRegion) {
   Value *x = t.in("x", T({4, 8}));
   Value *w = t.in("w", T({16, 8}));
   Op *k = t.kernel({x, w}, {T({4, 16}), T({4, 16})}, 2, "gemm");
+  // The fusion plan a gemm kernel carries (ir/KernelPlan.h).
+  k->setAttr("backend", Attribute("cublaslt"));
+  k->setAttr("gemm_backend", Attribute("auto"));
   OpBuilder rb(*k->body());
-  Value *h = rb.create(OpKind::Linear, k->body()->arguments(), std::vector{T({4, 16})}, {}, at(3))
+  Value *h = rb.create(OpKind::Linear, k->body()->arguments(), std::vector{T({4, 16})},
+                       attrs({{"fp8.role", Attribute("main")}}), at(3))
                  ->result();
-  Value *r = rb.create(OpKind::Relu, std::vector{h}, std::vector{T({4, 16})}, {}, at(4))->result();
+  Value *r = rb.create(OpKind::Relu, std::vector{h}, std::vector{T({4, 16})},
+                       attrs({{"fp8.role", Attribute("epilogue")}}), at(4))
+                 ->result();
   rb.create(OpKind::Yield, std::vector{h, r}, {}, {}, at(5));
   Value *y = t.val(OpKind::Add, {k->result(0), k->result(1)}, T({4, 16}), 6);
   t.ret({y}, 7);

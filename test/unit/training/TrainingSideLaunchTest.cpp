@@ -107,13 +107,16 @@ TEST(TrainingGpuPlan, GeluGradCastTransposeRunsBesideTheWeightGradientGemm) {
   DiagnosticEngine diag;
   std::unique_ptr<Module> m = parseModule(readExample("mlp.mlir"), "mlp.mlir", diag);
   ASSERT_TRUE(m) << diag.str();
-  TrainingOptions o;
-  o.recipe = recipeDefaults(RecipeKind::Delayed);
-  o.tokens = 8192;
-  o.fuse = true;
-  Expected<TrainingGraphs> t = buildTrainingGraphs(*m->graphs()[0], pipelineOptionsFor(o), diag);
-  ASSERT_TRUE(t) << t.error();
   for (GemmBackend backend : {GemmBackend::CublasLt, GemmBackend::Auto}) {
+    // Fused for the backend: each gemm kernel carries it (gemm_backend, ir/KernelPlan.h).
+    TrainingOptions o;
+    o.recipe = recipeDefaults(RecipeKind::Delayed);
+    o.tokens = 8192;
+    o.fuse = true;
+    o.gemmBackend = backend;
+    Expected<TrainingGraphs> t =
+        buildTrainingGraphs(*m->graphs()[0], pipelineOptionsFor(o), diag);
+    ASSERT_TRUE(t) << t.error();
     CompileOptions co = trainingCompileOptions(o.tokens);
     co.arch = "sm_90a";
     co.backend = backend;

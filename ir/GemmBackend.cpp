@@ -1,5 +1,5 @@
 // GemmBackend names (see GemmBackend.h).
-#include "passes/GemmBackend.h"
+#include "ir/GemmBackend.h"
 
 namespace fp8c {
 

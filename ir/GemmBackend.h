@@ -1,6 +1,7 @@
 // Which GEMM implementation runs the FP8 GEMMs: CompileOptions::backend, TrainingOptions::
-// gemmBackend, fp8c --backend and the fuse pass's gemm-backend option all hold this enum; the
-// name <-> enum conversion below is the only place its names are spelled.
+// gemmBackend, fp8c --backend, the fuse pass's gemm-backend option and a gemm fp8.kernel's
+// `gemm_backend` attribute (ir/KernelPlan.h) all hold this enum; the name <-> enum conversion
+// below is the only place its names are spelled.
 #pragma once
 
 #include <optional>
