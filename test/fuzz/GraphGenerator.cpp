@@ -33,6 +33,9 @@ struct Val {
   double mag = 1;
   double err = 0;
   bool delayedOk = true;
+  /// Its rows are one row scaled (a GEMM over K = 1, an outer product, or a GEMM of such
+  /// rows, or a one-operand op of such a value): its relative error is that of one row.
+  bool rank1 = false;
   bool input = false;
   bool param = false;  ///< a weight, bias or rank-0 input: not an activation
   bool terminal = false; ///< an FP8 value: only returned
@@ -179,6 +182,8 @@ private:
     r.mag = mag;
     r.err = err;
     r.delayedOk = delayedOk;
+    if (operands.size() == 1)
+      r.rank1 = vals_[operands[0]].rank1;
     std::string line = "  %" + r.name + " = " + op + " ";
     std::string types;
     for (size_t i = 0; i < operands.size(); ++i) {
@@ -284,7 +289,9 @@ private:
     if (shape.size() > 2)
       g_.rank3 = true;
     bool dok = vals_[x].delayedOk && delayedMagOk(vals_[x].mag) && delayedMagOk(vals_[w].mag);
-    emit("fp8.linear", "y", operands, "", shape, dt, mag, vals_[x].err + 1, dok);
+    const bool rank1 = k == 1 || vals_[x].rank1;
+    int y = emit("fp8.linear", "y", operands, "", shape, dt, mag, vals_[x].err + 1, dok);
+    vals_[y].rank1 = rank1;
     return true;
   }
 
@@ -335,8 +342,10 @@ private:
     if (!magOk(mag))
       return false;
     bool dok = av.delayedOk && bv.delayedOk && delayedMagOk(av.mag) && delayedMagOk(bv.mag);
-    emit("fp8.matmul", "mm", {a, b}, "", {av.shape[0], bv.shape[1]}, av.dtype, mag,
+    const bool rank1 = k == 1 || av.rank1;
+    int mm = emit("fp8.matmul", "mm", {a, b}, "", {av.shape[0], bv.shape[1]}, av.dtype, mag,
          av.err + bv.err + 1, dok);
+    vals_[mm].rank1 = rank1;
     return true;
   }
 
@@ -504,8 +513,11 @@ private:
       o.errorWeight = v.err;
       o.delayedComparable = v.delayedOk;
       o.fp8 = v.terminal;
-      for (int64_t d : v.shape)
-        o.elements *= dimAtRun(d);
+      if (v.rank1 && !v.shape.empty())
+        o.elements = dimAtRun(v.shape.back());
+      else
+        for (int64_t d : v.shape)
+          o.elements *= dimAtRun(d);
       g_.outputs.push_back(o);
     }
     std::string text = "// fp8c-graph-fuzz seed " + std::to_string(g_.seed) + "\n";
