@@ -33,8 +33,8 @@ struct Val {
   double mag = 1;
   double err = 0;
   bool delayedOk = true;
-  /// Its rows are one row scaled (a GEMM over K = 1, an outer product, or a GEMM of such
-  /// rows, or a one-operand op of such a value): its relative error is that of one row.
+  /// Rank 1, u v^T (a GEMM over K = 1, an outer product, or a GEMM of such rows, or a
+  /// one-operand op of such a value): its relative error is that of u and v.
   bool rank1 = false;
   bool input = false;
   bool param = false;  ///< a weight, bias or rank-0 input: not an activation
@@ -513,11 +513,12 @@ private:
       o.errorWeight = v.err;
       o.delayedComparable = v.delayedOk;
       o.fp8 = v.terminal;
-      if (v.rank1 && !v.shape.empty())
-        o.elements = dimAtRun(v.shape.back());
-      else
-        for (int64_t d : v.shape)
-          o.elements *= dimAtRun(d);
+      for (int64_t d : v.shape)
+        o.elements *= dimAtRun(d);
+      if (v.rank1 && !v.shape.empty()) { // u v^T: as good as the shorter of u and v
+        const int64_t cols = dimAtRun(v.shape.back());
+        o.elements = std::min(cols, o.elements / std::max<int64_t>(cols, 1));
+      }
       g_.outputs.push_back(o);
     }
     std::string text = "// fp8c-graph-fuzz seed " + std::to_string(g_.seed) + "\n";

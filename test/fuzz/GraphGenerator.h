@@ -28,8 +28,8 @@ struct GeneratedOutput {
   /// False when a GEMM operand on its path is far from magnitude 1, where the first step of
   /// the delayed recipe (scale 1) flushes or saturates by design: no bound under `delayed`.
   bool delayedComparable = true;
-  /// Independent elements at the --run=cpu size of its dynamic dims: all of them, or one row's
-  /// where every row is one row scaled.
+  /// Independent elements at the --run=cpu size of its dynamic dims: all of them, or for a
+  /// rank-1 value u v^T the shorter of u and v.
   int64_t elements = 1;
   /// An FP8 result (fp8.convert to f8E4M3FN / f8E5M2): its rounding adds to the error.
   bool fp8 = false;
