@@ -19,8 +19,10 @@ std::string GemmCapabilities::cublasLtRefusal(const PlannedKernel &k, Op *op) {
       op->operand(2)->type().rank() > 0 && k.ops.back() != op &&
       roleOf(k, k.ops.back()) == OpRole::Epilogue)
     return "cuBLASLt's row and block scale modes allow no epilogue but bias";
-  if (role == OpRole::Prologue && op->kind() == OpKind::Convert &&
-      isFloat8(op->operand(0)->type().dtype())) // the saved copy gelu_grad reads
+  // The saved copy gelu_grad reads: a prologue op (it reads a kernel input), or an epilogue one
+  // in a plan written by hand.
+  if ((role == OpRole::Prologue || role == OpRole::Epilogue) && op->kind() == OpKind::Convert &&
+      isFloat8(op->operand(0)->type().dtype()))
     return "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
            "cuBLASLt, a cast-transpose launch from its bf16 result)";
   if (role != OpRole::Epilogue)
@@ -33,9 +35,6 @@ std::string GemmCapabilities::cublasLtRefusal(const PlannedKernel &k, Op *op) {
     return "cuBLASLt writes FP8 with a per-tensor scale only";
   if (op->kind() == OpKind::GeluGrad || op->kind() == OpKind::ColSum)
     return "gelu_grad reads the GELU's saved input in the generated GEMM's epilogue (after "
-           "cuBLASLt, a cast-transpose launch from its bf16 result)";
-  if (op->kind() == OpKind::Convert && isFloat8(op->operand(0)->type().dtype()))
-    return "gelu_grad reads the GELU's saved e4m3 copy in the generated GEMM's epilogue (after "
            "cuBLASLt, a cast-transpose launch from its bf16 result)";
   if (op->kind() == OpKind::Transpose)
     return "the transposed FP8 output is written by the generated GEMM's epilogue (after "

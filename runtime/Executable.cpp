@@ -350,37 +350,40 @@ Expected<std::vector<float>> Executable::readState(const std::string &key, CUstr
   return Error("no state buffer named '" + key + "'");
 }
 
+namespace {
+/// LoadOptions::device as a device: -1 is the current context's, else 0.
+Expected<Device> deviceNamed(CudaDriver *drv, int device) {
+  if (device < 0) {
+    Expected<int> current = drv->currentOrdinal();
+    if (!current)
+      return Error(current.error());
+    device = std::max(*current, 0);
+  }
+  return drv->device(device);
+}
+} // namespace
+
 Expected<TargetDevice> resolveDevice(int device) {
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!drv)
     return Error(drv.error());
-  int ordinal = device;
-  if (ordinal < 0) {
-    Expected<int> current = (*drv)->currentOrdinal();
-    if (!current)
-      return Error(current.error());
-    ordinal = std::max(*current, 0);
-  }
-  Expected<Device> dev = (*drv)->device(ordinal);
+  Expected<Device> dev = deviceNamed(*drv, device);
   if (!dev)
     return Error(dev.error());
-  return TargetDevice{ordinal, dev->arch};
+  return TargetDevice{dev->ordinal, dev->arch};
 }
 
 Expected<std::unique_ptr<Executable>> Executable::load(CompiledGraph compiled,
                                                        const LoadOptions &opts) {
-  Expected<TargetDevice> target = resolveDevice(opts.device);
-  if (!target)
-    return Error(target.error());
   Expected<CudaDriver *> drv = CudaDriver::get();
   if (!drv)
     return Error(drv.error());
-  Expected<ScopedContext> scope = ScopedContext::enter(*drv, target->ordinal);
-  if (!scope)
-    return Error(scope.error());
-  Expected<Device> dev = (*drv)->device(target->ordinal);
+  Expected<Device> dev = deviceNamed(*drv, opts.device);
   if (!dev)
     return Error(dev.error());
+  Expected<ScopedContext> scope = ScopedContext::enter(*drv, dev->ordinal);
+  if (!scope)
+    return Error(scope.error());
   if (compiled.arch.empty())
     compiled.arch = dev->arch;
   auto impl = std::make_unique<Executable::Impl>();
